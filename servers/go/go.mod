@@ -1,0 +1,3 @@
+module benchbook/servers
+
+go 1.26

@@ -1,0 +1,1 @@
+"""benchbook: measure web servers honestly, from notebooks anyone can re-run."""

@@ -1,0 +1,53 @@
+"""Validity flags: what makes a row's numbers suspect, attached to every row."""
+
+from collections.abc import Mapping
+
+# A closed loop keeps `connections` requests in flight, so by Little's law
+# connections ≈ rps × mean latency. Beyond this relative gap, time is being spent
+# somewhere the latency histogram does not see (load tool, timeouts, dropped samples).
+LITTLES_LAW_TOLERANCE = 0.15
+CLIENT_BOUND_SHARE = 0.90  # of the cores the load tool may use
+SHORT_RUN_S = 5.0
+SHORT_RUN_REQUESTS = 10_000  # below this, p99.9 rests on fewer than 10 samples
+
+FLAG_MEANINGS = {
+    "errors": "connect/read/write errors",
+    "timeouts": "requests slower than the load tool's timeout (missing from latency)",
+    "non_2xx": "responses with status >= 400",
+    "client_bound": "the load tool used >= 90% of its cores: it may be what was measured",
+    "littles_law": "connections differ from rps × mean latency by more than 15%",
+    "short_run": f"shorter than {SHORT_RUN_S:g} s or fewer than {SHORT_RUN_REQUESTS:,} requests",
+}
+
+
+def littles_law_gap(connections: float, rps: float, mean_latency_ms: float | None) -> float | None:
+    """Relative gap between the in-flight count implied by Little's law and `connections`."""
+    if not mean_latency_ms or not connections:
+        return None
+    return rps * mean_latency_ms / 1000 / connections - 1
+
+
+def _number(value: object) -> float | None:
+    return None if value is None or value == "" else float(value)
+
+
+def flags_for(row: Mapping[str, object], client_cores: int, closed_loop: bool) -> list[str]:
+    """Every flag that applies to one tidy row (see FLAG_MEANINGS)."""
+    flags = []
+    if sum(int(row[k] or 0) for k in ("err_connect", "err_read", "err_write")):
+        flags.append("errors")
+    if int(row["err_timeout"] or 0):
+        flags.append("timeouts")
+    if int(row["non_2xx"] or 0):
+        flags.append("non_2xx")
+    if float(row["client_cpu_pct"] or 0) >= 100 * CLIENT_BOUND_SHARE * client_cores:
+        flags.append("client_bound")
+    if closed_loop:
+        gap = littles_law_gap(
+            float(row["connections"]), float(row["rps"]), _number(row["lat_mean_ms"])
+        )
+        if gap is None or abs(gap) > LITTLES_LAW_TOLERANCE:
+            flags.append("littles_law")
+    if float(row["duration_s"]) < SHORT_RUN_S or int(row["requests"]) < SHORT_RUN_REQUESTS:
+        flags.append("short_run")
+    return flags

@@ -1,0 +1,72 @@
+"""Written conclusions, generated from the statistics so they can never drift from them."""
+
+import pandas as pd
+
+from benchbook.checks import FLAG_MEANINGS
+from benchbook.stats import ALPHA, compare, min_detectable_n
+from benchbook.tables import flag_counts, with_target
+
+# Flags that say the number is suspect (short_run only says it is imprecise).
+SUSPECT_FLAGS = ("errors", "timeouts", "non_2xx", "client_bound", "littles_law")
+
+
+def _values(data: pd.DataFrame, target: str, column: str) -> pd.Series:
+    values = data.loc[data["target"] == target, column].dropna()
+    if values.empty:
+        raise ValueError(f"no results for target {target!r}; have {sorted(set(data['target']))}")
+    return values
+
+
+def _p(p: float) -> str:
+    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+
+
+def suspect_flags(results: pd.DataFrame, target: str) -> str:
+    """The flags that make ``target``'s numbers suspect, counted over its runs ('' if none)."""
+    data = with_target(results)
+    flags = data.loc[data["target"] == target, "flags"]
+    kept = flags.map(lambda cell: ";".join(f for f in cell.split(";") if f in SUSPECT_FLAGS))
+    return flag_counts(kept)
+
+
+def compare_targets(
+    results: pd.DataFrame, a: str, b: str, column: str = "rps", unit: str = "req/s"
+) -> str:
+    """One sentence: the ratio of medians of ``column`` for a over b, its p-value and n,
+    or 'no significant difference'; plus a warning for flagged runs or tiny samples."""
+    data = with_target(results)
+    va, vb = _values(data, a, column), _values(data, b, column)
+    c = compare(va, vb)
+    n = f"n = {c.n_a} and {c.n_b}" if c.n_a != c.n_b else f"n = {c.n_a} each"
+    medians = f"median {va.median():,.2f} vs {vb.median():,.2f} {unit}"
+    if c.significant:
+        sentence = (
+            f"**{a}** measured **{c.ratio:.2f}×** the {column} of **{b}** "
+            f"({medians}; Mann-Whitney {_p(c.p_value)}, {n})."
+        )
+    else:
+        sentence = (
+            f"**No significant difference** in {column} between **{a}** and **{b}** "
+            f"(ratio {c.ratio:.2f}×, {medians}; {_p(c.p_value)} ≥ {ALPHA}, {n})."
+        )
+        if min(c.n_a, c.n_b) < min_detectable_n():
+            sentence += (
+                f" With fewer than {min_detectable_n()} runs per side the test cannot reach "
+                f"p < {ALPHA} whatever the data: run more repetitions."
+            )
+    for target in (a, b):
+        flagged = suspect_flags(results, target)
+        if flagged:
+            sentence += f" Caution: {target}'s runs are flagged ({flagged})."
+    return sentence
+
+
+def flag_notes(results: pd.DataFrame) -> list[str]:
+    """A sentence per flag present in the results, saying what it means."""
+    data = with_target(results)
+    present = sorted({f for cell in data["flags"] for f in cell.split(";") if f})
+    notes = []
+    for flag in present:
+        targets = sorted(set(data.loc[data["flags"].str.contains(flag, regex=False), "target"]))
+        notes.append(f"`{flag}` ({FLAG_MEANINGS[flag]}) on {', '.join(targets)}.")
+    return notes

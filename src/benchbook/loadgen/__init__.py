@@ -1,0 +1,1 @@
+"""Load generators: one module per tool, each producing the same tidy measurement."""

@@ -1,0 +1,97 @@
+"""Validation of experiment parameters, done before any process starts.
+
+Every error is a ``ValueError`` that names the parameter, the value given and what
+would have been accepted, because the reader of the message is usually someone who
+typed ``-p duration 5x`` on a command line.
+"""
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$")
+_UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def parse_duration(name: str, value: object, allow_zero: bool = False) -> float:
+    """Seconds from '10s', '5m', '1.5s', '250ms' or a bare number of seconds."""
+    if isinstance(value, bool):
+        raise ValueError(f"{name}: {value!r} is not a duration; use e.g. '10s', '5m' or 30")
+    if isinstance(value, int | float):
+        seconds = float(value)
+    else:
+        match = _DURATION.match(str(value))
+        if not match:
+            raise ValueError(
+                f"{name}: {value!r} is not a duration; use a number with an optional unit "
+                f"ms, s, m or h, e.g. '10s', '5m' or 30"
+            )
+        seconds = float(match.group(1)) * _UNIT_SECONDS[match.group(2) or "s"]
+    if seconds < 0 or (seconds == 0 and not allow_zero):
+        raise ValueError(f"{name}: {value!r} must be longer than zero")
+    return seconds
+
+
+def require_int(name: str, value: object, minimum: int) -> int:
+    """An integer of at least ``minimum`` (papermill passes ints; YAML may pass '4')."""
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise ValueError(f"{name}: {value!r} is not a whole number (minimum {minimum})")
+    try:
+        number = int(value)
+    except ValueError:
+        raise ValueError(f"{name}: {value!r} is not a whole number (minimum {minimum})") from None
+    if number < minimum:
+        raise ValueError(f"{name}: {number} is below the minimum of {minimum}")
+    return number
+
+
+def as_list(name: str, value: object) -> list[str]:
+    """A list of names; a string is split on commas so '-p servers a,b' works."""
+    if isinstance(value, str):
+        items = [part.strip() for part in value.split(",") if part.strip()]
+    elif isinstance(value, Iterable):
+        items = [str(part) for part in value]
+    else:
+        raise ValueError(f"{name}: {value!r} is not a list of names (e.g. ['a', 'b'] or 'a,b')")
+    if not items:
+        raise ValueError(f"{name}: the list is empty")
+    return items
+
+
+def require_choice(name: str, value: str, choices: Iterable[str]) -> str:
+    valid = sorted(choices)
+    if value not in valid:
+        raise ValueError(f"{name}: unknown {value!r}; valid choices: {', '.join(valid)}")
+    return value
+
+
+@dataclass(frozen=True)
+class ClosedLoopLoad:
+    """A closed-loop load (a fixed number of connections each waiting for its reply)."""
+
+    connections: int
+    threads: int
+    duration_s: float
+    timeout_s: float
+
+    @classmethod
+    def from_params(
+        cls, connections: object, threads: object, duration: object, timeout: object
+    ) -> "ClosedLoopLoad":
+        load = cls(
+            connections=require_int("connections", connections, 1),
+            threads=require_int("threads", threads, 1),
+            duration_s=parse_duration("duration", duration),
+            timeout_s=parse_duration("timeout", timeout),
+        )
+        for name, seconds in (("duration", load.duration_s), ("timeout", load.timeout_s)):
+            if seconds < 1 or seconds != int(seconds):
+                raise ValueError(
+                    f"{name}: {seconds:g} s; wrk takes whole seconds (1 or more), e.g. '10s'"
+                )
+        if load.threads > load.connections:
+            raise ValueError(
+                f"threads: {load.threads} is more than connections ({load.connections}); "
+                f"each load thread needs at least one connection, so use threads <= connections"
+            )
+        return load

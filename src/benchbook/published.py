@@ -1,0 +1,65 @@
+"""Figures quoted from the source articles, set beside what benchbook measured.
+
+Machines differ, so the comparison that means something is between ratios (A/B in
+the article vs A/B here), not between absolute numbers.
+"""
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from benchbook.layout import PUBLISHED_DIR
+from benchbook.tables import with_target
+
+METRICS = {
+    "rps": "requests per second",
+    "lat_mean_ms": "mean latency (ms)",
+    "lat_max_ms": "max latency (ms)",
+    "timeouts_per_million": "timeouts per million requests",
+}
+
+
+def load_published(experiment: str) -> pd.DataFrame:
+    """data/published/<experiment>.csv as a table side × metric."""
+    frame = pd.read_csv(PUBLISHED_DIR / f"{experiment}.csv")
+    wide = frame.pivot(index="side", columns="metric", values="value")
+    wide["timeouts_per_million"] = wide["err_timeout"] / wide["requests"] * 1e6
+    return wide
+
+
+def _ratio(a: float, b: float) -> float:
+    return a / b if b else np.nan
+
+
+def published_vs_reproduced(
+    results: pd.DataFrame,
+    published: pd.DataFrame,
+    sides: tuple[str, str],
+    reproduced: Mapping[str, Sequence[str]],
+) -> pd.DataFrame:
+    """One row per metric: the article's two values and ratio, then, for each pair of
+    our targets standing for the two sides, the medians measured here and their ratio.
+
+    ``reproduced`` maps each side to the target(s) that stand for it here.
+    """
+    data = with_target(results)
+    data["timeouts_per_million"] = data["err_timeout"] / data["requests"] * 1e6
+    medians = data.groupby("target")[list(METRICS)].median()
+    a, b = sides
+    rows = []
+    for metric, label in METRICS.items():
+        row: dict[str, object] = {
+            "metric": label,
+            f"article {a}": published.loc[a, metric],
+            f"article {b}": published.loc[b, metric],
+            f"article {a}/{b}": _ratio(published.loc[a, metric], published.loc[b, metric]),
+        }
+        for target_a in reproduced[a]:
+            for target_b in reproduced[b]:
+                here_a, here_b = medians.loc[target_a, metric], medians.loc[target_b, metric]
+                row[f"here {target_a}"] = here_a
+                row[f"here {target_b}"] = here_b
+                row[f"here {target_a} / {target_b}"] = _ratio(here_a, here_b)
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("metric")

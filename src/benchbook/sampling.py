@@ -1,0 +1,76 @@
+"""CPU and memory of a process tree while a load runs (psutil)."""
+
+import threading
+import time
+from dataclasses import dataclass
+
+import psutil
+
+SAMPLE_INTERVAL_S = 0.1
+
+
+@dataclass(frozen=True)
+class ResourceUse:
+    cpu_pct: float  # percent of one core, summed over the tree (200 = two full cores)
+    peak_rss_mb: float
+
+
+class TreeSampler:
+    """Samples a process and its descendants (uvicorn workers, for example).
+
+    CPU time is read at start and stop, so it is exact for processes alive at both
+    ends; RSS is sampled every ``SAMPLE_INTERVAL_S`` and the peak kept.
+    """
+
+    def __init__(self, pid: int):
+        self._root = psutil.Process(pid)
+        self._peak_rss = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample_rss, daemon=True)
+
+    def _tree(self) -> list[psutil.Process]:
+        try:
+            return [self._root, *self._root.children(recursive=True)]
+        except psutil.NoSuchProcess:
+            return []
+
+    def _cpu_seconds(self) -> dict[int, float]:
+        seconds = {}
+        for proc in self._tree():
+            try:
+                times = proc.cpu_times()
+                seconds[proc.pid] = times.user + times.system
+            except psutil.NoSuchProcess:
+                pass
+        return seconds
+
+    def _sample_rss(self) -> None:
+        while not self._stop.is_set():
+            rss = 0
+            for proc in self._tree():
+                try:
+                    rss += proc.memory_info().rss
+                except psutil.NoSuchProcess:
+                    pass
+            self._peak_rss = max(self._peak_rss, rss)
+            self._stop.wait(SAMPLE_INTERVAL_S)
+
+    def __enter__(self) -> "TreeSampler":
+        self._start_cpu = self._cpu_seconds()
+        self._start_wall = time.monotonic()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._end_cpu = self._cpu_seconds()
+        self._wall = time.monotonic() - self._start_wall
+        self._stop.set()
+        self._thread.join()
+
+    @property
+    def usage(self) -> ResourceUse:
+        used = sum(cpu - self._start_cpu.get(pid, 0.0) for pid, cpu in self._end_cpu.items())
+        return ResourceUse(
+            cpu_pct=100 * used / self._wall if self._wall > 0 else 0.0,
+            peak_rss_mb=self._peak_rss / 2**20,
+        )

@@ -1,0 +1,68 @@
+"""Results tables: one row per target, medians with their CI, every flag shown."""
+
+import pandas as pd
+from pandas.io.formats.style import Styler
+
+from benchbook.stats import summarize
+
+MEDIAN_COLUMNS = {
+    "lat_mean_ms": "lat mean ms",
+    "lat_p50_ms": "p50 ms",
+    "lat_p99_ms": "p99 ms",
+    "lat_max_ms": "max ms",
+    "server_cpu_pct": "server CPU %",
+    "server_rss_mb": "server RSS MB",
+    "client_cpu_pct": "client CPU %",
+}
+TOTAL_COLUMNS = {"err_timeout": "timeouts", "errors": "errors", "non_2xx": "non-2xx"}
+
+
+def with_target(results: pd.DataFrame) -> pd.DataFrame:
+    """Add ``target``: the server name plus its variant, as in the registry."""
+    out = results.copy()
+    variant = out["variant"].fillna("").astype(str)
+    out["target"] = (out["server"] + " " + variant).str.strip()
+    out["errors"] = out[["err_connect", "err_read", "err_write"]].sum(axis=1)
+    return out
+
+
+def flag_counts(flags: pd.Series) -> str:
+    """'littles_law 2/5, short_run 5/5': how many of a target's runs carry each flag."""
+    n = len(flags)
+    counts: dict[str, int] = {}
+    for cell in flags.fillna(""):
+        for flag in filter(None, str(cell).split(";")):
+            counts[flag] = counts.get(flag, 0) + 1
+    return ", ".join(f"{flag} {count}/{n}" for flag, count in sorted(counts.items()))
+
+
+def summary_table(results: pd.DataFrame) -> pd.DataFrame:
+    """Per target: runs, median req/s with its CI, latency and resource medians,
+    error totals over all runs, and flags."""
+    rows = []
+    data = with_target(results)
+    for target, group in data.groupby("target", sort=False):
+        rps = summarize(group["rps"])
+        row = {
+            "target": target,
+            "runs": rps.n,
+            "req/s": rps.median,
+            "req/s CI low": rps.low,
+            "req/s CI high": rps.high,
+            "CI level %": 100 * rps.confidence,
+        }
+        row |= {label: group[col].median() for col, label in MEDIAN_COLUMNS.items()}
+        row |= {label: int(group[col].sum()) for col, label in TOTAL_COLUMNS.items()}
+        row["flags"] = flag_counts(group["flags"])
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("target")
+
+
+def styled(table: pd.DataFrame, precision: int = 1) -> Styler:
+    """Thousands separators, fixed decimals, and integers shown as integers."""
+    formats = {
+        col: ("{:,.0f}" if pd.api.types.is_integer_dtype(table[col]) else f"{{:,.{precision}f}}")
+        for col in table.columns
+        if pd.api.types.is_numeric_dtype(table[col])
+    }
+    return table.style.format(formats, na_rep="–")
