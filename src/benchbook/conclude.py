@@ -70,3 +70,21 @@ def flag_notes(results: pd.DataFrame) -> list[str]:
         targets = sorted(set(data.loc[data["flags"].str.contains(flag, regex=False), "target"]))
         notes.append(f"`{flag}` ({FLAG_MEANINGS[flag]}) on {', '.join(targets)}.")
     return notes
+
+
+def against_published(table: pd.DataFrame, metric: str, article_ratio: str) -> str:
+    """'The article's Go/Python ratio was 4.91×; here: 12.9× (…), 7.3× (…).'
+
+    ``table`` is published.published_vs_reproduced's output; its columns starting
+    with 'here ' and containing ' / ' are our ratios.
+    """
+    row = table.loc[metric]
+    ours = [
+        f"{row[col]:.2f}× ({col.removeprefix('here ')})"
+        for col in table.columns
+        if col.startswith("here ") and " / " in col
+    ]
+    return (
+        f"For {metric}, the article's {article_ratio.removeprefix('article ')} ratio was "
+        f"{row[article_ratio]:.2f}×; measured here: {'; '.join(ours)}."
+    )

@@ -8,10 +8,9 @@ import os
 from collections.abc import Mapping
 from contextlib import ExitStack
 from dataclasses import asdict, dataclass
-from pathlib import Path
 
 from benchbook import checks
-from benchbook.layout import RUNS_DIR, repo_relative
+from benchbook.layout import repo_relative
 from benchbook.loadgen.wrk import parse_wrk_output, run_wrk, wrk_command, wrk_path
 from benchbook.params import ClosedLoopLoad, parse_duration, require_int
 from benchbook.registry import Registry, ServerSpec, Target
@@ -71,7 +70,6 @@ def run_wrk_experiment(
     server_params: Mapping[str, object] | None = None,
     pin_cpus: bool = True,
     registry: Registry | None = None,
-    runs_dir: Path = RUNS_DIR,
 ) -> Run:
     """Measure every target with wrk, ``repetitions`` times, interleaved A B C A B C …
 
@@ -102,7 +100,6 @@ def run_wrk_experiment(
             "pinning": asdict(pinning),
             "registry": repo_relative(registry.path),
         },
-        runs_dir=runs_dir,
     )
     for spec in specs.values():
         build_server(spec)

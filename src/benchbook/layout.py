@@ -1,12 +1,18 @@
 """Where things live in the repository, so no module guesses paths on its own."""
 
+import os
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 REGISTRY_PATH = REPO_ROOT / "servers" / "servers.toml"
-RUNS_DIR = REPO_ROOT / "data" / "runs"
 PUBLISHED_DIR = REPO_ROOT / "data" / "published"
 BUILD_DIR = REPO_ROOT / "build"
+
+
+def runs_dir() -> Path:
+    """data/runs/, unless BENCHBOOK_RUNS_DIR points elsewhere (tests do, so that only
+    real report runs land in the repository)."""
+    return Path(os.environ.get("BENCHBOOK_RUNS_DIR", REPO_ROOT / "data" / "runs"))
 
 
 def repo_relative(path: Path) -> str:

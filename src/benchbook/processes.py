@@ -67,6 +67,10 @@ class _Reaper:
             pipe.write(line + "\n")
             pipe.flush()
 
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc and self._proc.poll() is None else None
+
     def watch(self, pgid: int) -> None:
         self._send(f"+{pgid}")
 
@@ -165,6 +169,11 @@ def _group_alive(pgid: int) -> bool:
         if group == pgid and state != "Z":
             return True
     return False
+
+
+def watchdog_pid() -> int | None:
+    """PID of the reaper, the one child meant to outlive a run (until this interpreter)."""
+    return _reaper.pid
 
 
 @atexit.register

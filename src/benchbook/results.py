@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 
 from benchbook import provenance
-from benchbook.layout import RUNS_DIR, repo_relative
+from benchbook.layout import repo_relative, runs_dir
 
 # One row per load-tool invocation. Latency in milliseconds everywhere.
 COLUMNS = [
@@ -35,10 +35,10 @@ class Run:
         self.run_id = path.name
 
     @classmethod
-    def create(cls, experiment: str, params: dict[str, Any], runs_dir: Path = RUNS_DIR) -> "Run":
+    def create(cls, experiment: str, params: dict[str, Any]) -> "Run":
         now = datetime.now(UTC)
         run_id = f"{now:%Y%m%dT%H%M%SZ}-{experiment}-{secrets.token_hex(2)}"
-        path = runs_dir / run_id
+        path = runs_dir() / run_id
         path.mkdir(parents=True, exist_ok=False)
         run = cls(path)
         run.write_manifest(

@@ -115,7 +115,7 @@ def _wait_ready(server: RunningServer, timeout_s: float) -> None:
                 f"{log_tail(server.log_path)}"
             )
         try:
-            _get(server.port, server.spec.ready_path, timeout_s=1.0)
+            _get(server.port, server.spec.ready_path, timeout_s=5.0)
             return
         except OSError:
             time.sleep(0.05)

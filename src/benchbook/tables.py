@@ -66,3 +66,24 @@ def styled(table: pd.DataFrame, precision: int = 1) -> Styler:
         if pd.api.types.is_numeric_dtype(table[col])
     }
     return table.style.format(formats, na_rep="–")
+
+
+def efficiency_table(results: pd.DataFrame, bound_rps: float) -> pd.DataFrame:
+    """Median req/s of each target against the Little's-law ceiling of the load.
+
+    With c connections each waiting at least ``delay`` per request, no server can
+    exceed c / delay requests per second; the share reached says how much of the time
+    went to something other than the simulated I/O (CPU, queueing, the load tool).
+    """
+    data = with_target(results)
+    medians = data.groupby("target", sort=False).agg(
+        rps=("rps", "median"), server_cpu=("server_cpu_pct", "median")
+    )
+    return pd.DataFrame(
+        {
+            "req/s": medians["rps"],
+            "Little's-law ceiling req/s": bound_rps,
+            "share of ceiling %": 100 * medians["rps"] / bound_rps,
+            "server CPU %": medians["server_cpu"],
+        }
+    )

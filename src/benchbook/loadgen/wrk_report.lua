@@ -7,9 +7,16 @@ end
 
 done = function(summary, latency, requests)
   local e = summary.errors
+  -- When every response was slower than --timeout the histogram is empty: wrk then
+  -- reports 0 for mean and percentiles and 2^64 for min. Report "no data" instead.
+  local empty = latency.min > latency.max
+  local function stat(x)
+    if empty then return "null" end
+    return num(x)
+  end
   local pct = {}
   for _, p in ipairs({50, 75, 90, 99, 99.9}) do
-    pct[#pct + 1] = string.format('"%s":%s', tostring(p), num(latency:percentile(p)))
+    pct[#pct + 1] = string.format('"%s":%s', tostring(p), stat(latency:percentile(p)))
   end
   io.write(string.format(
     'BENCHBOOK_WRK {"duration_us":%d,"requests":%d,"bytes":%d,' ..
@@ -17,6 +24,6 @@ done = function(summary, latency, requests)
     '"latency_us":{"min":%s,"mean":%s,"stdev":%s,"max":%s,"percentiles":{%s}}}\n',
     summary.duration, summary.requests, summary.bytes,
     e.connect, e.read, e.write, e.status, e.timeout,
-    num(latency.min), num(latency.mean), num(latency.stdev), num(latency.max),
+    stat(latency.min), stat(latency.mean), stat(latency.stdev), stat(latency.max),
     table.concat(pct, ",")))
 end

@@ -1,0 +1,84 @@
+# benchbook: `make report` measures and renders; `make test` checks. Both set up first.
+SHELL := /bin/bash
+PYTHON ?= python3
+PROFILE ?= quick
+VENV := .venv
+BIN := $(VENV)/bin
+INSTALLED := $(VENV)/.installed
+
+NOTEBOOKS := $(sort $(wildcard notebooks/[0-9]*.ipynb))
+EXECUTED := $(NOTEBOOKS:notebooks/%=report/executed/%)
+# What a notebook's results depend on: re-run it when any of these change.
+MEASURED_WITH := $(shell find servers src -type f \( -name '*.py' -o -name '*.go' -o -name '*.lua' \
+	-o -name '*.toml' -o -name 'go.mod' -o -name 'go.sum' \) -not -path 'src/benchbook/report.py') \
+	data/published
+RENDERED_WITH := src/benchbook/report.py $(wildcard src/benchbook/report_template/*)
+PROFILE_STAMP := report/executed/.profile
+
+.PHONY: setup tools build report test lint lab run bench-harness clean
+
+setup: $(INSTALLED) tools build
+
+$(INSTALLED): requirements.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -r requirements.txt
+	$(BIN)/pip install --quiet --no-deps -e .
+	$(BIN)/python -m ipykernel install --sys-prefix --name benchbook --display-name "Python (benchbook)"
+	touch $@
+
+# System tools: installed with apt-get when we are root and they are missing.
+tools:
+	@command -v go >/dev/null || { echo "Go is missing: install Go 1.22 or newer (conda: conda install -c conda-forge go)"; exit 1; }
+	@command -v taskset >/dev/null || { echo "taskset is missing: it is in util-linux"; exit 1; }
+	@command -v wrk >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get update -qq && apt-get install -y -qq wrk; \
+	  else echo "wrk is missing: sudo apt-get install wrk (conda: conda install -c conda-forge wrk)"; exit 1; fi; }
+
+build: $(INSTALLED)
+	$(BIN)/python -m benchbook build
+
+report: report/index.html report/report.pdf
+
+# Rewritten only when PROFILE changes, so switching profiles re-runs the notebooks.
+$(PROFILE_STAMP): FORCE
+	@mkdir -p $(@D)
+	@echo "$(PROFILE)" | cmp -s - $@ || echo "$(PROFILE)" > $@
+
+report/executed/%.ipynb: notebooks/%.ipynb notebooks/profiles/$(PROFILE).yaml $(PROFILE_STAMP) \
+		$(MEASURED_WITH) $(INSTALLED) | tools build
+	$(BIN)/python -m benchbook.execute $< $@ --profile notebooks/profiles/$(PROFILE).yaml
+
+report/index.html report/report.pdf &: $(EXECUTED) $(RENDERED_WITH)
+	$(BIN)/python -m benchbook.report --html report/index.html --pdf report/report.pdf $(EXECUTED)
+
+# One notebook with overrides, then the report again:
+#   make run NB=01_io_concurrency P="connections=50 duration=5s"
+run: setup
+	@test -n "$(NB)" || { echo 'usage: make run NB=01_io_concurrency P="connections=50 duration=5s" [PROFILE=quick]'; exit 2; }
+	@test -f notebooks/$(NB).ipynb || { echo "no notebook notebooks/$(NB).ipynb; choose from: $(notdir $(basename $(NOTEBOOKS)))"; exit 2; }
+	$(BIN)/python -m benchbook.execute notebooks/$(NB).ipynb report/executed/$(NB).ipynb \
+	  --profile notebooks/profiles/$(PROFILE).yaml $(foreach kv,$(P),-p $(subst =, ,$(kv)))
+	$(BIN)/python -m benchbook.report --html report/index.html --pdf report/report.pdf $(EXECUTED)
+
+test: setup lint
+	cd servers/go && go vet ./... && go test ./...
+	$(BIN)/pytest
+
+lint: $(INSTALLED)
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks
+	@test -z "$$(gofmt -l servers/go)" || { gofmt -l servers/go; echo "gofmt: files above need formatting"; exit 1; }
+
+lab: setup
+	$(BIN)/jupyter lab notebooks/
+
+bench-harness: setup
+	$(BIN)/python benchmarks/harness_overhead.py
+
+# Build outputs only: data/runs/ is append-only and report/ is committed.
+clean:
+	rm -rf build report/failed .pytest_cache
+
+FORCE:

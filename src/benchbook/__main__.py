@@ -1,0 +1,21 @@
+"""Command line: ``python -m benchbook build`` builds every server in the registry."""
+
+import argparse
+
+from benchbook.registry import Registry
+from benchbook.servers import build_server
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m benchbook")
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("build", help="build every server in servers/servers.toml")
+    args = parser.parse_args()
+    if args.command == "build":
+        for spec in Registry.load().servers.values():
+            build_server(spec)
+            print(f"built {spec.name}" if spec.build else f"{spec.name}: nothing to build")
+
+
+if __name__ == "__main__":
+    main()

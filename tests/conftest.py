@@ -1,0 +1,55 @@
+import os
+from pathlib import Path
+
+import psutil
+import pytest
+
+from benchbook.layout import REPO_ROOT
+from benchbook.processes import watchdog_pid
+from benchbook.registry import Registry
+
+SAMPLES = Path(__file__).parent / "samples"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _runs_outside_the_repository(tmp_path_factory: pytest.TempPathFactory):
+    """No test writes to the repository's data/runs/, which holds only real report runs.
+
+    Session-wide, so module-scoped fixtures are covered too; the environment variable
+    reaches notebook kernels started by papermill.
+    """
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("BENCHBOOK_RUNS_DIR", str(tmp_path_factory.mktemp("runs")))
+        yield
+
+
+@pytest.fixture
+def runs_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A runs folder of this test's own, to look at what a run left behind."""
+    path = tmp_path / "runs"
+    monkeypatch.setenv("BENCHBOOK_RUNS_DIR", str(path))
+    return path
+
+
+@pytest.fixture(scope="session")
+def registry() -> Registry:
+    return Registry.load()
+
+
+@pytest.fixture(scope="session")
+def test_registry() -> Registry:
+    """Servers that misbehave on purpose (tests/servers/servers.toml)."""
+    return Registry.load(REPO_ROOT / "tests" / "servers" / "servers.toml")
+
+
+def descendants() -> list[psutil.Process]:
+    """Processes this test process started, directly or not, that are still running:
+    zombies (exited) and the reaper watchdog (lives as long as we do) excluded."""
+    alive = []
+    for proc in psutil.Process(os.getpid()).children(recursive=True):
+        try:
+            if proc.status() != psutil.STATUS_ZOMBIE and proc.pid != watchdog_pid():
+                alive.append(proc)
+        except psutil.NoSuchProcess:
+            pass
+    return alive

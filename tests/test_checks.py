@@ -1,0 +1,37 @@
+"""Validity flags from constructed rows (real triggers are in the wrk and notebook tests)."""
+
+import pytest
+
+from benchbook.checks import flags_for
+
+CLEAN = dict(
+    err_connect=0, err_read=0, err_write=0, err_timeout=0, non_2xx=0, client_cpu_pct=40.0,
+    connections=100, rps=50_000.0, lat_mean_ms=2.0, duration_s=10.0, requests=500_000,
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("change", "flag"),
+    [
+        ({"err_read": 3}, "errors"),
+        ({"err_timeout": 1}, "timeouts"),
+        ({"non_2xx": 10}, "non_2xx"),
+        ({"client_cpu_pct": 95.0}, "client_bound"),
+        ({"lat_mean_ms": 2.4}, "littles_law"),  # 50k/s × 2.4 ms = 120 in flight, not 100
+        ({"lat_mean_ms": None}, "littles_law"),  # no latency at all: cannot hold
+        ({"duration_s": 2.0}, "short_run"),
+        ({"requests": 5_000}, "short_run"),
+    ],
+)
+def test_each_flag_is_raised_by_its_condition(change, flag) -> None:
+    assert flags_for(CLEAN, client_cores=1, closed_loop=True) == []
+    assert flags_for(CLEAN | change, client_cores=1, closed_loop=True) == [flag]
+
+
+def test_client_bound_is_relative_to_the_cores_the_tool_may_use() -> None:
+    assert flags_for(CLEAN | {"client_cpu_pct": 150.0}, client_cores=2, closed_loop=True) == []
+    assert "client_bound" in flags_for(CLEAN | {"client_cpu_pct": 185.0}, 2, closed_loop=True)
+
+
+def test_littles_law_is_only_checked_for_closed_loops() -> None:
+    assert flags_for(CLEAN | {"lat_mean_ms": 9.0}, client_cores=1, closed_loop=False) == []

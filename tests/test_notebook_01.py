@@ -1,0 +1,64 @@
+"""Notebook 01 executed for real (smoke profile), then rendered into the report."""
+
+import json
+from pathlib import Path
+
+import nbformat
+import pandas as pd
+import pytest
+from conftest import descendants
+from pypdf import PdfReader
+
+from benchbook.execute import execute_notebook
+from benchbook.layout import REPO_ROOT
+from benchbook.report import build_report
+from benchbook.results import RUN_MIME
+
+NOTEBOOK = REPO_ROOT / "notebooks" / "01_io_concurrency.ipynb"
+SMOKE = REPO_ROOT / "notebooks" / "profiles" / "smoke.yaml"
+TARGETS = ["go-iodelay", "python-iodelay asyncio+h11", "python-iodelay uvloop+httptools"]
+
+
+@pytest.fixture(scope="module")
+def executed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("executed") / "01_io_concurrency.ipynb"
+    # Overrides on top of the profile, as a re-runner would pass them with -p.
+    execute_notebook(NOTEBOOK, out, SMOKE, {"connections": 8, "threads": 2})
+    return out
+
+
+def outputs(path: Path) -> list[dict]:
+    nb = nbformat.read(path, as_version=4)
+    return [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+
+
+@pytest.mark.slow
+def test_notebook_shows_a_results_table_for_every_server(executed: Path) -> None:
+    html = [o["data"]["text/html"] for o in outputs(executed) if "text/html" in o.get("data", {})]
+    table = next(h for h in html if "req/s CI low" in h)
+    for target in TARGETS:
+        assert target in table
+    assert "flags" in table and "short_run" in table  # smoke runs are flagged as short
+
+
+@pytest.mark.slow
+def test_overrides_reach_the_measurement(executed: Path) -> None:
+    (bundle,) = [o["data"][RUN_MIME] for o in outputs(executed) if RUN_MIME in o.get("data", {})]
+    run_dir = Path(bundle["path"])
+    results = pd.read_csv(run_dir / "results.csv")
+    assert set(results["connections"]) == {8} and set(results["threads"]) == {2}
+    assert json.loads((run_dir / "manifest.json").read_text())["params"]["load"]["connections"] == 8
+    for raw in results["raw_path"]:
+        assert "-c8 " in (REPO_ROOT / raw).read_text()  # the command wrk actually ran
+    assert descendants() == []
+
+
+@pytest.mark.slow
+def test_report_has_the_experiment_section_an_image_and_a_pdf(executed, tmp_path) -> None:
+    html, pdf = tmp_path / "index.html", tmp_path / "report.pdf"
+    build_report([executed], html, pdf)
+    page = html.read_text()
+    assert "Goroutines vs an asyncio event loop" in page
+    assert "data:image/png;base64," in page
+    assert "<script src=" not in page
+    assert len(PdfReader(pdf).pages) >= 1

@@ -1,0 +1,45 @@
+"""Statistics against small cases checked by hand."""
+
+import pytest
+
+from benchbook.stats import compare, min_detectable_n, summarize
+
+
+@pytest.mark.parametrize(
+    ("values", "median", "low", "high", "confidence"),
+    [
+        # n = 5: no interval narrower than min..max reaches 95 %; min..max covers
+        # 1 - 2·(1/2)^5 = 93.75 %.
+        ([5, 1, 4, 2, 3], 3, 1, 5, 0.9375),
+        # n = 6: min..max covers 1 - 2/64 = 96.875 %; [x2, x5] would cover only 78 %.
+        ([6, 1, 5, 2, 4, 3], 3.5, 1, 6, 0.96875),
+        # n = 10: [x2, x9] covers 1 - 2·11/1024 = 97.85 %; [x3, x8] only 89 %.
+        (list(range(10, 0, -1)), 5.5, 2, 9, 1 - 2 * 11 / 1024),
+    ],
+)
+def test_median_confidence_interval_from_order_statistics(
+    values, median, low, high, confidence
+) -> None:
+    s = summarize(values)
+    assert (s.median, s.low, s.high, s.n) == (median, low, high, len(values))
+    assert s.confidence == pytest.approx(confidence)
+
+
+def test_mann_whitney_exact_for_separated_samples() -> None:
+    # Complete separation of 5 vs 5: one ordering in C(10, 5) = 252, two-sided p = 2/252.
+    c = compare([10, 11, 12, 13, 14], [1, 2, 3, 4, 5])
+    assert c.ratio == 12 / 3
+    assert c.p_value == pytest.approx(2 / 252)
+    assert c.significant
+
+
+def test_mann_whitney_with_ties_is_not_significant_when_samples_overlap() -> None:
+    # U = 15.5 of 25 with ties at 3 and 4: a normal approximation gives p ≈ 0.75.
+    c = compare([1, 3, 4, 4, 6], [2, 3, 3, 4, 5])
+    assert 0.6 < c.p_value < 0.9
+    assert not c.significant
+
+
+def test_smallest_sample_that_can_show_a_difference() -> None:
+    # With 3 vs 3, complete separation gives p = 2/20 = 0.1: never below 0.05.
+    assert min_detectable_n() == 4
