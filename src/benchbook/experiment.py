@@ -143,7 +143,7 @@ def run_wrk_experiment(
                     + " ".join(wrk_command(_load_url(server), load)[1:5]),
                     flush=True,
                 )
-                row = _measure(run, server, load, rep, pinning)
+                row = measure_wrk_run(run, server, load, rep, pinning)
                 run.append(row)
                 print(
                     f"    {row['rps']:,.0f} req/s, p99 {row['lat_p99_ms'] or float('nan'):.2f} ms"
@@ -161,7 +161,7 @@ def _load_url(server: RunningServer) -> str:
     return server.url + server.spec.endpoints[0].path
 
 
-def _measure(
+def measure_wrk_run(
     run: Run, server: RunningServer, load: ClosedLoopLoad, rep: int, pinning: Pinning
 ) -> dict[str, object]:
     """One wrk invocation → one tidy row, raw output saved before it is parsed."""

@@ -1,0 +1,71 @@
+"""Does measuring through the harness cost the server throughput?
+
+The same wrk command runs against the same Go server, alternately by hand
+(``subprocess.run``, Requests/sec read from wrk's text) and through the harness
+(process group, CPU/RSS sampling thread, raw file, parse, flags). Pairs alternate
+their order (ABBA) so drift on a shared machine does not favour either side.
+Prints the median ratio harness/by-hand of req/s; the target is >= 0.98.
+"""
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import tempfile
+from pathlib import Path
+
+from benchbook.experiment import measure_wrk_run, plan_pinning
+from benchbook.loadgen.wrk import wrk_command
+from benchbook.params import ClosedLoopLoad
+from benchbook.registry import Registry, Target
+from benchbook.results import Run
+from benchbook.servers import build_server, start_server, verify_server
+
+TARGET = 0.98
+
+
+def by_hand(argv: list[str], cpus: tuple[int, ...] | None) -> float:
+    pinned = ["taskset", "-c", ",".join(map(str, cpus))] if cpus else []
+    out = subprocess.run(pinned + argv, capture_output=True, text=True, check=True).stdout
+    return float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pairs", type=int, default=7)
+    parser.add_argument("--duration", default="5s")
+    args = parser.parse_args()
+
+    os.environ["BENCHBOOK_RUNS_DIR"] = tempfile.mkdtemp(prefix="benchbook-overhead-")
+    spec = Registry.load().get("go-iodelay")
+    build_server(spec)
+    load = ClosedLoopLoad.from_params(100, 4, args.duration, "2s")
+    pinning = plan_pinning(True)
+    run = Run.create("harness_overhead", {"load": vars(args)})
+    log = Path(os.environ["BENCHBOOK_RUNS_DIR"]) / "server.log"
+    ratios = []
+    with start_server(spec, Target(spec.name), spec.resolve_params({}), log,
+                      cpus=pinning.server_cpus) as server:  # fmt: skip
+        verify_server(server)
+        argv = wrk_command(server.url + "/", load)
+        by_hand(argv, pinning.load_cpus)  # warm-up
+        for pair in range(1, args.pairs + 1):
+            order = ("hand", "harness") if pair % 2 else ("harness", "hand")
+            rps = {}
+            for side in order:
+                if side == "hand":
+                    rps[side] = by_hand(argv, pinning.load_cpus)
+                else:
+                    rps[side] = measure_wrk_run(run, server, load, pair, pinning)["rps"]
+            ratios.append(rps["harness"] / rps["hand"])
+            print(f"pair {pair}: by hand {rps['hand']:,.0f} req/s, "
+                  f"harness {rps['harness']:,.0f} req/s, ratio {ratios[-1]:.3f}")  # fmt: skip
+    median = statistics.median(ratios)
+    verdict = "meets" if median >= TARGET else "misses"
+    print(f"median ratio harness/by hand: {median:.3f} over {len(ratios)} pairs "
+          f"({verdict} the {TARGET} target); command: {' '.join(argv)}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
