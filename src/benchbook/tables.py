@@ -1,5 +1,6 @@
 """Results tables: one row per target, medians with their CI, every flag shown."""
 
+import numpy as np
 import pandas as pd
 from pandas.io.formats.style import Styler
 
@@ -59,13 +60,19 @@ def summary_table(results: pd.DataFrame) -> pd.DataFrame:
 
 
 def styled(table: pd.DataFrame, precision: int = 1) -> Styler:
-    """Thousands separators, fixed decimals, and integers shown as integers."""
-    formats = {
-        col: ("{:,.0f}" if pd.api.types.is_integer_dtype(table[col]) else f"{{:,.{precision}f}}")
-        for col in table.columns
-        if pd.api.types.is_numeric_dtype(table[col])
-    }
-    return table.style.format(formats, na_rep="–")
+    """Thousands separators and fixed decimals, cell by cell, so that a transposed
+    table (metrics as rows, as the notebooks show them) is formatted too."""
+
+    def cell(value: object) -> str:
+        if isinstance(value, bool | str) or value is None:
+            return "" if value is None else str(value)
+        if isinstance(value, int | np.integer):
+            return f"{value:,}"
+        if isinstance(value, float | np.floating):
+            return "–" if np.isnan(value) else f"{value:,.{precision}f}"
+        return str(value)
+
+    return table.style.format(cell)
 
 
 def efficiency_table(results: pd.DataFrame, bound_rps: float) -> pd.DataFrame:
