@@ -47,7 +47,8 @@ def test_overrides_reach_the_measurement(executed: Path) -> None:
     run_dir = Path(bundle["path"])
     results = pd.read_csv(run_dir / "results.csv")
     assert set(results["connections"]) == {8} and set(results["threads"]) == {2}
-    assert json.loads((run_dir / "manifest.json").read_text())["params"]["load"]["connections"] == 8
+    loads = json.loads((run_dir / "manifest.json").read_text())["params"]["loads"]
+    assert [load["connections"] for load in loads] == [8]
     for raw in results["raw_path"]:
         assert "-c8 " in (REPO_ROOT / raw).read_text()  # the command wrk actually ran
     assert descendants() == []

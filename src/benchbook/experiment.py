@@ -5,6 +5,7 @@ every measurement is on disk (raw output, then its row) before the next one begi
 """
 
 import os
+import re
 from collections.abc import Mapping
 from contextlib import ExitStack
 from dataclasses import asdict, dataclass
@@ -12,11 +13,17 @@ from dataclasses import asdict, dataclass
 from benchbook import checks
 from benchbook.layout import repo_relative
 from benchbook.loadgen.wrk import parse_wrk_output, run_wrk, wrk_command, wrk_path
-from benchbook.params import ClosedLoopLoad, parse_duration, require_int
+from benchbook.params import ClosedLoopLoad, as_list, parse_duration, require_int
 from benchbook.registry import Registry, ServerSpec, Target
 from benchbook.results import Run
 from benchbook.sampling import TreeSampler
-from benchbook.servers import RunningServer, build_server, start_server, verify_server
+from benchbook.servers import (
+    RunningServer,
+    build_server,
+    start_server,
+    verify_load_path,
+    verify_server,
+)
 
 
 @dataclass(frozen=True)
@@ -56,10 +63,31 @@ def split_server_params(
     }
 
 
+def _connection_counts(connections: object) -> list[int]:
+    """One count, or several for a sweep ('-p connections 10,100' or a YAML list)."""
+    if isinstance(connections, int | str) and "," not in str(connections):
+        return [require_int("connections", connections, 1)]
+    return [require_int("connections", c, 1) for c in as_list("connections", connections)]
+
+
+@dataclass(frozen=True)
+class Config:
+    """One measured configuration: a target under one load."""
+
+    target: Target
+    load: ClosedLoopLoad
+
+    @property
+    def slug(self) -> str:
+        name = re.sub(r"[^A-Za-z0-9]+", "-", self.target.label).strip("-")
+        return f"{name}_c{self.load.connections}"
+
+
 def run_wrk_experiment(
     experiment: str,
     servers: object,
     variants: Mapping[str, object] | None = None,
+    paths: Mapping[str, object] | None = None,
     *,
     connections: object,
     threads: object,
@@ -71,14 +99,19 @@ def run_wrk_experiment(
     pin_cpus: bool = True,
     registry: Registry | None = None,
 ) -> Run:
-    """Measure every target with wrk, ``repetitions`` times, interleaved A B C A B C …
+    """Measure every target under every connection count with wrk, ``repetitions``
+    times, interleaved A B C A B C …
 
-    Interleaving makes drift on a shared machine hit every server alike instead of
-    whichever happened to run last.
+    Interleaving makes drift on a shared machine hit every configuration alike instead
+    of whichever happened to run last. Targets on the same server and variant share one
+    server process.
     """
     registry = registry or Registry.load()
-    targets = registry.targets(servers, variants)
-    load = ClosedLoopLoad.from_params(connections, threads, duration, timeout)
+    targets = registry.targets(servers, variants, paths)
+    loads = [
+        ClosedLoopLoad.from_params(c, threads, duration, timeout)
+        for c in _connection_counts(connections)
+    ]
     warmup_s = parse_duration("warmup", warmup, allow_zero=True)
     if warmup_s and (warmup_s < 1 or warmup_s != int(warmup_s)):
         raise ValueError(f"warmup: {warmup_s:g} s; wrk takes whole seconds (0 to skip warm-up)")
@@ -88,12 +121,13 @@ def run_wrk_experiment(
     pinning = plan_pinning(bool(pin_cpus))
     wrk_path()  # fail now, not after the servers started, if wrk is missing
 
+    configs = [Config(t, load) for t in targets for load in loads]
     run = Run.create(
         experiment,
         params={
             "targets": [t.label for t in targets],
             "tool": "wrk",
-            "load": asdict(load),
+            "loads": [asdict(load) for load in loads],
             "warmup_s": warmup_s,
             "repetitions": reps,
             "server_params": params_by_server,
@@ -104,88 +138,94 @@ def run_wrk_experiment(
     for spec in specs.values():
         build_server(spec)
     with ExitStack() as stack:
-        running = []
+        instances: dict[Target, RunningServer] = {}
         for target in targets:
-            spec = specs[target.server]
-            server = start_server(
-                spec,
-                target,
-                params_by_server[target.server],
-                log_path=run.path / "servers" / f"{_slug(target)}.log",
-                cpus=pinning.server_cpus,
-            )
-            stack.enter_context(server)
-            running.append(server)
-        for server in running:
+            instance = Target(target.server, target.variant)
+            if instance not in instances:
+                spec = specs[target.server]
+                instances[instance] = stack.enter_context(
+                    start_server(
+                        spec,
+                        instance,
+                        params_by_server[target.server],
+                        log_path=run.path / "servers" / f"{Config(instance, loads[0]).slug}.log",
+                        cpus=pinning.server_cpus,
+                    )
+                )
+        servers_by_target = {t: instances[Target(t.server, t.variant)] for t in targets}
+        for server in instances.values():
             verify_server(server)
+        for target, server in servers_by_target.items():
+            verify_load_path(server, load_path(server, target))
         run.update_manifest(
             servers={
                 s.target.label: {"command": s.process.argv, "log": repo_relative(s.log_path)}
-                for s in running
+                for s in instances.values()
             }
         )
         if warmup_s:
-            for server in running:
-                print(f"warm-up {server.target.label}: {warmup_s:g} s", flush=True)
+            for instance, server in instances.items():
+                print(f"warm-up {instance.label}: {warmup_s:g} s", flush=True)
                 run_wrk(
-                    _load_url(server),
-                    load,
-                    run.raw_path(f"warmup_{_slug(server.target)}.txt"),
+                    server.url + load_path(server, instance),
+                    loads[-1],
+                    run.raw_path(f"warmup_{Config(instance, loads[-1]).slug}.txt"),
                     cpus=pinning.load_cpus,
                     duration_s=warmup_s,
                 )
-        total = reps * len(running)
+        total = reps * len(configs)
         for rep in range(1, reps + 1):
-            for i, server in enumerate(running):
-                step = (rep - 1) * len(running) + i + 1
+            for i, config in enumerate(configs):
+                server = servers_by_target[config.target]
+                step = (rep - 1) * len(configs) + i + 1
                 print(
-                    f"[{step}/{total}] {server.target.label} repetition {rep}/{reps}: "
-                    + " ".join(wrk_command(_load_url(server), load)[1:5]),
+                    f"[{step}/{total}] {config.target.label} repetition {rep}/{reps}: "
+                    + " ".join(wrk_command(server.url, config.load)[1:5]),
                     flush=True,
                 )
-                row = measure_wrk_run(run, server, load, rep, pinning)
+                row = measure_wrk_run(run, server, config, rep, pinning)
                 run.append(row)
+                p99 = row["lat_p99_ms"]
                 print(
-                    f"    {row['rps']:,.0f} req/s, p99 {row['lat_p99_ms'] or float('nan'):.2f} ms"
+                    f"    {row['rps']:,.0f} req/s, p99 "
+                    + (f"{p99:.2f} ms" if p99 is not None else "n/a")
                     + (f"  [{row['flags']}]" if row["flags"] else ""),
                     flush=True,
                 )
     return run
 
 
-def _slug(target: Target) -> str:
-    return target.label.replace(" ", "_").replace("+", "-")
-
-
-def _load_url(server: RunningServer) -> str:
-    return server.url + server.spec.endpoints[0].path
+def load_path(server: RunningServer, target: Target) -> str:
+    """The path wrk loads: the target's own, or the server's first registry endpoint."""
+    return target.path or server.spec.endpoints[0].path
 
 
 def measure_wrk_run(
-    run: Run, server: RunningServer, load: ClosedLoopLoad, rep: int, pinning: Pinning
+    run: Run, server: RunningServer, config: Config, rep: int, pinning: Pinning
 ) -> dict[str, object]:
     """One wrk invocation → one tidy row, raw output saved before it is parsed."""
-    raw_path = run.raw_path(f"rep{rep:02d}_{_slug(server.target)}.txt")
+    raw_path = run.raw_path(f"rep{rep:02d}_{config.slug}.txt")
+    path = load_path(server, config.target)
     with TreeSampler(server.process.pid) as sampler:
-        wrk = run_wrk(_load_url(server), load, raw_path, cpus=pinning.load_cpus)
+        wrk = run_wrk(server.url + path, config.load, raw_path, cpus=pinning.load_cpus)
     measured = parse_wrk_output(raw_path.read_text(errors="replace"))
     usage = sampler.usage
     row: dict[str, object] = {
         "experiment": run.manifest()["experiment"],
         "repetition": rep,
-        "server": server.target.server,
+        "server": config.target.server,
         "language": server.spec.language,
-        "variant": server.target.variant or "",
-        "endpoint": server.spec.endpoints[0].path,
+        "variant": config.target.variant or "",
+        "endpoint": path,
         "tool": "wrk",
-        "connections": load.connections,
-        "threads": load.threads,
+        "connections": config.load.connections,
+        "threads": config.load.threads,
         **measured,
         "server_cpu_pct": round(usage.cpu_pct, 1),
         "server_rss_mb": round(usage.peak_rss_mb, 1),
         "client_cpu_pct": round(100 * wrk.client_cpu_s / wrk.wall_s, 1),
         "raw_path": repo_relative(raw_path),
     }
-    client_cores = min(load.threads, len(pinning.load_cpus or os.sched_getaffinity(0)))
+    client_cores = min(config.load.threads, len(pinning.load_cpus or os.sched_getaffinity(0)))
     row["flags"] = ";".join(checks.flags_for(row, client_cores, closed_loop=True))
     return row

@@ -68,14 +68,16 @@ class ServerSpec:
 
 @dataclass(frozen=True)
 class Target:
-    """One thing to measure: a server in one of its variants (None if it has none)."""
+    """One thing to measure: a server, in one of its variants (None if it has none),
+    loaded on one path (None: the first endpoint of its registry entry)."""
 
     server: str
     variant: str | None = None
+    path: str | None = None
 
     @property
     def label(self) -> str:
-        return f"{self.server} {self.variant}" if self.variant else self.server
+        return " ".join(part for part in (self.server, self.variant, self.path) if part)
 
 
 def _placeholders(values: Mapping[str, object]) -> dict[str, str]:
@@ -113,29 +115,47 @@ class Registry:
         return self.servers[name]
 
     def targets(
-        self, servers: object, variants: Mapping[str, object] | None = None
+        self,
+        servers: object,
+        variants: Mapping[str, object] | None = None,
+        paths: Mapping[str, object] | None = None,
     ) -> list[Target]:
-        """Expand server names into targets; a server with variants gets the chosen ones,
-        or all of them when none are chosen."""
-        chosen = dict(variants or {})
+        """Expand server names into targets: a server with variants gets the chosen ones
+        (all when none are chosen); a server with ``paths`` gets one target per path."""
+        chosen_variants, chosen_paths = dict(variants or {}), dict(paths or {})
+        names = as_list("servers", servers)
+        specs = {name: self.get(name) for name in names}
+        for option, chosen in (("variants", chosen_variants), ("paths", chosen_paths)):
+            for name in chosen:
+                if name not in names:
+                    raise ValueError(
+                        f"{option}: given for {name!r}, which is not among the servers"
+                    )
         targets: list[Target] = []
-        for name in as_list("servers", servers):
-            spec = self.get(name)
-            if not spec.variants:
-                if chosen.get(name):
-                    raise ValueError(f"variants: {name} has no variants")
-                targets.append(Target(name))
-                continue
-            names = (
-                as_list(f"variants of {name}", chosen[name]) if name in chosen else spec.variants
+        for name, spec in specs.items():
+            if name in chosen_variants and not spec.variants:
+                raise ValueError(f"variants: {name} has no variants")
+            server_variants: list[str | None] = (
+                as_list(f"variants of {name}", chosen_variants[name])
+                if name in chosen_variants
+                else list(spec.variants) or [None]
             )
-            for variant in names:
-                require_choice(f"variant of {name}", variant, spec.variants)
-                targets.append(Target(name, variant))
-        for name in chosen:
-            if name not in {t.server for t in targets}:
-                raise ValueError(f"variants: given for {name!r}, which is not among the servers")
+            server_paths: list[str | None] = (
+                [_load_path(name, p) for p in as_list(f"paths of {name}", chosen_paths[name])]
+                if name in chosen_paths
+                else [None]
+            )
+            for variant in server_variants:
+                if variant is not None:
+                    require_choice(f"variant of {name}", variant, spec.variants)
+                targets.extend(Target(name, variant, path) for path in server_paths)
         return targets
+
+
+def _load_path(server: str, path: str) -> str:
+    if not path.startswith("/"):
+        raise ValueError(f"paths of {server}: {path!r} must start with '/', e.g. '/cc/9'")
+    return path
 
 
 def _parse_server(name: str, entry: Mapping) -> ServerSpec:

@@ -167,3 +167,18 @@ def verify_server(server: RunningServer) -> None:
             f"{server.target.label} failed verification, so it is not benchmarked:\n  "
             + "\n  ".join(problems)
         )
+
+
+def verify_load_path(server: RunningServer, path: str) -> None:
+    """A path to be loaded that is not a registry endpoint must at least answer 2xx."""
+    if any(e.path == path for e in server.spec.endpoints):
+        return
+    try:
+        status, _, body = _get(server.port, path, timeout_s=5.0)
+    except OSError as err:
+        raise VerificationError(f"{server.target.label}: GET {path}: no response ({err})") from None
+    if not 200 <= status < 300:
+        raise VerificationError(
+            f"{server.target.label}: GET {path} answered {status} ({body[:200]!r}), "
+            "so it is not benchmarked"
+        )
