@@ -21,43 +21,72 @@ def _p(p: float) -> str:
     return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
 
 
+METRIC_NAMES = {
+    "rps": "requests per second",
+    "lat_mean_ms": "mean latency",
+    "lat_p50_ms": "median latency",
+    "lat_p99_ms": "p99 latency",
+}
+
+
 def suspect_flags(results: pd.DataFrame, target: str) -> str:
-    """The flags that make ``target``'s numbers suspect, counted over its runs ('' if none)."""
+    """The flags that make ``target``'s numbers suspect, counted over its runs and
+    explained ('' if none)."""
     data = with_target(results)
     flags = data.loc[data["target"] == target, "flags"]
     kept = flags.map(lambda cell: ";".join(f for f in cell.split(";") if f in SUSPECT_FLAGS))
-    return flag_counts(kept)
+    counts = flag_counts(kept)
+    if not counts:
+        return ""
+    meanings = "; ".join(
+        f"{flag}: {FLAG_MEANINGS[flag]}" for flag in SUSPECT_FLAGS if flag in counts
+    )
+    return f"{counts} — {meanings}"
 
 
-def compare_targets(
-    results: pd.DataFrame, a: str, b: str, column: str = "rps", unit: str = "req/s"
-) -> str:
-    """One sentence: the ratio of medians of ``column`` for a over b, its p-value and n,
-    or 'no significant difference'; plus a warning for flagged runs or tiny samples."""
-    data = with_target(results)
-    va, vb = _values(data, a, column), _values(data, b, column)
+def compare_values(va: pd.Series, vb: pd.Series, a: str, b: str, column: str, unit: str) -> str:
+    """One sentence: the ratio of medians of a over b with its CI, p-value and n, or
+    'no significant difference'; and a warning when n is too small to tell."""
     c = compare(va, vb)
+    what = METRIC_NAMES.get(column, column)
     n = f"n = {c.n_a} and {c.n_b}" if c.n_a != c.n_b else f"n = {c.n_a} each"
+    ci = (
+        f"95 % CI {c.ratio_low:.2f}–{c.ratio_high:.2f}×"
+        if c.ratio_confidence
+        else "too few runs for a 95 % CI"
+    )
     medians = f"median {va.median():,.2f} vs {vb.median():,.2f} {unit}"
     if c.significant:
         sentence = (
-            f"**{a}** measured **{c.ratio:.2f}×** the {column} of **{b}** "
-            f"({medians}; Mann-Whitney {_p(c.p_value)}, {n})."
+            f"**{a}** had **{c.ratio:.2f}×** the {what} of **{b}** "
+            f"({ci}; {medians}; Mann-Whitney {_p(c.p_value)}, {n})."
         )
     else:
         sentence = (
-            f"**No significant difference** in {column} between **{a}** and **{b}** "
-            f"(ratio {c.ratio:.2f}×, {medians}; {_p(c.p_value)} ≥ {ALPHA}, {n})."
+            f"**No significant difference** in {what} between **{a}** and **{b}** "
+            f"(ratio {c.ratio:.2f}×, {ci}; {medians}; {_p(c.p_value)} ≥ {ALPHA}, {n})."
         )
         if min(c.n_a, c.n_b) < min_detectable_n():
             sentence += (
                 f" With fewer than {min_detectable_n()} runs per side the test cannot reach "
                 f"p < {ALPHA} whatever the data: run more repetitions."
             )
+    return sentence
+
+
+def compare_targets(
+    results: pd.DataFrame, a: str, b: str, column: str = "rps", unit: str = "req/s"
+) -> str:
+    """compare_values for two targets' runs, plus a caution naming and explaining any
+    flag that makes either side's numbers suspect."""
+    data = with_target(results)
+    sentence = compare_values(
+        _values(data, a, column), _values(data, b, column), a, b, column, unit
+    )
     for target in (a, b):
         flagged = suspect_flags(results, target)
         if flagged:
-            sentence += f" Caution: {target}'s runs are flagged ({flagged})."
+            sentence += f" Caution, {target}'s runs are flagged ({flagged})."
     return sentence
 
 

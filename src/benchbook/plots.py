@@ -5,6 +5,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from benchbook.stats import summarize
+from benchbook.sweep import sweep_summary
 from benchbook.tables import with_target
 
 
@@ -53,6 +54,36 @@ def latency_percentiles(results: pd.DataFrame, title: str) -> Figure:
     ax.set_xticks(range(len(targets)), targets, fontsize=8)
     ax.set_yscale("log")
     ax.set_ylabel("latency (ms, log scale)")
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+
+
+def sweep_curves(
+    results: pd.DataFrame,
+    column: str,
+    ylabel: str,
+    title: str,
+    knees: dict[str, int | None] | None = None,
+    log_y: bool = False,
+) -> Figure:
+    """One line per target over connection counts, the CI as a band, knees dotted."""
+    curves = sweep_summary(results, column)
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    for target, curve in curves.groupby("target", sort=False):
+        (line,) = ax.plot(curve["connections"], curve["median"], marker="o", label=target)
+        ax.fill_between(curve["connections"], curve["low"], curve["high"], alpha=0.2,
+                        color=line.get_color())  # fmt: skip
+        knee = (knees or {}).get(target)
+        if knee is not None:
+            ax.axvline(knee, linestyle=":", color=line.get_color())
+    ax.set_xscale("log")
+    ax.set_xlabel("connections (log scale)")
+    ax.set_ylabel(ylabel)
+    if log_y:
+        ax.set_yscale("log")
     ax.set_title(title)
     ax.legend(fontsize=8)
     fig.tight_layout()

@@ -5,8 +5,10 @@ interval from order statistics; two configurations are compared by the ratio of
 their medians and a two-sided Mann-Whitney U test.
 """
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 from scipy import stats as scipy_stats
@@ -46,6 +48,9 @@ def summarize(values: Sequence[float], confidence: float = CONFIDENCE) -> Summar
 @dataclass(frozen=True)
 class Comparison:
     ratio: float  # median(a) / median(b)
+    ratio_low: float  # CI of the ratio (Moses/Hodges-Lehmann, on log values)
+    ratio_high: float
+    ratio_confidence: float  # achieved coverage of [ratio_low, ratio_high]
     p_value: float
     n_a: int
     n_b: int
@@ -55,13 +60,58 @@ class Comparison:
         return self.p_value < ALPHA
 
 
-def compare(a: Sequence[float], b: Sequence[float]) -> Comparison:
-    """Ratio of medians and a two-sided Mann-Whitney U test (exact for small samples
-    without ties, as scipy chooses)."""
+@cache
+def _u_counts(n: int, m: int) -> tuple[float, ...]:
+    """How many orderings of n + m distinct values give each U = 0 … n·m (exact null
+    distribution of Mann-Whitney U): the largest value belongs to one sample or the
+    other, which gives N(u; n, m) = N(u - m; n - 1, m) + N(u; n, m - 1)."""
+    if n == 0 or m == 0:
+        return (1.0,)
+    counts = np.zeros(n * m + 1)
+    with_a = _u_counts(n - 1, m)  # the largest value is in a: it beats all m of b
+    counts[m : m + len(with_a)] += with_a
+    with_b = _u_counts(n, m - 1)
+    counts[: len(with_b)] += with_b
+    return tuple(counts)
+
+
+def _critical_rank(n: int, m: int, confidence: float) -> tuple[int, float]:
+    """Largest k with P(U < k) <= (1 - confidence) / 2, and the coverage it gives;
+    the CI of a shift is then [d(k), d(nm + 1 - k)] over the sorted pairwise differences.
+    For n = m = 5 at 95 %: k = 3, coverage 96.8 %. Beyond 50 a side, a normal
+    approximation replaces the exact distribution."""
+    if n <= 50 and m <= 50:
+        cdf = np.cumsum(_u_counts(n, m)) / math.comb(n + m, n)
+        tail = (1 - confidence) / 2
+        k = int(np.searchsorted(cdf, tail, side="right"))  # P(U <= k-1) <= tail
+        return k, (1 - 2 * cdf[k - 1]) if k >= 1 else 1.0
+    z = scipy_stats.norm.ppf(1 - (1 - confidence) / 2)
+    k = int(n * m / 2 - z * math.sqrt(n * m * (n + m + 1) / 12))
+    return max(k, 0), confidence
+
+
+def compare(a: Sequence[float], b: Sequence[float], confidence: float = CONFIDENCE) -> Comparison:
+    """Ratio of medians, its CI, and a two-sided Mann-Whitney U test (exact for small
+    samples without ties, as scipy chooses)."""
     a_arr = np.asarray(a, dtype=float)
     b_arr = np.asarray(b, dtype=float)
     p = scipy_stats.mannwhitneyu(a_arr, b_arr, alternative="two-sided").pvalue
-    return Comparison(float(np.median(a_arr) / np.median(b_arr)), float(p), len(a_arr), len(b_arr))
+    low = high = float("nan")
+    k, coverage = _critical_rank(len(a_arr), len(b_arr), confidence)
+    if k >= 1 and (a_arr > 0).all() and (b_arr > 0).all():
+        diffs = np.sort(np.subtract.outer(np.log(a_arr), np.log(b_arr)).ravel())
+        low, high = float(np.exp(diffs[k - 1])), float(np.exp(diffs[-k]))
+    else:
+        coverage = 0.0  # too few runs for any interval at this confidence
+    return Comparison(
+        ratio=float(np.median(a_arr) / np.median(b_arr)),
+        ratio_low=low,
+        ratio_high=high,
+        ratio_confidence=float(coverage),
+        p_value=float(p),
+        n_a=len(a_arr),
+        n_b=len(b_arr),
+    )
 
 
 def min_detectable_n() -> int:

@@ -1,5 +1,7 @@
 """Results tables: one row per target, medians with their CI, every flag shown."""
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 from pandas.io.formats.style import Styler
@@ -37,15 +39,15 @@ def flag_counts(flags: pd.Series) -> str:
     return ", ".join(f"{flag} {count}/{n}" for flag, count in sorted(counts.items()))
 
 
-def summary_table(results: pd.DataFrame) -> pd.DataFrame:
-    """Per target: runs, median req/s with its CI, latency and resource medians,
-    error totals over all runs, and flags."""
+def summary_table(results: pd.DataFrame, by: Sequence[str] = ("target",)) -> pd.DataFrame:
+    """Per target (or per ``by``, e.g. target and connections in a sweep): runs, median
+    req/s with its CI, latency and resource medians, error totals, and flags."""
     rows = []
     data = with_target(results)
-    for target, group in data.groupby("target", sort=False):
+    for keys, group in data.groupby(list(by), sort=False):
         rps = summarize(group["rps"])
         row = {
-            "target": target,
+            **dict(zip(by, keys, strict=True)),
             "runs": rps.n,
             "req/s": rps.median,
             "req/s CI low": rps.low,
@@ -56,7 +58,7 @@ def summary_table(results: pd.DataFrame) -> pd.DataFrame:
         row |= {label: int(group[col].sum()) for col, label in TOTAL_COLUMNS.items()}
         row["flags"] = flag_counts(group["flags"])
         rows.append(row)
-    return pd.DataFrame(rows).set_index("target")
+    return pd.DataFrame(rows).set_index(list(by))
 
 
 def styled(table: pd.DataFrame, precision: int = 1) -> Styler:

@@ -1,0 +1,61 @@
+"""Concurrency sweeps: how throughput and tail latency change with load, and the knee.
+
+The knee is where adding concurrency stops buying throughput and only buys waiting:
+from there on, each step gains less than 5 % req/s while p99 latency keeps rising.
+"""
+
+import pandas as pd
+
+from benchbook.stats import summarize
+from benchbook.tables import with_target
+
+KNEE_GAIN = 0.05
+
+
+def sweep_summary(results: pd.DataFrame, column: str) -> pd.DataFrame:
+    """Median of ``column`` and its CI per target and connection count."""
+    rows = []
+    for (target, connections), group in with_target(results).groupby(
+        ["target", "connections"], sort=False
+    ):
+        s = summarize(group[column])
+        rows.append(
+            {"target": target, "connections": connections, "median": s.median,
+             "low": s.low, "high": s.high, "n": s.n}
+        )  # fmt: skip
+    return pd.DataFrame(rows).sort_values(["target", "connections"], kind="stable")
+
+
+def find_knee(connections: list[int], rps: list[float], p99: list[float]) -> int | None:
+    """The smallest concurrency from which every further step gains < KNEE_GAIN req/s
+    while p99 rises; None when throughput still grows (or p99 stops rising) at the end."""
+    steps = range(len(connections) - 1)
+    flat = [rps[i + 1] < rps[i] * (1 + KNEE_GAIN) and p99[i + 1] > p99[i] for i in steps]
+    for i in steps:
+        if all(flat[i:]):
+            return connections[i]
+    return None
+
+
+def knees(results: pd.DataFrame) -> dict[str, int | None]:
+    """The knee of each target in a sweep (see find_knee)."""
+    rps = sweep_summary(results, "rps")
+    p99 = sweep_summary(results, "lat_p99_ms")
+    found = {}
+    for target, curve in rps.groupby("target", sort=False):
+        tail = p99[p99["target"] == target]
+        found[target] = find_knee(
+            list(curve["connections"]), list(curve["median"]), list(tail["median"])
+        )
+    return found
+
+
+def knee_sentences(found: dict[str, int | None]) -> list[str]:
+    return [
+        f"**{target}**: the knee is at **{knee} connections** — beyond it, throughput grows "
+        f"by less than {KNEE_GAIN:.0%} per step while p99 latency keeps rising."
+        if knee is not None
+        else f"**{target}**: no knee within the sweep (throughput still grows by "
+        f"{KNEE_GAIN:.0%} or more, or p99 stops rising, at its last step)."
+        for target, knee in found.items()
+    ]
