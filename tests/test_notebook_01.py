@@ -41,10 +41,16 @@ def test_notebook_shows_a_results_table_for_every_server(executed: Path) -> None
     assert "flags" in table and "short_run" in table  # smoke runs are flagged as short
 
 
+def run_dirs(executed: Path) -> dict[str, Path]:
+    """The runs a notebook recorded, by experiment name."""
+    bundles = [o["data"][RUN_MIME] for o in outputs(executed) if RUN_MIME in o.get("data", {})]
+    dirs = [Path(bundle["path"]) for bundle in bundles]
+    return {json.loads((d / "manifest.json").read_text())["experiment"]: d for d in dirs}
+
+
 @pytest.mark.slow
 def test_overrides_reach_the_measurement(executed: Path) -> None:
-    (bundle,) = [o["data"][RUN_MIME] for o in outputs(executed) if RUN_MIME in o.get("data", {})]
-    run_dir = Path(bundle["path"])
+    run_dir = run_dirs(executed)["01_io_concurrency"]
     results = pd.read_csv(run_dir / "results.csv")
     assert set(results["connections"]) == {8} and set(results["threads"]) == {2}
     loads = json.loads((run_dir / "manifest.json").read_text())["params"]["loads"]
@@ -52,6 +58,13 @@ def test_overrides_reach_the_measurement(executed: Path) -> None:
     for raw in results["raw_path"]:
         assert "-c8 " in (REPO_ROOT / raw).read_text()  # the command wrk actually ran
     assert descendants() == []
+
+
+@pytest.mark.slow
+def test_sweep_measures_every_connection_count(executed: Path) -> None:
+    results = pd.read_csv(run_dirs(executed)["01_io_concurrency_sweep"] / "results.csv")
+    assert sorted(set(results["connections"])) == [2, 8]  # the smoke profile's sweep
+    assert len(results) == 2 * len(TARGETS)
 
 
 @pytest.mark.slow
