@@ -43,3 +43,18 @@ def test_mann_whitney_with_ties_is_not_significant_when_samples_overlap() -> Non
 def test_smallest_sample_that_can_show_a_difference() -> None:
     # With 3 vs 3, complete separation gives p = 2/20 = 0.1: never below 0.05.
     assert min_detectable_n() == 4
+
+
+def test_ratio_ci_uses_the_exact_mann_whitney_critical_rank() -> None:
+    # n = m = 5: P(U <= 2) = 4/252 <= 0.025 < P(U <= 3), so k = 3: the CI runs from the
+    # 3rd smallest to the 3rd largest of the 25 pairwise ratios, covering 1 - 8/252.
+    a, b = [10, 20, 30, 40, 50], [1, 2, 3, 4, 5]
+    ratios = sorted(x / y for x in a for y in b)
+    c = compare(a, b)
+    assert (c.ratio_low, c.ratio_high) == pytest.approx((ratios[2], ratios[-3]))
+    assert c.ratio_confidence == pytest.approx(1 - 8 / 252)
+
+
+def test_no_ratio_ci_with_three_runs_a_side() -> None:
+    c = compare([1, 2, 3], [4, 5, 6])
+    assert c.ratio_confidence == 0 and c.ratio_low != c.ratio_low  # NaN: no interval exists

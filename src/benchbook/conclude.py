@@ -4,7 +4,7 @@ import pandas as pd
 
 from benchbook.checks import FLAG_MEANINGS
 from benchbook.stats import ALPHA, compare, min_detectable_n
-from benchbook.tables import flag_counts, with_target
+from benchbook.tables import flag_counts, with_derived
 
 # Flags that say the number is suspect (short_run only says it is imprecise).
 SUSPECT_FLAGS = ("errors", "timeouts", "non_2xx", "client_bound", "littles_law")
@@ -32,7 +32,7 @@ METRIC_NAMES = {
 def suspect_flags(results: pd.DataFrame, target: str) -> str:
     """The flags that make ``target``'s numbers suspect, counted over its runs and
     explained ('' if none)."""
-    data = with_target(results)
+    data = with_derived(results)
     flags = data.loc[data["target"] == target, "flags"]
     kept = flags.map(lambda cell: ";".join(f for f in cell.split(";") if f in SUSPECT_FLAGS))
     counts = flag_counts(kept)
@@ -79,7 +79,7 @@ def compare_targets(
 ) -> str:
     """compare_values for two targets' runs, plus a caution naming and explaining any
     flag that makes either side's numbers suspect."""
-    data = with_target(results)
+    data = with_derived(results)
     sentence = compare_values(
         _values(data, a, column), _values(data, b, column), a, b, column, unit
     )
@@ -92,7 +92,7 @@ def compare_targets(
 
 def flag_notes(results: pd.DataFrame) -> list[str]:
     """A sentence per flag present in the results, saying what it means."""
-    data = with_target(results)
+    data = with_derived(results)
     present = sorted({f for cell in data["flags"] for f in cell.split(";") if f})
     notes = []
     for flag in present:

@@ -213,6 +213,7 @@ def measure_wrk_run(
     row: dict[str, object] = {
         "experiment": run.manifest()["experiment"],
         "repetition": rep,
+        "target": config.target.label,
         "server": config.target.server,
         "language": server.spec.language,
         "variant": config.target.variant or "",

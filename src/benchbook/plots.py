@@ -6,11 +6,11 @@ from matplotlib.figure import Figure
 
 from benchbook.stats import summarize
 from benchbook.sweep import sweep_summary
-from benchbook.tables import with_target
+from benchbook.tables import with_derived
 
 
 def _medians_with_ci(results: pd.DataFrame, column: str) -> pd.DataFrame:
-    data = with_target(results)
+    data = with_derived(results)
     rows = []
     for target, group in data.groupby("target", sort=False):
         s = summarize(group[column])
@@ -41,7 +41,7 @@ def bars_with_ci(
 
 def latency_percentiles(results: pd.DataFrame, title: str) -> Figure:
     """Median p50, p90 and p99 latency per target, log scale (they span decades)."""
-    data = with_target(results)
+    data = with_derived(results)
     columns = {"lat_p50_ms": "p50", "lat_p90_ms": "p90", "lat_p99_ms": "p99"}
     targets = list(dict.fromkeys(data["target"]))
     fig, ax = plt.subplots(figsize=(7, 3.6))
@@ -84,6 +84,26 @@ def sweep_curves(
     ax.set_ylabel(ylabel)
     if log_y:
         ax.set_yscale("log")
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+
+
+def ratio_curves(table: pd.DataFrame, x: str, curve: str, ratio: str, title: str) -> Figure:
+    """A ratio (e.g. cc/sc req/s) along ``x``, one line per ``curve`` value, CI whiskers,
+    and the line of no difference at 1."""
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    for value, part in table.groupby(level=curve):
+        part = part.droplevel(curve).sort_index()
+        err = [part[ratio] - part["CI low"], part["CI high"] - part[ratio]]
+        ax.errorbar(part.index, part[ratio], yerr=err, marker="o", capsize=4,
+                    label=f"{curve} = {value}")  # fmt: skip
+    ax.axhline(1, color="grey", linestyle="--", linewidth=1)
+    ax.set_xscale("log")
+    ax.set_xlabel(f"{x} (log scale)")
+    ax.set_ylabel(ratio)
     ax.set_title(title)
     ax.legend(fontsize=8)
     fig.tight_layout()

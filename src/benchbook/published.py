@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from benchbook.layout import PUBLISHED_DIR
-from benchbook.tables import with_target
+from benchbook.tables import with_derived
 
 METRICS = {
     "rps": "requests per second",
@@ -24,7 +24,8 @@ def load_published(experiment: str) -> pd.DataFrame:
     """data/published/<experiment>.csv as a table side × metric."""
     frame = pd.read_csv(PUBLISHED_DIR / f"{experiment}.csv")
     wide = frame.pivot(index="side", columns="metric", values="value")
-    wide["timeouts_per_million"] = wide["err_timeout"] / wide["requests"] * 1e6
+    if {"err_timeout", "requests"} <= set(wide.columns):
+        wide["timeouts_per_million"] = wide["err_timeout"] / wide["requests"] * 1e6
     return wide
 
 
@@ -37,18 +38,17 @@ def published_vs_reproduced(
     published: pd.DataFrame,
     sides: tuple[str, str],
     reproduced: Mapping[str, Sequence[str]],
+    metrics: Mapping[str, str] = METRICS,
 ) -> pd.DataFrame:
     """One row per metric: the article's two values and ratio, then, for each pair of
     our targets standing for the two sides, the medians measured here and their ratio.
 
     ``reproduced`` maps each side to the target(s) that stand for it here.
     """
-    data = with_target(results)
-    data["timeouts_per_million"] = data["err_timeout"] / data["requests"] * 1e6
-    medians = data.groupby("target")[list(METRICS)].median()
+    medians = with_derived(results).groupby("target")[list(metrics)].median()
     a, b = sides
     rows = []
-    for metric, label in METRICS.items():
+    for metric, label in metrics.items():
         row: dict[str, object] = {
             "metric": label,
             f"article {a}": published.loc[a, metric],

@@ -18,7 +18,7 @@ from benchbook.layout import repo_relative, runs_dir
 
 # One row per load-tool invocation. Latency in milliseconds everywhere.
 COLUMNS = [
-    "run_id", "experiment", "repetition", "server", "language", "variant", "endpoint",
+    "run_id", "experiment", "repetition", "target", "server", "language", "variant", "endpoint",
     "tool", "connections", "users", "threads", "duration_s", "requests", "rps",
     "bytes_per_s", "lat_mean_ms", "lat_stdev_ms", "lat_p50_ms", "lat_p75_ms", "lat_p90_ms",
     "lat_p99_ms", "lat_p999_ms", "lat_max_ms", "err_connect", "err_read", "err_write",
@@ -84,10 +84,9 @@ class Run:
             writer.writerow({"run_id": self.run_id, **row})
 
     def results(self) -> pd.DataFrame:
-        frame = pd.read_csv(self.results_path, keep_default_na=False, na_values=[""])
-        frame["flags"] = frame["flags"].fillna("")
-        frame["variant"] = frame["variant"].fillna("")
-        return frame
+        text_columns = ["target", "server", "language", "variant", "endpoint", "tool", "flags"]
+        frame = pd.read_csv(self.results_path, dtype=dict.fromkeys(text_columns, str))
+        return frame.fillna({"variant": "", "flags": ""})
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         """Shown in a notebook, a run names its folder; the report finds its manifest here."""

@@ -7,7 +7,7 @@ from there on, each step gains less than 5 % req/s while p99 latency keeps risin
 import pandas as pd
 
 from benchbook.stats import summarize
-from benchbook.tables import with_target
+from benchbook.tables import with_derived
 
 KNEE_GAIN = 0.05
 
@@ -15,7 +15,7 @@ KNEE_GAIN = 0.05
 def sweep_summary(results: pd.DataFrame, column: str) -> pd.DataFrame:
     """Median of ``column`` and its CI per target and connection count."""
     rows = []
-    for (target, connections), group in with_target(results).groupby(
+    for (target, connections), group in with_derived(results).groupby(
         ["target", "connections"], sort=False
     ):
         s = summarize(group[column])
@@ -59,3 +59,43 @@ def knee_sentences(found: dict[str, int | None]) -> list[str]:
         f"{KNEE_GAIN:.0%} or more, or p99 stops rising, at its last step)."
         for target, knee in found.items()
     ]
+
+
+def crossover(table: pd.DataFrame) -> object | None:
+    """The smallest index value from which the ratio is significantly above 1 at every
+    later point (verdict 'a > b' and CI above 1); None when that never happens.
+
+    ``table`` is tables.comparison_table's output for one curve, indexed by the swept
+    parameter.
+    """
+    curve = table.sort_index()
+    above = [(row["CI low"] > 1) and (">" in row["verdict"]) for _, row in curve.iterrows()]
+    for i, value in enumerate(curve.index):
+        if all(above[i:]):
+            return value
+    return None
+
+
+def crossover_sentences(
+    table: pd.DataFrame, x: str, curve: str, a: str, b: str, what: str
+) -> list[str]:
+    """One sentence per curve (e.g. per connection count) saying where a overtakes b."""
+    sentences = []
+    for value, part in table.groupby(level=curve):
+        part = part.droplevel(curve)
+        found = crossover(part)
+        best = part[f"{a}/{b}"].idxmax()
+        if found is None:
+            sentences.append(
+                f"With {curve} = {value}, **{a} never significantly beat {b}** on {what} "
+                f"within the sweep (best {a}/{b} = {part.loc[best, f'{a}/{b}']:.2f}× at "
+                f"{x} = {best})."
+            )
+        else:
+            row = part.loc[found]
+            sentences.append(
+                f"With {curve} = {value}, **{a} beats {b} from {x} = {found}** on {what} "
+                f"({a}/{b} = {row[f'{a}/{b}']:.2f}×, 95 % CI {row['CI low']:.2f}–"
+                f"{row['CI high']:.2f}×, p = {row['p']:.3f}), and at every larger {x} measured."
+            )
+    return sentences

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from benchbook.stats import summarize
+from benchbook.stats import compare, summarize
 
 MEDIAN_COLUMNS = {
     "lat_mean_ms": "lat mean ms",
@@ -20,12 +20,13 @@ MEDIAN_COLUMNS = {
 TOTAL_COLUMNS = {"err_timeout": "timeouts", "errors": "errors", "non_2xx": "non-2xx"}
 
 
-def with_target(results: pd.DataFrame) -> pd.DataFrame:
-    """Add ``target``: the server name plus its variant, as in the registry."""
+def with_derived(results: pd.DataFrame) -> pd.DataFrame:
+    """The results plus derived columns: ``errors`` (connect + read + write) and
+    ``timeouts_per_million`` requests. Rows are grouped by their ``target`` label, which
+    a notebook may relabel (e.g. to pool several paths)."""
     out = results.copy()
-    variant = out["variant"].fillna("").astype(str)
-    out["target"] = (out["server"] + " " + variant).str.strip()
     out["errors"] = out[["err_connect", "err_read", "err_write"]].sum(axis=1)
+    out["timeouts_per_million"] = out["err_timeout"] / out["requests"] * 1e6
     return out
 
 
@@ -43,7 +44,7 @@ def summary_table(results: pd.DataFrame, by: Sequence[str] = ("target",)) -> pd.
     """Per target (or per ``by``, e.g. target and connections in a sweep): runs, median
     req/s with its CI, latency and resource medians, error totals, and flags."""
     rows = []
-    data = with_target(results)
+    data = with_derived(results)
     for keys, group in data.groupby(list(by), sort=False):
         rps = summarize(group["rps"])
         row = {
@@ -84,7 +85,7 @@ def efficiency_table(results: pd.DataFrame, bound_rps: float) -> pd.DataFrame:
     exceed c / delay requests per second; the share reached says how much of the time
     went to something other than the simulated I/O (CPU, queueing, the load tool).
     """
-    data = with_target(results)
+    data = with_derived(results)
     medians = data.groupby("target", sort=False).agg(
         rps=("rps", "median"), server_cpu=("server_cpu_pct", "median")
     )
@@ -96,3 +97,38 @@ def efficiency_table(results: pd.DataFrame, bound_rps: float) -> pd.DataFrame:
             "server CPU %": medians["server_cpu"],
         }
     )
+
+
+def comparison_table(
+    results: pd.DataFrame,
+    split: str,
+    a: str,
+    b: str,
+    by: Sequence[str] = (),
+    column: str = "rps",
+) -> pd.DataFrame:
+    """Compare rows whose ``split`` column is ``a`` with those where it is ``b``, within
+    each group of ``by`` (all rows pooled when ``by`` is empty): medians, ratio a/b with
+    its CI, Mann-Whitney p, and a benchstat-style verdict ('~' when not significant)."""
+    rows = []
+    groups = results.groupby(list(by), sort=True) if by else [((), results)]
+    for keys, group in groups:
+        va = group.loc[group[split] == a, column].dropna()
+        vb = group.loc[group[split] == b, column].dropna()
+        c = compare(va, vb)
+        verdict = "~" if not c.significant else (f"{a} > {b}" if c.ratio > 1 else f"{a} < {b}")
+        rows.append(
+            {
+                **dict(zip(by, keys if isinstance(keys, tuple) else (keys,), strict=True)),
+                f"{a} median": va.median(),
+                f"{b} median": vb.median(),
+                f"{a}/{b}": c.ratio,
+                "CI low": c.ratio_low,
+                "CI high": c.ratio_high,
+                "p": c.p_value,
+                "n": f"{c.n_a}+{c.n_b}",
+                "verdict": verdict,
+            }
+        )
+    table = pd.DataFrame(rows)
+    return table.set_index(list(by)) if by else table.set_axis(["pooled"])

@@ -1,0 +1,45 @@
+"""Validity flags raised (or not) by real runs against real servers."""
+
+import pandas as pd
+import pytest
+from conftest import descendants
+
+from benchbook.experiment import run_wrk_experiment
+from benchbook.registry import Registry
+
+
+def measure(registry: Registry, server: str, **load) -> pd.DataFrame:
+    params = dict(connections=4, threads=1, duration="2s", warmup="0s", repetitions=1)
+    run = run_wrk_experiment("flags_test", [server], registry=registry, **(params | load))
+    assert descendants() == []
+    return run.results()
+
+
+def flags(results: pd.DataFrame) -> set[str]:
+    return set(results.loc[0, "flags"].split(";"))
+
+
+@pytest.mark.slow
+def test_server_returning_500s_is_flagged_non_2xx(test_registry) -> None:
+    results = measure(test_registry, "status-500")
+    assert results.loc[0, "non_2xx"] == results.loc[0, "requests"] > 0
+    assert "non_2xx" in flags(results)
+
+
+@pytest.mark.slow
+def test_server_slower_than_wrks_timeout_is_flagged_timeouts(test_registry) -> None:
+    results = measure(test_registry, "go-slow", timeout="1s", duration="3s")
+    assert results.loc[0, "err_timeout"] > 0
+    assert {"timeouts", "littles_law"} <= flags(results)  # no latency left to check it with
+
+
+@pytest.mark.slow
+def test_littles_law_holds_for_a_sleeping_server_under_a_closed_loop(registry) -> None:
+    # 10 connections, 20 ms per request: about 500 req/s with 10 requests in flight.
+    results = measure(
+        registry, "go-iodelay", connections=10, server_params={"delay_ms": 20}, duration="3s"
+    )
+    in_flight = results.loc[0, "rps"] * results.loc[0, "lat_mean_ms"] / 1000
+    assert in_flight == pytest.approx(10, rel=0.15)
+    assert "littles_law" not in flags(results)
+    assert "short_run" in flags(results)  # 3 s and ~1,500 requests

@@ -1,0 +1,37 @@
+"""Notebook 03 executed for real with the smoke profile."""
+
+import nbformat
+import pytest
+from conftest import descendants
+
+from benchbook.execute import execute_notebook
+from benchbook.layout import REPO_ROOT
+
+NOTEBOOK = REPO_ROOT / "notebooks" / "03_goroutine_fanout.ipynb"
+SMOKE = REPO_ROOT / "notebooks" / "profiles" / "smoke.yaml"
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """Every HTML and Markdown output of the executed notebook, concatenated."""
+    out = tmp_path_factory.mktemp("executed") / "03_goroutine_fanout.ipynb"
+    execute_notebook(NOTEBOOK, out, SMOKE, {})
+    nb = nbformat.read(out, as_version=4)
+    data = [o.get("data", {}) for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+    return "\n".join(d.get("text/html", "") + d.get("text/markdown", "") for d in data)
+
+
+@pytest.mark.slow
+def test_every_path_is_measured_and_compared_per_id_and_pooled(rendered: str) -> None:
+    for path in ("/sc/9", "/cc/9", "/sc/5", "/cc/5", "/sc/2", "/cc/2"):
+        assert f"go-fanout {path}" in rendered
+    assert "sc/cc" in rendered and "verdict" in rendered and "pooled" in rendered
+    assert descendants() == []
+
+
+@pytest.mark.slow
+def test_conclusion_states_the_verdict_and_the_crossover(rendered: str) -> None:
+    assert "sc (sequential)" in rendered and "cc (goroutines)" in rendered
+    assert "p = " in rendered and "n = " in rendered
+    assert "With connections = 1" in rendered and "With connections = 4" in rendered
+    assert "the article's sc/cc ratio was 1.07×" in rendered

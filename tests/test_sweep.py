@@ -1,0 +1,37 @@
+"""Knee and crossover detection on constructed curves."""
+
+import pandas as pd
+
+from benchbook.sweep import crossover, find_knee
+
+
+def test_knee_is_where_throughput_stops_growing_and_latency_keeps_rising() -> None:
+    connections = [10, 50, 100, 200, 400]
+    rps = [10_000, 40_000, 45_000, 46_000, 46_500]  # +12.5 % at 100, then < 5 %
+    p99 = [1, 2, 4, 8, 16]
+    assert find_knee(connections, rps, p99) == 100
+
+
+def test_no_knee_while_throughput_still_grows() -> None:
+    assert find_knee([10, 50, 100], [10, 40, 80], [1, 2, 3]) is None
+
+
+def test_no_knee_when_latency_stops_rising() -> None:
+    assert find_knee([10, 50, 100], [10, 10.1, 10.2], [5, 5, 4]) is None
+
+
+def comparison(rows: list[tuple[int, float, float, str]]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=["work", "cc/sc", "CI low", "verdict"]).set_index("work")
+
+
+def test_crossover_is_the_first_work_from_which_a_wins_significantly() -> None:
+    table = comparison(
+        [(1, 0.9, 0.85, "cc < sc"), (100, 1.02, 0.97, "~"), (1000, 1.3, 1.2, "cc > sc"),
+         (10000, 1.6, 1.5, "cc > sc")]
+    )  # fmt: skip
+    assert crossover(table) == 1000
+
+
+def test_no_crossover_when_a_later_point_falls_back() -> None:
+    table = comparison([(1, 1.2, 1.1, "cc > sc"), (100, 1.0, 0.9, "~")])
+    assert crossover(table) is None
