@@ -11,7 +11,7 @@ EXECUTED := $(NOTEBOOKS:notebooks/%=report/executed/%)
 # What a notebook's results depend on: re-run it when any of these change.
 MEASURED_WITH := $(shell find servers src -type f \( -name '*.py' -o -name '*.go' -o -name '*.lua' \
 	-o -name '*.toml' -o -name 'go.mod' -o -name 'go.sum' \) -not -path 'src/benchbook/report.py') \
-	data/published
+	$(wildcard data/published/*.csv)
 RENDERED_WITH := src/benchbook/report.py $(wildcard src/benchbook/report_template/*)
 PROFILE_STAMP := report/executed/.profile
 
