@@ -107,14 +107,25 @@ def start_runner_until_wrk_runs() -> tuple[subprocess.Popen, list[psutil.Process
     """A separate interpreter running an experiment, caught while wrk is loading."""
     runner = subprocess.Popen([sys.executable, "-c", RUNNER])
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        children = psutil.Process(runner.pid).children(recursive=True)
-        if any(c.name() == "wrk" for c in children):
-            return runner, children
-        assert runner.poll() is None, "the runner ended before wrk started"
-        time.sleep(0.1)
-    runner.kill()
-    raise AssertionError("wrk never started")
+    try:
+        while time.monotonic() < deadline:
+            assert runner.poll() is None, "the runner ended before wrk started"
+            children = psutil.Process(runner.pid).children(recursive=True)
+            if any(_name(c) == "wrk" for c in children):
+                return runner, children
+            time.sleep(0.1)
+        raise AssertionError("wrk never started")
+    except BaseException:
+        runner.kill()
+        runner.wait()
+        raise
+
+
+def _name(proc: psutil.Process) -> str:
+    try:
+        return proc.name()
+    except psutil.NoSuchProcess:  # e.g. the `go build` the runner started, now finished
+        return ""
 
 
 @pytest.mark.slow

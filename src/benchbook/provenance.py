@@ -55,8 +55,16 @@ def _package(name: str) -> str:
         return "not installed"
 
 
+def git_state() -> dict[str, object]:
+    """The commit, and whether code differs from it. Outputs (report/, data/) change with
+    every run, so only edits elsewhere count as dirty."""
+    edited = _first_line(
+        ["git", "status", "--porcelain", "--", ".", ":(exclude)report", ":(exclude)data"]
+    )
+    return {"commit": _first_line(["git", "rev-parse", "HEAD"]), "dirty": bool(edited)}
+
+
 def collect() -> dict:
-    status = _first_line(["git", "status", "--porcelain"])
     return {
         "machine": {
             "cpu_model": _safe(_cpu_model),
@@ -73,8 +81,5 @@ def collect() -> dict:
             "wrk": _safe(wrk_version),
             **{name: _package(name) for name in PYTHON_PACKAGES},
         },
-        "git": {
-            "commit": _first_line(["git", "rev-parse", "HEAD"]),
-            "dirty": bool(status),
-        },
+        "git": git_state(),
     }
