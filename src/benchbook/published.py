@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from benchbook.layout import PUBLISHED_DIR
-from benchbook.tables import with_derived
+from benchbook.tables import flag_counts, with_derived
 
 METRICS = {
     "rps": "requests per second",
@@ -45,7 +45,9 @@ def published_vs_reproduced(
 
     ``reproduced`` maps each side to the target(s) that stand for it here.
     """
-    medians = with_derived(results).groupby("target")[list(metrics)].median()
+    data = with_derived(results)
+    medians = data.groupby("target")[list(metrics)].median()
+    flags = data.groupby("target")["flags"].agg(flag_counts)
     a, b = sides
     rows = []
     for metric, label in metrics.items():
@@ -62,4 +64,9 @@ def published_vs_reproduced(
                 row[f"here {target_b}"] = here_b
                 row[f"here {target_a} / {target_b}"] = _ratio(here_a, here_b)
         rows.append(row)
+    flag_row: dict[str, object] = {"metric": "flags (runs here)"}
+    for side in (a, b):
+        for target in reproduced[side]:
+            flag_row[f"here {target}"] = flags[target]
+    rows.append(flag_row)
     return pd.DataFrame(rows).set_index("metric")

@@ -87,7 +87,7 @@ def efficiency_table(results: pd.DataFrame, bound_rps: float) -> pd.DataFrame:
     """
     data = with_derived(results)
     medians = data.groupby("target", sort=False).agg(
-        rps=("rps", "median"), server_cpu=("server_cpu_pct", "median")
+        rps=("rps", "median"), server_cpu=("server_cpu_pct", "median"), flags=("flags", flag_counts)
     )
     return pd.DataFrame(
         {
@@ -95,6 +95,7 @@ def efficiency_table(results: pd.DataFrame, bound_rps: float) -> pd.DataFrame:
             "Little's-law ceiling req/s": bound_rps,
             "share of ceiling %": 100 * medians["rps"] / bound_rps,
             "server CPU %": medians["server_cpu"],
+            "flags": medians["flags"],
         }
     )
 
@@ -128,6 +129,7 @@ def comparison_table(
                 "p": c.p_value,
                 "n": f"{c.n_a}+{c.n_b}",
                 "verdict": verdict,
+                "flags": flag_counts(group.loc[group[split].isin([a, b]), "flags"]),
             }
         )
     table = pd.DataFrame(rows)
