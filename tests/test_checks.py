@@ -3,6 +3,7 @@
 import pytest
 
 from benchbook.checks import flags_for
+from benchbook.sampling import steal_pct
 
 CLEAN = dict(
     err_connect=0, err_read=0, err_write=0, err_timeout=0, non_2xx=0, client_cpu_pct=40.0,
@@ -35,3 +36,9 @@ def test_client_bound_is_relative_to_the_cores_the_tool_may_use() -> None:
 
 def test_littles_law_is_only_checked_for_closed_loops() -> None:
     assert flags_for(CLEAN | {"lat_mean_ms": 9.0}, client_cores=1, closed_loop=False) == []
+
+
+def test_steal_share_of_host_cpu_time() -> None:
+    # 50 of 200 jiffies stolen between the two readings: a quarter of the machine's time.
+    assert steal_pct((100, 1000), (150, 1200)) == 25.0
+    assert steal_pct((5, 10), (5, 10)) == 0.0

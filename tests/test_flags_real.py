@@ -43,3 +43,4 @@ def test_littles_law_holds_for_a_sleeping_server_under_a_closed_loop(registry) -
     assert in_flight == pytest.approx(10, rel=0.15)
     assert "littles_law" not in flags(results)
     assert "short_run" in flags(results)  # 3 s and ~1,500 requests
+    assert 0 <= results.loc[0, "host_steal_pct"] <= 100

@@ -90,14 +90,26 @@ def compare_targets(
     return sentence
 
 
-def flag_notes(results: pd.DataFrame) -> list[str]:
-    """A sentence per flag present in the results, saying what it means."""
+def validity_notes(results: pd.DataFrame) -> list[str]:
+    """A sentence per flag present in the results, saying what it means, and one on how
+    much CPU time the host's hypervisor took away during the runs."""
     data = with_derived(results)
     present = sorted({f for cell in data["flags"] for f in cell.split(";") if f})
     notes = []
     for flag in present:
         targets = sorted(set(data.loc[data["flags"].str.contains(flag, regex=False), "target"]))
         notes.append(f"`{flag}` ({FLAG_MEANINGS[flag]}) on {', '.join(targets)}.")
+    steal = data["host_steal_pct"]
+    notes.append(
+        f"Host CPU steal during the runs: median {steal.median():.0f} %, maximum "
+        f"{steal.max():.0f} % of the machine's CPU time went to other tenants of its host. "
+        + (
+            "Absolute numbers are depressed by about that much; ratios measured side by "
+            "side, in interleaved runs, much less."
+            if steal.max() >= 5
+            else "Too little to matter."
+        )
+    )
     return notes
 
 

@@ -16,7 +16,7 @@ from benchbook.loadgen.wrk import parse_wrk_output, run_wrk, wrk_command, wrk_pa
 from benchbook.params import ClosedLoopLoad, as_list, parse_duration, require_int
 from benchbook.registry import Registry, ServerSpec, Target
 from benchbook.results import Run
-from benchbook.sampling import TreeSampler
+from benchbook.sampling import TreeSampler, host_cpu_jiffies, steal_pct
 from benchbook.servers import (
     RunningServer,
     build_server,
@@ -206,8 +206,10 @@ def measure_wrk_run(
     """One wrk invocation → one tidy row, raw output saved before it is parsed."""
     raw_path = run.raw_path(f"rep{rep:02d}_{config.slug}.txt")
     path = load_path(server, config.target)
+    host_before = host_cpu_jiffies()
     with TreeSampler(server.process.pid) as sampler:
         wrk = run_wrk(server.url + path, config.load, raw_path, cpus=pinning.load_cpus)
+    host_after = host_cpu_jiffies()
     measured = parse_wrk_output(raw_path.read_text(errors="replace"))
     usage = sampler.usage
     row: dict[str, object] = {
@@ -225,6 +227,7 @@ def measure_wrk_run(
         "server_cpu_pct": round(usage.cpu_pct, 1),
         "server_rss_mb": round(usage.peak_rss_mb, 1),
         "client_cpu_pct": round(100 * wrk.client_cpu_s / wrk.wall_s, 1),
+        "host_steal_pct": round(steal_pct(host_before, host_after), 1),
         "raw_path": repo_relative(raw_path),
     }
     client_cores = min(config.load.threads, len(pinning.load_cpus or os.sched_getaffinity(0)))

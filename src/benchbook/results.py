@@ -22,8 +22,8 @@ COLUMNS = [
     "tool", "connections", "users", "threads", "duration_s", "requests", "rps",
     "bytes_per_s", "lat_mean_ms", "lat_stdev_ms", "lat_p50_ms", "lat_p75_ms", "lat_p90_ms",
     "lat_p99_ms", "lat_p999_ms", "lat_max_ms", "err_connect", "err_read", "err_write",
-    "err_timeout", "non_2xx", "server_cpu_pct", "server_rss_mb", "client_cpu_pct", "flags",
-    "raw_path",
+    "err_timeout", "non_2xx", "server_cpu_pct", "server_rss_mb", "client_cpu_pct",
+    "host_steal_pct", "flags", "raw_path",
 ]  # fmt: skip
 
 RUN_MIME = "application/vnd.benchbook.run+json"

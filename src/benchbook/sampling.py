@@ -74,3 +74,21 @@ class TreeSampler:
             cpu_pct=100 * used / self._wall if self._wall > 0 else 0.0,
             peak_rss_mb=self._peak_rss / 2**20,
         )
+
+
+def host_cpu_jiffies() -> tuple[int, int]:
+    """(steal, total) CPU time of the whole machine so far, from /proc/stat.
+
+    Steal is time the hypervisor gave this VM's CPUs to someone else: on a shared
+    host it can halve what every process here gets, whatever the benchmark does.
+    """
+    with open("/proc/stat") as f:
+        fields = [int(v) for v in f.readline().split()[1:]]
+    steal = fields[7] if len(fields) > 7 else 0
+    return steal, sum(fields[:8])  # guest time is already counted in user time
+
+
+def steal_pct(before: tuple[int, int], after: tuple[int, int]) -> float:
+    """Share of the machine's CPU time stolen between two host_cpu_jiffies() readings."""
+    total = after[1] - before[1]
+    return 100 * (after[0] - before[0]) / total if total > 0 else 0.0

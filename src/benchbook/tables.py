@@ -16,6 +16,7 @@ MEDIAN_COLUMNS = {
     "server_cpu_pct": "server CPU %",
     "server_rss_mb": "server RSS MB",
     "client_cpu_pct": "client CPU %",
+    "host_steal_pct": "host CPU steal %",
 }
 TOTAL_COLUMNS = {"err_timeout": "timeouts", "errors": "errors", "non_2xx": "non-2xx"}
 
