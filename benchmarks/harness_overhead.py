@@ -4,13 +4,13 @@ The same wrk command runs against the same Go server, alternately by hand
 (``subprocess.run``, Requests/sec read from wrk's text) and through the harness
 (process group, CPU/RSS sampling thread, raw file, parse, flags). Pairs alternate
 their order (ABBA) so drift on a shared machine does not favour either side.
-Prints the median ratio harness/by-hand of req/s; the target is >= 0.98.
+Prints the median ratio harness/by-hand of req/s with its confidence interval, and the
+host's CPU steal meanwhile (a noisy host widens the interval); the target is >= 0.98.
 """
 
 import argparse
 import os
 import re
-import statistics
 import subprocess
 import tempfile
 from pathlib import Path
@@ -20,7 +20,9 @@ from benchbook.loadgen.wrk import wrk_command
 from benchbook.params import ClosedLoopLoad
 from benchbook.registry import Registry, Target
 from benchbook.results import Run
+from benchbook.sampling import host_cpu_jiffies, steal_pct
 from benchbook.servers import build_server, start_server, verify_server
+from benchbook.stats import summarize
 
 TARGET = 0.98
 
@@ -45,6 +47,7 @@ def main() -> None:
     run = Run.create("harness_overhead", {"load": vars(args)})
     log = Path(os.environ["BENCHBOOK_RUNS_DIR"]) / "server.log"
     ratios = []
+    host_before = host_cpu_jiffies()
     with start_server(spec, Target(spec.name), spec.resolve_params({}), log,
                       cpus=pinning.server_cpus) as server:  # fmt: skip
         verify_server(server)
@@ -62,10 +65,13 @@ def main() -> None:
             ratios.append(rps["harness"] / rps["hand"])
             print(f"pair {pair}: by hand {rps['hand']:,.0f} req/s, "
                   f"harness {rps['harness']:,.0f} req/s, ratio {ratios[-1]:.3f}")  # fmt: skip
-    median = statistics.median(ratios)
-    verdict = "meets" if median >= TARGET else "misses"
-    print(f"median ratio harness/by hand: {median:.3f} over {len(ratios)} pairs "
-          f"({verdict} the {TARGET} target); command: {' '.join(argv)}")  # fmt: skip
+    ratio = summarize(ratios)
+    verdict = "meets" if ratio.median >= TARGET else "misses"
+    print(f"median ratio harness/by hand: {ratio.median:.3f} over {ratio.n} pairs, "
+          f"{100 * ratio.confidence:.1f} % CI {ratio.low:.3f}-{ratio.high:.3f} "
+          f"({verdict} the {TARGET} target); host CPU steal meanwhile "
+          f"{steal_pct(host_before, host_cpu_jiffies()):.0f} %")  # fmt: skip
+    print(f"command: {' '.join(argv)}")
 
 
 if __name__ == "__main__":
