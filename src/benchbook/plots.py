@@ -4,39 +4,35 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.figure import Figure
 
-from benchbook.stats import summarize
 from benchbook.sweep import sweep_summary
-from benchbook.tables import with_derived
+from benchbook.tables import medians_with_ci, with_derived
 
 
-def _medians_with_ci(results: pd.DataFrame, column: str) -> pd.DataFrame:
-    data = with_derived(results)
-    rows = []
-    for target, group in data.groupby("target", sort=False):
-        s = summarize(group[column])
-        rows.append({"target": target, "median": s.median, "low": s.low, "high": s.high})
-    return pd.DataFrame(rows)
+def _finish(fig: Figure, ax: plt.Axes, title: str, legend: bool = True) -> Figure:
+    ax.set_title(title)
+    if legend:
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    plt.close(fig)  # the caller displays it; no second copy from the inline backend
+    return fig
 
 
 def bars_with_ci(
     results: pd.DataFrame, column: str, ylabel: str, title: str, log: bool = False
 ) -> Figure:
     """One bar per target: the median of ``column``, whiskers at its CI."""
-    m = _medians_with_ci(results, column)
+    m = medians_with_ci(results, column)
     fig, ax = plt.subplots(figsize=(7, 3.6))
     err = [m["median"] - m["low"], m["high"] - m["median"]]
     bars = ax.bar(m["target"], m["median"], yerr=err, capsize=6, color="#4C72B0")
     ax.bar_label(bars, labels=[f"{v:,.0f}" if v >= 100 else f"{v:.2f}" for v in m["median"]],
                  padding=3, fontsize=8)  # fmt: skip
     ax.set_ylabel(ylabel)
-    ax.set_title(title)
     if log:
         ax.set_yscale("log")
     ax.margins(y=0.15)
     ax.tick_params(axis="x", labelsize=8)
-    fig.tight_layout()
-    plt.close(fig)  # the caller displays it; no second copy from the inline backend
-    return fig
+    return _finish(fig, ax, title, legend=False)
 
 
 def latency_percentiles(results: pd.DataFrame, title: str) -> Figure:
@@ -47,18 +43,14 @@ def latency_percentiles(results: pd.DataFrame, title: str) -> Figure:
     fig, ax = plt.subplots(figsize=(7, 3.6))
     width = 0.8 / len(columns)
     for i, (col, label) in enumerate(columns.items()):
-        m = _medians_with_ci(results, col).set_index("target").loc[targets]
+        m = medians_with_ci(results, col).set_index("target").loc[targets]
         xs = [x + (i - 1) * width for x in range(len(targets))]
         err = [m["median"] - m["low"], m["high"] - m["median"]]
         ax.bar(xs, m["median"], width, yerr=err, capsize=3, label=label)
     ax.set_xticks(range(len(targets)), targets, fontsize=8)
     ax.set_yscale("log")
     ax.set_ylabel("latency (ms, log scale)")
-    ax.set_title(title)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    plt.close(fig)
-    return fig
+    return _finish(fig, ax, title)
 
 
 def sweep_curves(
@@ -84,11 +76,7 @@ def sweep_curves(
     ax.set_ylabel(ylabel)
     if log_y:
         ax.set_yscale("log")
-    ax.set_title(title)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    plt.close(fig)
-    return fig
+    return _finish(fig, ax, title)
 
 
 def ratio_curves(table: pd.DataFrame, x: str, curve: str, ratio: str, title: str) -> Figure:
@@ -104,8 +92,4 @@ def ratio_curves(table: pd.DataFrame, x: str, curve: str, ratio: str, title: str
     ax.set_xscale("log")
     ax.set_xlabel(f"{x} (log scale)")
     ax.set_ylabel(ratio)
-    ax.set_title(title)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    plt.close(fig)
-    return fig
+    return _finish(fig, ax, title)

@@ -6,24 +6,15 @@ from there on, each step gains less than 5 % req/s while p99 latency keeps risin
 
 import pandas as pd
 
-from benchbook.stats import summarize
-from benchbook.tables import with_derived
+from benchbook.tables import medians_with_ci
 
 KNEE_GAIN = 0.05
 
 
 def sweep_summary(results: pd.DataFrame, column: str) -> pd.DataFrame:
     """Median of ``column`` and its CI per target and connection count."""
-    rows = []
-    for (target, connections), group in with_derived(results).groupby(
-        ["target", "connections"], sort=False
-    ):
-        s = summarize(group[column])
-        rows.append(
-            {"target": target, "connections": connections, "median": s.median,
-             "low": s.low, "high": s.high, "n": s.n}
-        )  # fmt: skip
-    return pd.DataFrame(rows).sort_values(["target", "connections"], kind="stable")
+    table = medians_with_ci(results, column, by=("target", "connections"))
+    return table.sort_values(["target", "connections"], kind="stable")
 
 
 def find_knee(connections: list[int], rps: list[float], p99: list[float]) -> int | None:

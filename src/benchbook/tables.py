@@ -31,6 +31,20 @@ def with_derived(results: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def medians_with_ci(
+    results: pd.DataFrame, column: str, by: Sequence[str] = ("target",)
+) -> pd.DataFrame:
+    """Median of ``column`` and its CI per group of ``by``, in order of appearance."""
+    rows = []
+    for keys, group in with_derived(results).groupby(list(by), sort=False):
+        s = summarize(group[column])
+        rows.append(
+            {**dict(zip(by, keys, strict=True)), "median": s.median, "low": s.low,
+             "high": s.high, "n": s.n}
+        )  # fmt: skip
+    return pd.DataFrame(rows)
+
+
 def flag_counts(flags: pd.Series) -> str:
     """'littles_law 2/5, short_run 5/5': how many of a target's runs carry each flag."""
     n = len(flags)
