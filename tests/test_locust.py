@@ -1,0 +1,124 @@
+"""The Locust driver: parsing real captured output, and a real short run."""
+
+import csv
+import json
+import subprocess
+import sys
+
+import pytest
+from conftest import SAMPLES, descendants
+
+from benchbook.loadgen.locust import (
+    LocustLoad,
+    classify_failures,
+    final_stats,
+    json_arrays,
+    parse_locust_stats,
+    run_locust,
+    stats_path,
+)
+from benchbook.registry import Registry, Target
+from benchbook.servers import build_server, start_server
+
+LOCUST = SAMPLES / "locust"
+
+
+def entries(name: str) -> list[dict]:
+    """Final statistics of a sample: --json-file's content, or for the --processes run
+    (whose file a worker's empty array overwrote) the master's array on stdout."""
+    if name == "processes":
+        return final_stats((LOCUST / "processes.stdout.txt").read_text())
+    return json.loads((LOCUST / f"{name}.json").read_text())
+
+
+def test_totals_come_from_the_json_not_the_undercounting_csv() -> None:
+    row = parse_locust_stats(entries("all_ok"))
+    (e,) = entries("all_ok")
+    assert row["requests"] == e["num_requests"]
+    assert row["rps"] == pytest.approx(
+        e["num_requests"] / (e["last_request_timestamp"] - e["start_time"])
+    )
+    with open(LOCUST / "all_ok_stats.csv", newline="") as f:
+        counted = next(r for r in csv.DictReader(f) if r["Name"] == "Aggregated")
+    assert int(counted["Request Count"]) < row["requests"]  # the CSV missed the tail
+
+
+def locusts_percentiles(entry: dict, shares: list[float]) -> list[float]:
+    """Locust's own calculate_response_time_percentile, asked in a subprocess: importing
+    locust here would let gevent monkey-patch the whole test run."""
+    code = (
+        "import json, sys\n"
+        "from locust.stats import calculate_response_time_percentile as pct\n"
+        "e, shares = json.load(sys.stdin)\n"
+        "times = {int(k): v for k, v in e['response_times'].items()}\n"
+        "print(json.dumps([pct(times, e['num_requests'], s) for s in shares]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], input=json.dumps([entry, shares]),
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("name", ["all_ok", "failures", "processes"])
+def test_percentiles_agree_with_locusts_own_function(name: str) -> None:
+    row = parse_locust_stats(entries(name))
+    (e,) = entries(name)
+    assert [row["lat_p50_ms"], row["lat_p99_ms"]] == locusts_percentiles(e, [0.5, 0.99])
+    assert row["lat_p50_ms"] <= row["lat_p99_ms"] <= row["lat_max_ms"] + 1
+
+
+def test_http_errors_are_classified_as_non_2xx() -> None:
+    (e,) = entries("failures")
+    with open(LOCUST / "failures_failures.csv", newline="") as f:
+        listed = sum(int(r["Occurrences"]) for r in csv.DictReader(f))
+    assert listed < e["num_failures"]  # the failures CSV undercounts too
+    kinds = classify_failures(LOCUST / "failures_failures.csv", e["num_failures"])
+    assert kinds["non_2xx"] == e["num_failures"] == e["num_requests"] > 0  # every reply a 500
+    assert kinds["err_connect"] == kinds["err_timeout"] == 0
+
+
+def test_processes_print_one_array_each_and_the_master_holds_the_total() -> None:
+    arrays = json_arrays((LOCUST / "processes.stdout.txt").read_text())
+    assert len(arrays) == 3 and sum(1 for a in arrays if not a) == 2  # two workers, empty
+    (aggregate,) = [a for a in arrays if a]
+    assert (
+        parse_locust_stats(aggregate)["requests"]
+        == parse_locust_stats(entries("processes"))["requests"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"users": 0}, "users: 0 is below the minimum of 1"),
+        ({"wait": "20-10ms"}, "the minimum is above the maximum"),
+        ({"user_class": "GeventUser"}, "user_class: unknown 'GeventUser'; valid choices"),
+        ({"spawn_rate": "fast"}, "spawn_rate: 'fast' is not a number"),
+        ({"processes": 0}, "processes: 0 is below the minimum of 1"),
+    ],
+)
+def test_bad_locust_parameters(change, message) -> None:
+    params = dict(users=10, spawn_rate=10, wait="10-20ms", duration="3s", user_class="HttpUser")
+    with pytest.raises(ValueError, match=message):
+        LocustLoad.from_params(**(params | change))
+
+
+def test_wait_text_in_milliseconds() -> None:
+    load = LocustLoad.from_params(10, 10, "10-20ms", "3s", "HttpUser")
+    assert (load.wait_min_s, load.wait_max_s) == (0.01, 0.02)
+
+
+@pytest.mark.slow
+def test_real_three_second_run_against_the_go_server(tmp_path) -> None:
+    spec = Registry.load().get("go-iodelay")
+    build_server(spec)
+    load = LocustLoad.from_params(10, 10, "10-20ms", "3s", "FastHttpUser")
+    params = spec.resolve_params({"delay_ms": 0})
+    with start_server(spec, Target(spec.name), params, tmp_path / "server.log") as server:
+        run = run_locust(server.url, "/", load, tmp_path / "locust" / "out")
+    row = parse_locust_stats(final_stats(stats_path(run.output_prefix).read_text()))
+    assert row["requests"] > 100 and 1 < row["duration_s"] < 4
+    assert run.client_cpu_s > 0
+    assert classify_failures(tmp_path / "locust" / "out_failures.csv", 0)["non_2xx"] == 0
+    assert descendants() == []
