@@ -15,8 +15,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from benchbook.experiment import Config, measure_wrk_run, plan_pinning
-from benchbook.loadgen.wrk import wrk_command
+from benchbook.experiment import Config, measure_run, plan_pinning
+from benchbook.loadgen.wrk import Wrk, wrk_command
 from benchbook.params import ClosedLoopLoad
 from benchbook.registry import Registry, Target
 from benchbook.results import Run
@@ -60,8 +60,8 @@ def main() -> None:
                 if side == "hand":
                     rps[side] = by_hand(argv, pinning.load_cpus)
                 else:
-                    config = Config(server.target, load)
-                    rps[side] = measure_wrk_run(run, server, config, pair, pinning)["rps"]
+                    config = Config(server.target, Wrk(load))
+                    rps[side] = measure_run(run, server, config, pair, pinning)["rps"]
             ratios.append(rps["harness"] / rps["hand"])
             print(f"pair {pair}: by hand {rps['hand']:,.0f} req/s, "
                   f"harness {rps['harness']:,.0f} req/s, ratio {ratios[-1]:.3f}")  # fmt: skip

@@ -8,6 +8,7 @@ import sys
 import pytest
 from conftest import SAMPLES, descendants
 
+from benchbook.experiment import run_locust_experiment
 from benchbook.loadgen.locust import (
     LocustLoad,
     classify_failures,
@@ -122,3 +123,30 @@ def test_real_three_second_run_against_the_go_server(tmp_path) -> None:
     assert run.client_cpu_s > 0
     assert classify_failures(tmp_path / "locust" / "out_failures.csv", 0)["non_2xx"] == 0
     assert descendants() == []
+
+
+@pytest.mark.slow
+def test_locust_through_the_experiment_gives_tidy_rows(registry) -> None:
+    run = run_locust_experiment(
+        "locust_test", ["go-iodelay"], users=10, spawn_rate=10, wait="10-20ms",
+        duration="3s", user_class="FastHttpUser", processes=1, warmup="0s", repetitions=1,
+        server_params={"delay_ms": 0}, registry=registry,
+    )  # fmt: skip
+    row = run.results().iloc[0]
+    assert (row["tool"], row["users"], row["requests"] > 100) == ("locust", 10, True)
+    assert row["client_cpu_pct"] > 0 and row["non_2xx"] == 0
+    assert "littles_law" not in row["flags"]  # users wait between requests: no closed loop
+    assert descendants() == []
+
+
+@pytest.mark.slow
+def test_single_process_httpuser_at_high_user_count_is_client_bound(registry) -> None:
+    # Measured here: one Locust process with HttpUser tops out near 1k req/s, far below
+    # what the Go server serves, so Locust's own core is the bottleneck.
+    run = run_locust_experiment(
+        "locust_bound_test", ["go-iodelay"], users=200, spawn_rate=200, wait="0-0ms",
+        duration="4s", user_class="HttpUser", processes=1, warmup="0s", repetitions=1,
+        server_params={"delay_ms": 0}, registry=registry,
+    )  # fmt: skip
+    row = run.results().iloc[0]
+    assert "client_bound" in row["flags"], row[["client_cpu_pct", "rps", "flags"]].to_dict()

@@ -12,7 +12,9 @@ from dataclasses import asdict, dataclass
 
 from benchbook import checks
 from benchbook.layout import repo_relative
-from benchbook.loadgen.wrk import parse_wrk_output, run_wrk, wrk_command, wrk_path
+from benchbook.loadgen import LoadTool
+from benchbook.loadgen.locust import Locust, LocustLoad
+from benchbook.loadgen.wrk import Wrk, wrk_path
 from benchbook.params import ClosedLoopLoad, as_list, parse_duration, require_int
 from benchbook.registry import Registry, ServerSpec, Target
 from benchbook.results import Run
@@ -63,24 +65,31 @@ def split_server_params(
     }
 
 
-def _connection_counts(connections: object) -> list[int]:
+def _counts(name: str, value: object) -> list[int]:
     """One count, or several for a sweep ('-p connections 10,100' or a YAML list)."""
-    if isinstance(connections, int | str) and "," not in str(connections):
-        return [require_int("connections", connections, 1)]
-    return [require_int("connections", c, 1) for c in as_list("connections", connections)]
+    if isinstance(value, int | str) and "," not in str(value):
+        return [require_int(name, value, 1)]
+    return [require_int(name, v, 1) for v in as_list(name, value)]
 
 
 @dataclass(frozen=True)
 class Config:
-    """One measured configuration: a target under one load."""
+    """One measured configuration: a target under one load tool and load."""
 
     target: Target
-    load: ClosedLoopLoad
+    tool: LoadTool
 
     @property
     def slug(self) -> str:
         name = re.sub(r"[^A-Za-z0-9]+", "-", self.target.label).strip("-")
-        return f"{name}_c{self.load.connections}"
+        return f"{name}_{self.tool.slug}"
+
+
+def _warmup_seconds(warmup: object) -> float:
+    seconds = parse_duration("warmup", warmup, allow_zero=True)
+    if seconds and (seconds < 1 or seconds != int(seconds)):
+        raise ValueError(f"warmup: {seconds:g} s; load tools take whole seconds (0 to skip)")
+    return seconds
 
 
 def run_wrk_experiment(
@@ -99,37 +108,104 @@ def run_wrk_experiment(
     pin_cpus: bool = True,
     registry: Registry | None = None,
 ) -> Run:
-    """Measure every target under every connection count with wrk, ``repetitions``
-    times, interleaved A B C A B C …
-
-    Interleaving makes drift on a shared machine hit every configuration alike instead
-    of whichever happened to run last. Targets on the same server and variant share one
-    server process.
-    """
+    """Measure every target under every connection count with wrk (see run_experiment)."""
     registry = registry or Registry.load()
     targets = registry.targets(servers, variants, paths)
     loads = [
         ClosedLoopLoad.from_params(c, threads, duration, timeout)
-        for c in _connection_counts(connections)
+        for c in _counts("connections", connections)
     ]
-    warmup_s = parse_duration("warmup", warmup, allow_zero=True)
-    if warmup_s and (warmup_s < 1 or warmup_s != int(warmup_s)):
-        raise ValueError(f"warmup: {warmup_s:g} s; wrk takes whole seconds (0 to skip warm-up)")
-    reps = require_int("repetitions", repetitions, 1)
-    specs = {t.server: registry.get(t.server) for t in targets}
-    params_by_server = split_server_params(specs, server_params or {})
-    pinning = plan_pinning(bool(pin_cpus))
     wrk_path()  # fail now, not after the servers started, if wrk is missing
+    return run_experiment(
+        experiment,
+        registry,
+        targets,
+        [Wrk(load) for load in loads],
+        warmup_s=_warmup_seconds(warmup),
+        repetitions=require_int("repetitions", repetitions, 1),
+        server_params=server_params or {},
+        pinning=plan_pinning(bool(pin_cpus)),
+    )
 
-    configs = [Config(t, load) for t in targets for load in loads]
+
+def run_locust_experiment(
+    experiment: str,
+    servers: object,
+    variants: Mapping[str, object] | None = None,
+    paths: Mapping[str, object] | None = None,
+    *,
+    users: object,
+    spawn_rate: object,
+    wait: object,
+    duration: object,
+    user_class: object = "HttpUser",
+    processes: object | None = None,
+    warmup: object = "2s",
+    repetitions: object = 5,
+    server_params: Mapping[str, object] | None = None,
+    pin_cpus: bool = True,
+    registry: Registry | None = None,
+) -> Run:
+    """Measure every target under every user count with Locust (see run_experiment).
+
+    ``processes`` defaults to the cores left for the load tool once the servers have
+    theirs (Locust's own ``--processes``).
+    """
+    registry = registry or Registry.load()
+    targets = registry.targets(servers, variants, paths)
+    pinning = plan_pinning(bool(pin_cpus))
+    if processes is None:
+        processes = len(pinning.load_cpus or os.sched_getaffinity(0))
+    user_counts = (
+        [users]
+        if isinstance(users, int | str) and "," not in str(users)
+        else as_list("users", users)
+    )
+    loads = [
+        LocustLoad.from_params(u, spawn_rate, wait, duration, user_class, processes)
+        for u in user_counts
+    ]
+    return run_experiment(
+        experiment,
+        registry,
+        targets,
+        [Locust(load) for load in loads],
+        warmup_s=_warmup_seconds(warmup),
+        repetitions=require_int("repetitions", repetitions, 1),
+        server_params=server_params or {},
+        pinning=pinning,
+    )
+
+
+def run_experiment(
+    experiment: str,
+    registry: Registry,
+    targets: list[Target],
+    tools: list[LoadTool],
+    *,
+    warmup_s: float,
+    repetitions: int,
+    server_params: Mapping[str, object],
+    pinning: Pinning,
+) -> Run:
+    """Measure every target under every tool ``repetitions`` times, interleaved
+    A B C A B C …, after verifying every server and warming each up once.
+
+    Interleaving makes drift on a shared machine hit every configuration alike instead
+    of whichever happened to run last. Targets on the same server and variant share one
+    server process. Nothing starts before every parameter has been validated.
+    """
+    specs = {t.server: registry.get(t.server) for t in targets}
+    params_by_server = split_server_params(specs, server_params)
+    configs = [Config(t, tool) for t in targets for tool in tools]
     run = Run.create(
         experiment,
         params={
             "targets": [t.label for t in targets],
-            "tool": "wrk",
-            "loads": [asdict(load) for load in loads],
+            "tool": tools[0].name,
+            "loads": [asdict(tool.load) for tool in tools],
             "warmup_s": warmup_s,
-            "repetitions": reps,
+            "repetitions": repetitions,
             "server_params": params_by_server,
             "pinning": asdict(pinning),
             "registry": repo_relative(registry.path),
@@ -148,7 +224,7 @@ def run_wrk_experiment(
                         spec,
                         instance,
                         params_by_server[target.server],
-                        log_path=run.path / "servers" / f"{Config(instance, loads[0]).slug}.log",
+                        log_path=run.path / "servers" / f"{Config(instance, tools[0]).slug}.log",
                         cpus=pinning.server_cpus,
                     )
                 )
@@ -166,24 +242,24 @@ def run_wrk_experiment(
         if warmup_s:
             for instance, server in instances.items():
                 print(f"warm-up {instance.label}: {warmup_s:g} s", flush=True)
-                run_wrk(
-                    server.url + load_path(server, instance),
-                    loads[-1],
-                    run.raw_path(f"warmup_{Config(instance, loads[-1]).slug}.txt"),
-                    cpus=pinning.load_cpus,
+                tools[-1].run(
+                    server.url,
+                    load_path(server, instance),
+                    run.raw_path(f"warmup_{Config(instance, tools[-1]).slug}"),
+                    pinning.load_cpus,
                     duration_s=warmup_s,
                 )
-        total = reps * len(configs)
-        for rep in range(1, reps + 1):
+        total = repetitions * len(configs)
+        for rep in range(1, repetitions + 1):
             for i, config in enumerate(configs):
                 server = servers_by_target[config.target]
                 step = (rep - 1) * len(configs) + i + 1
                 print(
-                    f"[{step}/{total}] {config.target.label} repetition {rep}/{reps}: "
-                    + " ".join(wrk_command(server.url, config.load)[1:5]),
+                    f"[{step}/{total}] {config.target.label} repetition {rep}/{repetitions}: "
+                    + config.tool.describe(),
                     flush=True,
                 )
-                row = measure_wrk_run(run, server, config, rep, pinning)
+                row = measure_run(run, server, config, rep, pinning)
                 run.append(row)
                 p99 = row["lat_p99_ms"]
                 print(
@@ -196,21 +272,23 @@ def run_wrk_experiment(
 
 
 def load_path(server: RunningServer, target: Target) -> str:
-    """The path wrk loads: the target's own, or the server's first registry endpoint."""
+    """The path loaded: the target's own, or the server's first registry endpoint."""
     return target.path or server.spec.endpoints[0].path
 
 
-def measure_wrk_run(
+def measure_run(
     run: Run, server: RunningServer, config: Config, rep: int, pinning: Pinning
 ) -> dict[str, object]:
-    """One wrk invocation → one tidy row, raw output saved before it is parsed."""
-    raw_path = run.raw_path(f"rep{rep:02d}_{config.slug}.txt")
-    path = load_path(server, config.target)
+    """One load-tool invocation → one tidy row, raw output saved before it is parsed."""
     host_before = host_cpu_jiffies()
     with TreeSampler(server.process.pid) as sampler:
-        wrk = run_wrk(server.url + path, config.load, raw_path, cpus=pinning.load_cpus)
+        result = config.tool.run(
+            server.url,
+            load_path(server, config.target),
+            run.raw_path(f"rep{rep:02d}_{config.slug}"),
+            pinning.load_cpus,
+        )
     host_after = host_cpu_jiffies()
-    measured = parse_wrk_output(raw_path.read_text(errors="replace"))
     usage = sampler.usage
     row: dict[str, object] = {
         "experiment": run.manifest()["experiment"],
@@ -219,17 +297,18 @@ def measure_wrk_run(
         "server": config.target.server,
         "language": server.spec.language,
         "variant": config.target.variant or "",
-        "endpoint": path,
-        "tool": "wrk",
-        "connections": config.load.connections,
-        "threads": config.load.threads,
-        **measured,
+        "endpoint": load_path(server, config.target),
+        "tool": config.tool.name,
+        **config.tool.row_fields(),
+        **result.measured,
         "server_cpu_pct": round(usage.cpu_pct, 1),
         "server_rss_mb": round(usage.peak_rss_mb, 1),
-        "client_cpu_pct": round(100 * wrk.client_cpu_s / wrk.wall_s, 1),
+        "client_cpu_pct": round(100 * result.client_cpu_s / result.wall_s, 1),
         "host_steal_pct": round(steal_pct(host_before, host_after), 1),
-        "raw_path": repo_relative(raw_path),
+        "raw_path": repo_relative(result.raw_path),
     }
-    client_cores = min(config.load.threads, len(pinning.load_cpus or os.sched_getaffinity(0)))
-    row["flags"] = ";".join(checks.flags_for(row, client_cores, closed_loop=True))
+    available = len(pinning.load_cpus or os.sched_getaffinity(0))
+    row["flags"] = ";".join(
+        checks.flags_for(row, config.tool.client_cores(available), config.tool.closed_loop)
+    )
     return row

@@ -12,9 +12,10 @@ import json
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from benchbook.loadgen import ToolRun
 from benchbook.params import parse_duration, require_choice, require_int
 from benchbook.processes import ManagedProcess
 
@@ -215,3 +216,45 @@ def classify_failures(failures_csv: Path, total: int) -> dict[str, int]:
     largest = max(kinds, key=kinds.__getitem__)
     scaled[largest] += total - sum(scaled.values())  # rounding remainder
     return scaled
+
+
+@dataclass(frozen=True)
+class Locust:
+    """Locust as a LoadTool. Users wait between requests, so it is not a closed loop in
+    Little's sense: fewer than ``users`` requests are in flight."""
+
+    load: LocustLoad
+    name = "locust"
+    closed_loop = False
+
+    @property
+    def slug(self) -> str:
+        return f"u{self.load.users}"
+
+    def describe(self) -> str:
+        return (
+            f"locust {self.load.user_class} -u{self.load.users} -r{self.load.spawn_rate:g} "
+            f"-t{self.load.duration_s:g}s --processes {self.load.processes}"
+        )
+
+    def row_fields(self) -> dict[str, object]:
+        return {"users": self.load.users}
+
+    def client_cores(self, available: int) -> int:
+        return min(self.load.processes, available)
+
+    def run(
+        self,
+        host: str,
+        path: str,
+        raw_prefix: Path,
+        cpus: Sequence[int] | None,
+        duration_s: float | None = None,
+    ) -> ToolRun:
+        load = replace(self.load, duration_s=duration_s) if duration_s else self.load
+        locust = run_locust(host, path, load, raw_prefix, cpus)
+        entries = final_stats(stats_path(raw_prefix).read_text(errors="replace"))
+        failures = sum(e["num_failures"] for e in entries)
+        kinds = classify_failures(raw_prefix.with_name(raw_prefix.name + "_failures.csv"), failures)
+        measured = parse_locust_stats(entries) | kinds | {"err_read": 0, "err_write": 0}
+        return ToolRun(measured, locust.wall_s, locust.client_cpu_s, stats_path(raw_prefix))

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchbook.loadgen import ToolRun
 from benchbook.params import ClosedLoopLoad
 from benchbook.processes import ManagedProcess
 
@@ -124,3 +125,38 @@ def parse_wrk_output(text: str) -> dict[str, float | int | None]:
         "err_timeout": data["errors"]["timeout"],
         "non_2xx": data["errors"]["status"],
     }
+
+
+@dataclass(frozen=True)
+class Wrk:
+    """wrk as a LoadTool: a closed loop of ``load.connections`` connections."""
+
+    load: ClosedLoopLoad
+    name = "wrk"
+    closed_loop = True
+
+    @property
+    def slug(self) -> str:
+        return f"c{self.load.connections}"
+
+    def describe(self) -> str:
+        return f"wrk -t{self.load.threads} -c{self.load.connections} -d{self.load.duration_s:g}s"
+
+    def row_fields(self) -> dict[str, object]:
+        return {"connections": self.load.connections, "threads": self.load.threads}
+
+    def client_cores(self, available: int) -> int:
+        return min(self.load.threads, available)
+
+    def run(
+        self,
+        host: str,
+        path: str,
+        raw_prefix: Path,
+        cpus: Sequence[int] | None,
+        duration_s: float | None = None,
+    ) -> ToolRun:
+        raw_path = raw_prefix.with_name(raw_prefix.name + ".txt")
+        wrk = run_wrk(host + path, self.load, raw_path, cpus, duration_s)
+        measured = parse_wrk_output(raw_path.read_text(errors="replace"))
+        return ToolRun(measured, wrk.wall_s, wrk.client_cpu_s, raw_path)
