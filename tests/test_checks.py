@@ -34,6 +34,13 @@ def test_client_bound_is_relative_to_the_cores_the_tool_may_use() -> None:
     assert "client_bound" in flags_for(CLEAN | {"client_cpu_pct": 185.0}, 2, closed_loop=True)
 
 
+def test_client_bound_allows_for_cpu_the_host_stole() -> None:
+    # With 20 % of the machine's time stolen a core gives at most 80 %: 75 % is 94 % of it.
+    stolen = CLEAN | {"client_cpu_pct": 75.0, "host_steal_pct": 20.0}
+    assert "client_bound" in flags_for(stolen, client_cores=1, closed_loop=True)
+    assert "client_bound" not in flags_for(stolen | {"host_steal_pct": 0.0}, 1, closed_loop=True)
+
+
 def test_littles_law_is_only_checked_for_closed_loops() -> None:
     assert flags_for(CLEAN | {"lat_mean_ms": 9.0}, client_cores=1, closed_loop=False) == []
 

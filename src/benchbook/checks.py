@@ -14,7 +14,8 @@ FLAG_MEANINGS = {
     "errors": "connect/read/write errors",
     "timeouts": "requests slower than the load tool's timeout (missing from latency)",
     "non_2xx": "responses with status >= 400",
-    "client_bound": "the load tool used >= 90% of its cores: it may be what was measured",
+    "client_bound": "the load tool used >= 90% of the CPU its cores could give (after host "
+    "steal): it may be what was measured",
     "littles_law": "connections differ from rps × mean latency by more than 15%",
     "short_run": f"shorter than {SHORT_RUN_S:g} s or fewer than {SHORT_RUN_REQUESTS:,} requests",
 }
@@ -40,7 +41,9 @@ def flags_for(row: Mapping[str, object], client_cores: int, closed_loop: bool) -
         flags.append("timeouts")
     if int(row["non_2xx"] or 0):
         flags.append("non_2xx")
-    if float(row["client_cpu_pct"] or 0) >= 100 * CLIENT_BOUND_SHARE * client_cores:
+    # A core the hypervisor steals from cannot give 100 %: compare with what it could.
+    available_pct = 100 - float(row.get("host_steal_pct") or 0)
+    if float(row["client_cpu_pct"] or 0) >= available_pct * CLIENT_BOUND_SHARE * client_cores:
         flags.append("client_bound")
     if closed_loop:
         gap = littles_law_gap(
