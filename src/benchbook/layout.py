@@ -6,7 +6,6 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[2]
 REGISTRY_PATH = REPO_ROOT / "servers" / "servers.toml"
 PUBLISHED_DIR = REPO_ROOT / "data" / "published"
-BUILD_DIR = REPO_ROOT / "build"
 
 
 def runs_dir() -> Path:
