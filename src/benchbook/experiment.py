@@ -156,14 +156,9 @@ def run_locust_experiment(
     pinning = plan_pinning(bool(pin_cpus))
     if processes is None:
         processes = len(pinning.load_cpus or os.sched_getaffinity(0))
-    user_counts = (
-        [users]
-        if isinstance(users, int | str) and "," not in str(users)
-        else as_list("users", users)
-    )
     loads = [
         LocustLoad.from_params(u, spawn_rate, wait, duration, user_class, processes)
-        for u in user_counts
+        for u in _counts("users", users)
     ]
     return run_experiment(
         experiment,
