@@ -5,6 +5,7 @@ import json
 import subprocess
 import sys
 
+import pandas as pd
 import pytest
 from conftest import SAMPLES, descendants
 
@@ -125,28 +126,27 @@ def test_real_three_second_run_against_the_go_server(tmp_path) -> None:
     assert descendants() == []
 
 
+def locust_row(registry: Registry, **load: object) -> pd.Series:
+    """The one row of a real single-repetition Locust run against go-iodelay (no delay)."""
+    run = run_locust_experiment(
+        "locust_test", ["go-iodelay"], spawn_rate=load["users"], processes=1, warmup="0s",
+        repetitions=1, server_params={"delay_ms": 0}, registry=registry, **load,
+    )  # fmt: skip
+    assert descendants() == []
+    return run.results().iloc[0]
+
+
 @pytest.mark.slow
 def test_locust_through_the_experiment_gives_tidy_rows(registry) -> None:
-    run = run_locust_experiment(
-        "locust_test", ["go-iodelay"], users=10, spawn_rate=10, wait="10-20ms",
-        duration="3s", user_class="FastHttpUser", processes=1, warmup="0s", repetitions=1,
-        server_params={"delay_ms": 0}, registry=registry,
-    )  # fmt: skip
-    row = run.results().iloc[0]
+    row = locust_row(registry, users=10, wait="10-20ms", duration="3s", user_class="FastHttpUser")
     assert (row["tool"], row["users"], row["requests"] > 100) == ("locust", 10, True)
     assert row["client_cpu_pct"] > 0 and row["non_2xx"] == 0
     assert "littles_law" not in row["flags"]  # users wait between requests: no closed loop
-    assert descendants() == []
 
 
 @pytest.mark.slow
 def test_single_process_httpuser_at_high_user_count_is_client_bound(registry) -> None:
-    # Measured here: one Locust process with HttpUser tops out near 1k req/s, far below
+    # Measured here: one Locust process with HttpUser serves 400-1,100 req/s, far below
     # what the Go server serves, so Locust's own core is the bottleneck.
-    run = run_locust_experiment(
-        "locust_bound_test", ["go-iodelay"], users=200, spawn_rate=200, wait="0-0ms",
-        duration="4s", user_class="HttpUser", processes=1, warmup="0s", repetitions=1,
-        server_params={"delay_ms": 0}, registry=registry,
-    )  # fmt: skip
-    row = run.results().iloc[0]
+    row = locust_row(registry, users=200, wait="0-0ms", duration="4s", user_class="HttpUser")
     assert "client_bound" in row["flags"], row[["client_cpu_pct", "rps", "flags"]].to_dict()
