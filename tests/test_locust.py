@@ -119,7 +119,7 @@ def test_real_three_second_run_against_the_go_server(tmp_path) -> None:
     params = spec.resolve_params({"delay_ms": 0})
     with start_server(spec, Target(spec.name), params, tmp_path / "server.log") as server:
         run = run_locust(server.url, "/", load, tmp_path / "locust" / "out")
-    row = parse_locust_stats(final_stats(stats_path(run.output_prefix).read_text()))
+    row = parse_locust_stats(final_stats(stats_path(tmp_path / "locust" / "out").read_text()))
     assert row["requests"] > 100 and 1 < row["duration_s"] < 4
     assert run.client_cpu_s > 0
     assert classify_failures(tmp_path / "locust" / "out_failures.csv", 0)["non_2xx"] == 0

@@ -4,9 +4,50 @@ A tool object (``Wrk``, ``Locust``) holds one validated load and knows how to ru
 against ``host + path``, leaving its raw output on disk before parsing it.
 """
 
+import subprocess
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
+
+from benchbook.processes import ManagedProcess
+
+
+def require_loopback(name: str, url: str) -> str:
+    """Load goes to servers on this machine only, never anywhere else."""
+    if not url.startswith("http://127.0.0.1:"):
+        raise ValueError(f"{name}: {url!r}; benchbook only sends load to http://127.0.0.1")
+    return url
+
+
+@dataclass(frozen=True)
+class Finished:
+    exit_code: int
+    wall_s: float
+    client_cpu_s: float  # the tool and any worker processes it forked and reaped
+
+
+def run_to_files(
+    argv: list[str], log_path: Path, stdout_path: Path | None, cpus: Sequence[int] | None
+) -> Finished:
+    """Run a load tool to its end: the command line and stderr to ``log_path``, stdout
+    to ``stdout_path`` (or the log too), so its output is on disk before any parsing."""
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(log_path, "wb") as log:
+        log.write(("$ " + " ".join(argv) + "\n").encode())
+        log.flush()
+        stdout = open(stdout_path, "wb") if stdout_path else None
+        try:
+            start = time.monotonic()
+            with ManagedProcess(
+                argv, stdout=stdout or log, stderr=log if stdout else subprocess.STDOUT, cpus=cpus
+            ) as proc:
+                code, cpu_s = proc.wait_with_usage()
+            return Finished(code, time.monotonic() - start, cpu_s)
+        finally:
+            if stdout:
+                stdout.close()
 
 
 @dataclass(frozen=True)

@@ -10,14 +10,12 @@ whose buckets are rounded (1 ms below 100 ms, 10 ms below 1 s, 100 ms above).
 import csv
 import json
 import sys
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from benchbook.loadgen import ToolRun
+from benchbook.loadgen import Finished, ToolRun, require_loopback, run_to_files
 from benchbook.params import parse_duration, require_choice, require_int
-from benchbook.processes import ManagedProcess
 
 LOCUSTFILE = Path(__file__).with_name("locustfile.py")
 USER_CLASSES = {"HttpUser": "HttpUserGet", "FastHttpUser": "FastHttpUserGet"}
@@ -79,8 +77,7 @@ class LocustLoad:
 def locust_command(host: str, path: str, load: LocustLoad, output_prefix: Path) -> list[str]:
     """The Locust command line; final statistics go to stdout (--json), per-second
     history and failures to ``<prefix>_*.csv``."""
-    if not host.startswith("http://127.0.0.1:"):
-        raise ValueError(f"host: {host!r}; benchbook only sends load to http://127.0.0.1")
+    require_loopback("host", host)
     argv = [
         sys.executable, "-m", "locust", "-f", str(LOCUSTFILE), USER_CLASSES[load.user_class],
         "--headless", "--only-summary",
@@ -95,39 +92,25 @@ def locust_command(host: str, path: str, load: LocustLoad, output_prefix: Path) 
     return argv
 
 
-@dataclass(frozen=True)
-class LocustRun:
-    output_prefix: Path  # <prefix>.json.txt (stdout), <prefix>.log, <prefix>_*.csv
-    wall_s: float
-    client_cpu_s: float  # Locust and the worker processes it forked and reaped
-
-
 def run_locust(
     host: str,
     path: str,
     load: LocustLoad,
     output_prefix: Path,
     cpus: Sequence[int] | None = None,
-) -> LocustRun:
+) -> Finished:
     """Run Locust once: statistics (stdout) to ``<prefix>.json.txt``, its log to
     ``<prefix>.log``, both on disk before anything parses them."""
     argv = locust_command(host, path, load, output_prefix)
-    output_prefix.parent.mkdir(parents=True, exist_ok=True)
     log_path = output_prefix.with_suffix(".log")
-    with open(log_path, "wb") as log, open(stats_path(output_prefix), "wb") as stats:
-        log.write(("$ " + " ".join(argv) + "\n").encode())
-        log.flush()
-        start = time.monotonic()
-        with ManagedProcess(argv, stdout=stats, stderr=log, cpus=cpus) as proc:
-            code, cpu_s = proc.wait_with_usage()
-        wall_s = time.monotonic() - start
+    finished = run_to_files(argv, log_path, stats_path(output_prefix), cpus)
     # Locust exits 1 when any request failed; that is a result, not a crash.
-    if code not in (0, 1):
+    if finished.exit_code not in (0, 1):
         raise LocustError(
-            f"locust exited with code {code}; its log is {log_path}:\n"
+            f"locust exited with code {finished.exit_code}; its log is {log_path}:\n"
             + log_path.read_text(errors="replace")[-2000:]
         )
-    return LocustRun(output_prefix, wall_s, cpu_s)
+    return finished
 
 
 def stats_path(output_prefix: Path) -> Path:
@@ -252,9 +235,9 @@ class Locust:
         duration_s: float | None = None,
     ) -> ToolRun:
         load = replace(self.load, duration_s=duration_s) if duration_s else self.load
-        locust = run_locust(host, path, load, raw_prefix, cpus)
+        finished = run_locust(host, path, load, raw_prefix, cpus)
         entries = final_stats(stats_path(raw_prefix).read_text(errors="replace"))
         failures = sum(e["num_failures"] for e in entries)
         kinds = classify_failures(raw_prefix.with_name(raw_prefix.name + "_failures.csv"), failures)
         measured = parse_locust_stats(entries) | kinds | {"err_read": 0, "err_write": 0}
-        return ToolRun(measured, locust.wall_s, locust.client_cpu_s, stats_path(raw_prefix))
+        return ToolRun(measured, finished.wall_s, finished.client_cpu_s, stats_path(raw_prefix))

@@ -8,14 +8,12 @@ failure never loses a measurement. Latency comes from our Lua ``done()`` reporte
 import json
 import shutil
 import subprocess
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchbook.loadgen import ToolRun
+from benchbook.loadgen import Finished, ToolRun, require_loopback, run_to_files
 from benchbook.params import ClosedLoopLoad
-from benchbook.processes import ManagedProcess
 
 REPORTER = Path(__file__).with_name("wrk_report.lua")
 MARKER = "BENCHBOOK_WRK "
@@ -45,8 +43,7 @@ def wrk_version() -> str:
 
 def wrk_command(url: str, load: ClosedLoopLoad, duration_s: float | None = None) -> list[str]:
     """The wrk command line for ``load`` (``duration_s`` overrides, e.g. for warm-up)."""
-    if not url.startswith("http://127.0.0.1:"):
-        raise ValueError(f"url: {url!r}; benchbook only sends load to http://127.0.0.1")
+    require_loopback("url", url)
     seconds = load.duration_s if duration_s is None else duration_s
     return [
         wrk_path(),
@@ -60,34 +57,21 @@ def wrk_command(url: str, load: ClosedLoopLoad, duration_s: float | None = None)
     ]  # fmt: skip
 
 
-@dataclass(frozen=True)
-class WrkRun:
-    raw_path: Path
-    wall_s: float
-    client_cpu_s: float
-
-
 def run_wrk(
     url: str,
     load: ClosedLoopLoad,
     raw_path: Path,
     cpus: Sequence[int] | None = None,
     duration_s: float | None = None,
-) -> WrkRun:
+) -> Finished:
     """Run wrk once, its stdout and stderr going to ``raw_path``; raise if it failed."""
-    argv = wrk_command(url, load, duration_s)
-    raw_path.parent.mkdir(parents=True, exist_ok=True)
-    with open(raw_path, "wb") as raw:
-        raw.write(("$ " + " ".join(argv) + "\n").encode())
-        raw.flush()
-        start = time.monotonic()
-        with ManagedProcess(argv, stdout=raw, stderr=subprocess.STDOUT, cpus=cpus) as proc:
-            code, cpu_s = proc.wait_with_usage()
-        wall_s = time.monotonic() - start
-    if code != 0:
-        raise WrkError(f"wrk exited with code {code}; its output is in {raw_path}:\n"
-                       + raw_path.read_text(errors="replace")[-2000:])  # fmt: skip
-    return WrkRun(raw_path, wall_s, cpu_s)
+    finished = run_to_files(wrk_command(url, load, duration_s), raw_path, None, cpus)
+    if finished.exit_code != 0:
+        raise WrkError(
+            f"wrk exited with code {finished.exit_code}; its output is in {raw_path}:\n"
+            + raw_path.read_text(errors="replace")[-2000:]
+        )
+    return finished
 
 
 def parse_wrk_output(text: str) -> dict[str, float | int | None]:
@@ -157,6 +141,6 @@ class Wrk:
         duration_s: float | None = None,
     ) -> ToolRun:
         raw_path = raw_prefix.with_name(raw_prefix.name + ".txt")
-        wrk = run_wrk(host + path, self.load, raw_path, cpus, duration_s)
+        finished = run_wrk(host + path, self.load, raw_path, cpus, duration_s)
         measured = parse_wrk_output(raw_path.read_text(errors="replace"))
-        return ToolRun(measured, wrk.wall_s, wrk.client_cpu_s, raw_path)
+        return ToolRun(measured, finished.wall_s, finished.client_cpu_s, raw_path)
