@@ -4,6 +4,7 @@ import csv
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -16,6 +17,9 @@ from benchbook.loadgen.locust import (
     final_stats,
     json_arrays,
     parse_locust_stats,
+    per_second,
+    percentile_column,
+    percentile_table,
     run_locust,
     stats_path,
 )
@@ -98,6 +102,8 @@ def test_processes_print_one_array_each_and_the_master_holds_the_total() -> None
         ({"user_class": "GeventUser"}, "user_class: unknown 'GeventUser'; valid choices"),
         ({"spawn_rate": "fast"}, "spawn_rate: 'fast' is not a number"),
         ({"processes": 0}, "processes: 0 is below the minimum of 1"),
+        ({"processes": 2, "workers": 2}, "choose one"),
+        ({"workers": -1}, "workers: -1 is below the minimum of 0"),
     ],
 )
 def test_bad_locust_parameters(change, message) -> None:
@@ -106,9 +112,49 @@ def test_bad_locust_parameters(change, message) -> None:
         LocustLoad.from_params(**(params | change))
 
 
-def test_wait_text_in_milliseconds() -> None:
-    load = LocustLoad.from_params(10, 10, "10-20ms", "3s", "HttpUser")
+@pytest.mark.parametrize("wait", ["10-20ms", "10ms-20ms", "0.01-0.02s"])
+def test_wait_text(wait: str) -> None:
+    load = LocustLoad.from_params(10, 10, wait, "3s", "HttpUser")
     assert (load.wait_min_s, load.wait_max_s) == (0.01, 0.02)
+
+
+def sample_as_run_output(name: str, tmp_path: Path) -> Path:
+    """A sample laid out as a run leaves it: <prefix>.json.txt beside its CSV files."""
+    stats = stats_path(tmp_path / name)
+    stats.write_text(json.dumps(entries(name)))
+    history = (LOCUST / f"{name}_stats_history.csv").read_text()
+    (tmp_path / f"{name}_stats_history.csv").write_text(history)
+    return stats
+
+
+@pytest.mark.parametrize("name", ["all_ok", "processes"])
+def test_per_second_counts_every_request_once(name: str, tmp_path) -> None:
+    series = per_second(sample_as_run_output(name, tmp_path))
+    assert series["rps"].sum() == sum(e["num_requests"] for e in entries(name))
+    assert list(series["t_s"]) == list(range(len(series)))  # one row per second, from 0
+    assert series["users"].max() == 10  # the samples ran 10 users
+    assert series["p95_ms"].notna().any()
+
+
+def test_percentile_columns_are_named_like_the_tidy_rows() -> None:
+    assert [percentile_column(s) for s in (0.5, 0.66, 0.999, 0.9999, 1.0)] == [
+        "lat_p50_ms", "lat_p66_ms", "lat_p999_ms", "lat_p9999_ms", "lat_p100_ms",
+    ]  # fmt: skip
+
+
+def test_percentile_table_as_locust_prints_it(tmp_path) -> None:
+    stats = sample_as_run_output("all_ok", tmp_path)
+    row = parse_locust_stats(entries("all_ok"))
+    results = pd.DataFrame([{"target": "go", "raw_path": str(stats), "requests": row["requests"]}])
+    table = percentile_table(results)
+    assert list(table.columns) == [
+        "50%", "66%", "75%", "80%", "90%", "95%", "98%", "99%", "99.9%", "99.99%", "100%",
+        "# reqs",
+    ]  # fmt: skip
+    go = table.loc["go"]
+    assert (go["50%"], go["99%"]) == (row["lat_p50_ms"], row["lat_p99_ms"])
+    assert go["# reqs"] == row["requests"]
+    assert go.iloc[:11].is_monotonic_increasing
 
 
 @pytest.mark.slow
@@ -150,3 +196,26 @@ def test_single_process_httpuser_at_high_user_count_is_client_bound(registry) ->
     # what the Go server serves, so Locust's own core is the bottleneck.
     row = locust_row(registry, users=200, wait="0-0ms", duration="4s", user_class="HttpUser")
     assert "client_bound" in row["flags"], row[["client_cpu_pct", "rps", "flags"]].to_dict()
+
+
+@pytest.mark.slow
+def test_master_and_two_local_workers_end_to_end(registry) -> None:
+    # Locust's own distributed mode: a master expecting 2 workers, both started here.
+    run = run_locust_experiment(
+        "locust_workers_test", ["go-iodelay"], users=20, spawn_rate=20, wait="10-20ms",
+        duration="3s", user_class="FastHttpUser", workers=2, warmup="0s", repetitions=1,
+        server_params={"delay_ms": 0}, registry=registry,
+    )  # fmt: skip
+    row = run.results().iloc[0]
+    assert (row["tool_setting"], row["requests"] > 100, row["non_2xx"]) == (
+        "locust FastHttpUser x2",
+        True,
+        0,
+    )
+    raw = run.path / "raw"
+    master_log = next(raw.glob("rep01_*.log")).read_text()
+    assert "--master" in master_log and "--expect-workers 2" in master_log
+    for worker_log in sorted(raw.glob("rep01_*_worker*.log")):
+        assert "Starting Locust" in worker_log.read_text(), worker_log
+    assert len(list(raw.glob("rep01_*_worker*.log"))) == 2
+    assert descendants() == []

@@ -113,13 +113,21 @@ class ManagedProcess:
     def running(self) -> bool:
         return self.popen.poll() is None
 
-    def wait_with_usage(self) -> tuple[int, float]:
+    def wait_with_usage(self, timeout_s: float | None = None) -> tuple[int, float]:
         """Wait for exit; return (exit code, CPU seconds the process itself used).
 
         ``os.wait4`` gives the exact user+system time of the finished child, which
-        sampling cannot (the last sample is always missed).
+        sampling cannot (the last sample is always missed). Raises TimeoutError if
+        the process still runs after ``timeout_s``.
         """
-        _, status, usage = os.wait4(self.pid, 0)
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        while True:
+            pid, status, usage = os.wait4(self.pid, 0 if deadline is None else os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"pid {self.pid} still runs after {timeout_s:g} s: {self.argv}")
+            time.sleep(0.05)
         self.popen.returncode = os.waitstatus_to_exitcode(status)
         self._forget()
         return self.popen.returncode, usage.ru_utime + usage.ru_stime

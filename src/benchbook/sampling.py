@@ -4,9 +4,12 @@ import threading
 import time
 from dataclasses import dataclass
 
+import numpy as np
 import psutil
 
 SAMPLE_INTERVAL_S = 0.1
+
+CpuTimeline = list[tuple[float, float]]  # (Unix time, CPU seconds used so far)
 
 
 @dataclass(frozen=True)
@@ -16,17 +19,19 @@ class ResourceUse:
 
 
 class TreeSampler:
-    """Samples a process and its descendants (uvicorn workers, for example).
+    """Samples a process and its descendants (uvicorn workers, forked Locust workers).
 
     CPU time is read at start and stop, so it is exact for processes alive at both
-    ends; RSS is sampled every ``SAMPLE_INTERVAL_S`` and the peak kept.
+    ends. Every ``SAMPLE_INTERVAL_S`` the tree's RSS (the peak is kept) and its CPU
+    time so far (a timeline, to measure a stretch of the run) are sampled.
     """
 
     def __init__(self, pid: int):
         self._root = psutil.Process(pid)
         self._peak_rss = 0
+        self.cpu_timeline: CpuTimeline = []
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._sample_rss, daemon=True)
+        self._thread = threading.Thread(target=self._sample, daemon=True)
 
     def _tree(self) -> list[psutil.Process]:
         try:
@@ -44,15 +49,19 @@ class TreeSampler:
                 pass
         return seconds
 
-    def _sample_rss(self) -> None:
+    def _sample(self) -> None:
         while not self._stop.is_set():
-            rss = 0
+            rss, cpu = 0, 0.0
             for proc in self._tree():
                 try:
-                    rss += proc.memory_info().rss
+                    with proc.oneshot():
+                        rss += proc.memory_info().rss
+                        times = proc.cpu_times()
+                        cpu += times.user + times.system
                 except psutil.NoSuchProcess:
                     pass
             self._peak_rss = max(self._peak_rss, rss)
+            self.cpu_timeline.append((time.time(), cpu))
             self._stop.wait(SAMPLE_INTERVAL_S)
 
     def __enter__(self) -> "TreeSampler":
@@ -74,6 +83,14 @@ class TreeSampler:
             cpu_pct=100 * used / self._wall if self._wall > 0 else 0.0,
             peak_rss_mb=self._peak_rss / 2**20,
         )
+
+
+def cpu_seconds_between(timeline: CpuTimeline, start: float, end: float) -> float:
+    """CPU seconds a sampled tree used between two Unix times, interpolating linearly
+    between the samples around each end."""
+    times = [t for t, _ in timeline]
+    cpus = [c for _, c in timeline]
+    return float(np.interp(end, times, cpus) - np.interp(start, times, cpus))
 
 
 def host_cpu_jiffies() -> tuple[int, int]:

@@ -7,11 +7,12 @@ against ``host + path``, leaving its raw output on disk before parsing it.
 import subprocess
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 from benchbook.processes import ManagedProcess
+from benchbook.sampling import CpuTimeline, TreeSampler
 
 
 def require_loopback(name: str, url: str) -> str:
@@ -26,6 +27,8 @@ class Finished:
     exit_code: int
     wall_s: float
     client_cpu_s: float  # the tool and any worker processes it forked and reaped
+    # Sampled CPU time of each process tree of the tool, to measure a stretch of the run.
+    cpu_timelines: tuple[CpuTimeline, ...] = field(default=())
 
 
 def run_to_files(
@@ -43,8 +46,9 @@ def run_to_files(
             with ManagedProcess(
                 argv, stdout=stdout or log, stderr=log if stdout else subprocess.STDOUT, cpus=cpus
             ) as proc:
-                code, cpu_s = proc.wait_with_usage()
-            return Finished(code, time.monotonic() - start, cpu_s)
+                with TreeSampler(proc.pid) as sampler:
+                    code, cpu_s = proc.wait_with_usage()
+            return Finished(code, time.monotonic() - start, cpu_s, (sampler.cpu_timeline,))
         finally:
             if stdout:
                 stdout.close()
@@ -56,6 +60,9 @@ class ToolRun:
     wall_s: float
     client_cpu_s: float
     raw_path: Path
+    # (start, end) Unix times of the load phase, when the tool's lifetime is longer
+    # (Locust's start-up): server CPU is then measured over this stretch only.
+    load_phase: tuple[float, float] | None = None
 
 
 class LoadTool(Protocol):
@@ -64,7 +71,10 @@ class LoadTool(Protocol):
     closed_loop: bool  # a fixed number of requests in flight (Little's law applies)
 
     @property
-    def slug(self) -> str: ...  # e.g. "c100", "u1000": names raw files
+    def slug(self) -> str: ...  # e.g. "c100", "u1000-HttpUser-p1": names raw files
+
+    @property
+    def setting(self) -> str: ...  # what bounds the tool's throughput; ceilings are per setting
 
     def describe(self) -> str: ...  # the load, for progress lines
 

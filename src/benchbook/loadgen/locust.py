@@ -9,16 +9,28 @@ whose buckets are rounded (1 ms below 100 ms, 10 ms below 1 s, 100 ms above).
 
 import csv
 import json
+import subprocess
 import sys
 from collections.abc import Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import pandas as pd
+
+from benchbook.layout import REPO_ROOT
 from benchbook.loadgen import Finished, ToolRun, require_loopback, run_to_files
 from benchbook.params import parse_duration, require_choice, require_int
+from benchbook.processes import ManagedProcess
+from benchbook.sampling import TreeSampler, cpu_seconds_between
+from benchbook.servers import free_port
 
 LOCUSTFILE = Path(__file__).with_name("locustfile.py")
 USER_CLASSES = {"HttpUser": "HttpUserGet", "FastHttpUser": "FastHttpUserGet"}
+WORKERS_CONNECT_S = 30  # the master gives up (exit 1) if its workers are not all there
+WORKERS_EXIT_S = 15  # workers quit when the master tells them; this long at most
+# The percentiles Locust prints (and articles quote): 50 % … 100 %.
+LOCUST_PERCENTILES = (0.5, 0.66, 0.75, 0.8, 0.9, 0.95, 0.98, 0.99, 0.999, 0.9999, 1.0)
 PERCENTILES = {0.5: "lat_p50_ms", 0.75: "lat_p75_ms", 0.9: "lat_p90_ms", 0.99: "lat_p99_ms",
                0.999: "lat_p999_ms"}  # fmt: skip
 
@@ -36,6 +48,7 @@ class LocustLoad:
     duration_s: float
     user_class: str
     processes: int
+    workers: int = 0  # > 0: a master and this many workers (Locust's distributed mode)
 
     @classmethod
     def from_params(
@@ -46,12 +59,17 @@ class LocustLoad:
         duration: object,
         user_class: object,
         processes: object = 1,
+        workers: object = 0,
     ) -> "LocustLoad":
-        """``wait`` is '10-20ms'-style text or a (min, max) pair of seconds."""
+        """``wait`` is '10-20ms'-style text or a (min, max) pair of seconds. ``processes``
+        forks workers inside one Locust; ``workers`` runs a master that expects that many
+        worker processes, as a distributed run across machines does."""
         if isinstance(wait, str):
             low, _, high = wait.partition("-")
             unit = "".join(ch for ch in high if ch.isalpha())
-            wait_min = parse_duration("wait", low + unit, allow_zero=True)
+            if not any(ch.isalpha() for ch in low):  # '10-20ms': the unit is written once
+                low += unit
+            wait_min = parse_duration("wait", low, allow_zero=True)
             wait_max = parse_duration("wait", high, allow_zero=True)
         else:
             wait_min, wait_max = (parse_duration("wait", w, allow_zero=True) for w in wait)
@@ -63,6 +81,13 @@ class LocustLoad:
             raise ValueError(f"spawn_rate: {spawn_rate!r} is not a number (users/s)") from None
         if rate <= 0:
             raise ValueError(f"spawn_rate: {rate:g} must be above zero")
+        n_processes = require_int("processes", processes, 1)
+        n_workers = require_int("workers", workers, 0)
+        if n_workers and n_processes > 1:
+            raise ValueError(
+                f"processes: {n_processes} with workers: {n_workers}; choose one: "
+                "processes forks workers inside one Locust, workers runs a master and workers"
+            )
         return cls(
             users=require_int("users", users, 1),
             spawn_rate=rate,
@@ -70,13 +95,17 @@ class LocustLoad:
             wait_max_s=wait_max,
             duration_s=parse_duration("duration", duration),
             user_class=require_choice("user_class", str(user_class), USER_CLASSES),
-            processes=require_int("processes", processes, 1),
+            processes=n_processes,
+            workers=n_workers,
         )
 
 
-def locust_command(host: str, path: str, load: LocustLoad, output_prefix: Path) -> list[str]:
+def locust_command(
+    host: str, path: str, load: LocustLoad, output_prefix: Path, master_port: int | None = None
+) -> list[str]:
     """The Locust command line; final statistics go to stdout (--json), per-second
-    history and failures to ``<prefix>_*.csv``."""
+    history and failures to ``<prefix>_*.csv``. With ``load.workers``, the command of a
+    master listening on 127.0.0.1:``master_port``."""
     require_loopback("host", host)
     argv = [
         sys.executable, "-m", "locust", "-f", str(LOCUSTFILE), USER_CLASSES[load.user_class],
@@ -89,7 +118,25 @@ def locust_command(host: str, path: str, load: LocustLoad, output_prefix: Path) 
     ]  # fmt: skip
     if load.processes > 1:
         argv += ["--processes", str(load.processes)]
+    if load.workers:
+        if master_port is None:
+            raise ValueError("a master needs a port for its workers")
+        argv += [
+            "--master", "--master-bind-host", "127.0.0.1", "--master-bind-port", str(master_port),
+            "--expect-workers", str(load.workers),
+            "--expect-workers-max-wait", str(WORKERS_CONNECT_S),
+        ]  # fmt: skip
     return argv
+
+
+def worker_command(master_host: str, master_port: int) -> list[str]:
+    """A worker of a distributed run. The master sends it the user class, the users to
+    spawn and the custom options (path, wait); on another machine, run the same command
+    from a clone of this repository with the master's address."""
+    return [
+        sys.executable, "-m", "locust", "-f", str(LOCUSTFILE), "--worker",
+        "--master-host", master_host, "--master-port", str(master_port),
+    ]  # fmt: skip
 
 
 def run_locust(
@@ -100,10 +147,15 @@ def run_locust(
     cpus: Sequence[int] | None = None,
 ) -> Finished:
     """Run Locust once: statistics (stdout) to ``<prefix>.json.txt``, its log to
-    ``<prefix>.log``, both on disk before anything parses them."""
-    argv = locust_command(host, path, load, output_prefix)
+    ``<prefix>.log``, both on disk before anything parses them. With ``load.workers``,
+    the workers run here too, on the same CPUs, logging to ``<prefix>_worker<i>.log``;
+    their CPU time counts as the tool's."""
     log_path = output_prefix.with_suffix(".log")
-    finished = run_to_files(argv, log_path, stats_path(output_prefix), cpus)
+    if not load.workers:
+        argv = locust_command(host, path, load, output_prefix)
+        finished = run_to_files(argv, log_path, stats_path(output_prefix), cpus)
+    else:
+        finished = _run_distributed(host, path, load, output_prefix, log_path, cpus)
     # Locust exits 1 when any request failed; that is a result, not a crash.
     if finished.exit_code not in (0, 1):
         raise LocustError(
@@ -111,6 +163,45 @@ def run_locust(
             + log_path.read_text(errors="replace")[-2000:]
         )
     return finished
+
+
+def _run_distributed(
+    host: str,
+    path: str,
+    load: LocustLoad,
+    output_prefix: Path,
+    log_path: Path,
+    cpus: Sequence[int] | None,
+) -> Finished:
+    port = free_port()
+    output_prefix.parent.mkdir(parents=True, exist_ok=True)
+    with ExitStack() as stack:
+        workers = []
+        for i in range(1, load.workers + 1):
+            worker_log = stack.enter_context(
+                open(output_prefix.with_name(f"{output_prefix.name}_worker{i}.log"), "wb")
+            )
+            worker = stack.enter_context(
+                ManagedProcess(
+                    worker_command("127.0.0.1", port),
+                    stdout=worker_log,
+                    stderr=subprocess.STDOUT,
+                    cpus=cpus,
+                )
+            )
+            workers.append((worker, stack.enter_context(TreeSampler(worker.pid))))
+        master = run_to_files(
+            locust_command(host, path, load, output_prefix, port),
+            log_path,
+            stats_path(output_prefix),
+            cpus,
+        )
+        workers_cpu_s = sum(w.wait_with_usage(WORKERS_EXIT_S)[1] for w, _ in workers)
+    return replace(
+        master,
+        client_cpu_s=master.client_cpu_s + workers_cpu_s,
+        cpu_timelines=master.cpu_timelines + tuple(s.cpu_timeline for _, s in workers),
+    )
 
 
 def stats_path(output_prefix: Path) -> Path:
@@ -141,6 +232,70 @@ def json_arrays(text: str) -> list[list[dict]]:
     return arrays
 
 
+def history_path(stats_file: Path) -> Path:
+    """``<prefix>_stats_history.csv`` beside ``<prefix>.json.txt``."""
+    return stats_file.with_name(stats_file.name.removesuffix(".json.txt") + "_stats_history.csv")
+
+
+def per_second(stats_file: Path) -> pd.DataFrame:
+    """The run second by second, from its start: ``rps``, the requests completed in that
+    second (exact counts from the final statistics; the last second is partial),
+    ``users`` running, and ``p95_ms``, Locust's own p95 over the preceding 10 s (its
+    history CSV, written every second)."""
+    entries = final_stats(stats_file.read_text(errors="replace"))
+    counts: dict[int, int] = {}
+    for entry in entries:
+        for second, count in entry["num_reqs_per_sec"].items():
+            counts[int(second)] = counts.get(int(second), 0) + count
+    history = pd.read_csv(history_path(stats_file), na_values=["N/A"])
+    history = history[history["Name"] == "Aggregated"].set_index("Timestamp")
+    seconds = sorted(set(counts) | set(history.index))
+    return pd.DataFrame(
+        {
+            "t_s": [t - seconds[0] for t in seconds],
+            "rps": [counts.get(t, 0) for t in seconds],
+            "users": history["User Count"].reindex(seconds).ffill().fillna(0).astype(int).values,
+            "p95_ms": history["95%"].reindex(seconds).values,
+        }
+    )
+
+
+def _histogram(entries: list[dict]) -> dict[float, int]:
+    """Response time (ms, rounded as Locust rounds it) → count, all names pooled."""
+    histogram: dict[float, int] = {}
+    for e in entries:
+        for value, count in e["response_times"].items():
+            histogram[float(value)] = histogram.get(float(value), 0) + count
+    return histogram
+
+
+def percentile_column(share: float) -> str:
+    """0.5 → 'lat_p50_ms', 0.999 → 'lat_p999_ms', 1.0 → 'lat_p100_ms'."""
+    return "lat_p" + f"{100 * share:g}".replace(".", "") + "_ms"
+
+
+def with_locust_percentiles(results: pd.DataFrame) -> pd.DataFrame:
+    """Locust runs' results plus a column per percentile Locust prints (50 % … 100 %),
+    each computed from the run's raw statistics."""
+    rows = []
+    for raw_path in results["raw_path"]:
+        histogram = _histogram(final_stats((REPO_ROOT / raw_path).read_text(errors="replace")))
+        total = sum(histogram.values())
+        rows.append(
+            {percentile_column(s): _percentile(histogram, total, s) for s in LOCUST_PERCENTILES}
+        )
+    return results.assign(**pd.DataFrame(rows, index=results.index))
+
+
+def percentile_table(results: pd.DataFrame) -> pd.DataFrame:
+    """Locust's "Response time percentiles" table (ms) per target, each percentile the
+    median over the runs, and the median request count."""
+    data = with_locust_percentiles(results)
+    columns = {percentile_column(s): f"{100 * s:g}%" for s in LOCUST_PERCENTILES}
+    table = data.groupby("target", sort=False)[[*columns, "requests"]].median()
+    return table.rename(columns=columns | {"requests": "# reqs"})
+
+
 def _percentile(histogram: dict[float, int], total: int, share: float) -> float | None:
     seen = 0
     for value in sorted(histogram):
@@ -159,10 +314,7 @@ def parse_locust_stats(entries: list[dict]) -> dict[str, float | int | None]:
     duration_s = max(e["last_request_timestamp"] for e in entries) - min(
         e["start_time"] for e in entries
     )
-    histogram: dict[float, int] = {}
-    for e in entries:
-        for value, count in e["response_times"].items():
-            histogram[float(value)] = histogram.get(float(value), 0) + count
+    histogram = _histogram(entries)
     mean = sum(e["total_response_time"] for e in entries) / requests
     variance = sum(c * (v - mean) ** 2 for v, c in histogram.items()) / requests
     return {
@@ -212,19 +364,32 @@ class Locust:
 
     @property
     def slug(self) -> str:
-        return f"u{self.load.users}"
+        mode = f"w{self.load.workers}" if self.load.workers else f"p{self.load.processes}"
+        return f"u{self.load.users}-{self.load.user_class}-{mode}"
+
+    @property
+    def setting(self) -> str:
+        """What bounds Locust's throughput: its user class and how many processes
+        generate load (forked with --processes or distributed workers alike)."""
+        n = self.load.workers or self.load.processes
+        return f"locust {self.load.user_class} x{n}"
 
     def describe(self) -> str:
+        mode = (
+            f"--master --expect-workers {self.load.workers}"
+            if self.load.workers
+            else f"--processes {self.load.processes}"
+        )
         return (
             f"locust {self.load.user_class} -u{self.load.users} -r{self.load.spawn_rate:g} "
-            f"-t{self.load.duration_s:g}s --processes {self.load.processes}"
+            f"-t{self.load.duration_s:g}s {mode}"
         )
 
     def row_fields(self) -> dict[str, object]:
         return {"users": self.load.users}
 
     def client_cores(self, available: int) -> int:
-        return min(self.load.processes, available)
+        return min(self.load.workers or self.load.processes, available)
 
     def run(
         self,
@@ -236,8 +401,20 @@ class Locust:
     ) -> ToolRun:
         load = replace(self.load, duration_s=duration_s) if duration_s else self.load
         finished = run_locust(host, path, load, raw_prefix, cpus)
-        entries = final_stats(stats_path(raw_prefix).read_text(errors="replace"))
+        try:
+            entries = final_stats(stats_path(raw_prefix).read_text(errors="replace"))
+        except LocustError as err:
+            log = raw_prefix.with_suffix(".log")
+            tail = log.read_text(errors="replace")[-2000:]
+            raise LocustError(f"{err}\nits log, {log}:\n{tail}") from None
         failures = sum(e["num_failures"] for e in entries)
         kinds = classify_failures(raw_prefix.with_name(raw_prefix.name + "_failures.csv"), failures)
         measured = parse_locust_stats(entries) | kinds | {"err_read": 0, "err_write": 0}
-        return ToolRun(measured, finished.wall_s, finished.client_cpu_s, stats_path(raw_prefix))
+        start = min(e["start_time"] for e in entries)
+        end = max(e["last_request_timestamp"] for e in entries)
+        if end - start < 1 or not all(finished.cpu_timelines):  # too short to sample
+            return ToolRun(measured, finished.wall_s, finished.client_cpu_s, stats_path(raw_prefix))
+        # Locust's CPU while it generated load, from its first user to its last request:
+        # start-up (imports, forks, workers connecting) and shutdown would dilute it.
+        cpu_s = sum(cpu_seconds_between(t, start, end) for t in finished.cpu_timelines)
+        return ToolRun(measured, end - start, cpu_s, stats_path(raw_prefix), (start, end))

@@ -123,6 +123,12 @@ class Wrk:
     def slug(self) -> str:
         return f"c{self.load.connections}"
 
+    @property
+    def setting(self) -> str:
+        """One setting for all of wrk's: its ceiling is measured with -t1 on the load
+        tool's cores; more threads on the same cores add little."""
+        return "wrk"
+
     def describe(self) -> str:
         return f"wrk -t{self.load.threads} -c{self.load.connections} -d{self.load.duration_s:g}s"
 
