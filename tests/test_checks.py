@@ -49,3 +49,20 @@ def test_steal_share_of_host_cpu_time() -> None:
     # 50 of 200 jiffies stolen between the two readings: a quarter of the machine's time.
     assert steal_pct((100, 1000), (150, 1200)) == 25.0
     assert steal_pct((5, 10), (5, 10)) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("headroom", "ceiling_is_tools", "flagged"),
+    [
+        (0.95, True, True),  # at the tool's own ceiling
+        (0.85, True, False),  # below 90 % of it
+        (0.95, False, False),  # the calibration hit the server's limit, not the tool's
+        (None, True, False),  # no calibration on this machine
+    ],
+)
+def test_near_tool_ceiling_needs_a_ceiling_that_was_the_tools(
+    headroom, ceiling_is_tools, flagged
+) -> None:
+    row = CLEAN | {"headroom": headroom}
+    flags = flags_for(row, client_cores=1, closed_loop=True, ceiling_is_tools=ceiling_is_tools)
+    assert ("near_tool_ceiling" in flags) == flagged

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 # somewhere the latency histogram does not see (load tool, timeouts, dropped samples).
 LITTLES_LAW_TOLERANCE = 0.15
 CLIENT_BOUND_SHARE = 0.90  # of the cores the load tool may use
+NEAR_CEILING_HEADROOM = 0.90  # of the tool setting's calibrated ceiling (notebook 00)
 SHORT_RUN_S = 5.0
 SHORT_RUN_REQUESTS = 10_000  # below this, p99.9 rests on fewer than 10 samples
 
@@ -16,6 +17,8 @@ FLAG_MEANINGS = {
     "non_2xx": "responses with status >= 400",
     "client_bound": "the load tool used >= 90% of the CPU its cores could give (after host "
     "steal): it may be what was measured",
+    "near_tool_ceiling": "req/s reached >= 90% of the most this load-tool setting could "
+    "produce (its client-bound ceiling, notebook 00): the tool may be the limit",
     "littles_law": "connections differ from rps × mean latency by more than 15%",
     "short_run": f"shorter than {SHORT_RUN_S:g} s or fewer than {SHORT_RUN_REQUESTS:,} requests",
 }
@@ -32,8 +35,11 @@ def _number(value: object) -> float | None:
     return None if value is None or value == "" else float(value)
 
 
-def flags_for(row: Mapping[str, object], client_cores: int, closed_loop: bool) -> list[str]:
-    """Every flag that applies to one tidy row (see FLAG_MEANINGS)."""
+def flags_for(
+    row: Mapping[str, object], client_cores: int, closed_loop: bool, ceiling_is_tools: bool = False
+) -> list[str]:
+    """Every flag that applies to one tidy row (see FLAG_MEANINGS). ``ceiling_is_tools``:
+    the ceiling behind ``headroom`` was the tool's own limit, not the server's."""
     flags = []
     if sum(int(row[k] or 0) for k in ("err_connect", "err_read", "err_write")):
         flags.append("errors")
@@ -45,6 +51,9 @@ def flags_for(row: Mapping[str, object], client_cores: int, closed_loop: bool) -
     available_pct = 100 - float(row.get("host_steal_pct") or 0)
     if float(row["client_cpu_pct"] or 0) >= available_pct * CLIENT_BOUND_SHARE * client_cores:
         flags.append("client_bound")
+    headroom = _number(row.get("headroom"))
+    if ceiling_is_tools and headroom is not None and headroom >= NEAR_CEILING_HEADROOM:
+        flags.append("near_tool_ceiling")
     if closed_loop:
         gap = littles_law_gap(
             float(row["connections"]), float(row["rps"]), _number(row["lat_mean_ms"])

@@ -2,12 +2,14 @@
 
 import pandas as pd
 
-from benchbook.checks import FLAG_MEANINGS
+from benchbook.checks import FLAG_MEANINGS, NEAR_CEILING_HEADROOM
 from benchbook.stats import ALPHA, compare, min_detectable_n
 from benchbook.tables import flag_counts, with_derived
 
 # Flags that say the number is suspect (short_run only says it is imprecise).
-SUSPECT_FLAGS = ("errors", "timeouts", "non_2xx", "client_bound", "littles_law")
+SUSPECT_FLAGS = (
+    "errors", "timeouts", "non_2xx", "client_bound", "near_tool_ceiling", "littles_law"
+)  # fmt: skip
 
 
 def _values(data: pd.DataFrame, target: str, column: str) -> pd.Series:
@@ -110,7 +112,42 @@ def validity_notes(results: pd.DataFrame) -> list[str]:
             else "Too little to matter."
         )
     )
+    notes.append(headroom_note(data))
     return notes
+
+
+def headroom_note(results: pd.DataFrame) -> str:
+    """How close the runs came to their load tool's calibrated ceiling."""
+    headroom = results["headroom"].dropna()
+    if headroom.empty:
+        return (
+            "No load-tool calibration from this machine was available, so no run has a "
+            "`headroom`: run `notebooks/00_load_generators.ipynb` first."
+        )
+    near = int((headroom >= NEAR_CEILING_HEADROOM).sum())
+    return (
+        f"Load-tool headroom: the runs reached a median {headroom.median():.0%} (maximum "
+        f"{headroom.max():.0%}) of what their tool setting produced against the fastest "
+        f"server; {near} of {len(headroom)} runs reached {NEAR_CEILING_HEADROOM:.0%} or more."
+    )
+
+
+def tool_limit_sentence(results: pd.DataFrame, target: str) -> str:
+    """A sentence when most of ``target``'s runs measured the load tool rather than the
+    server (client_bound or near_tool_ceiling), '' otherwise."""
+    runs = with_derived(results).loc[lambda d: d["target"] == target]
+    limited = runs["flags"].str.contains("client_bound|near_tool_ceiling")
+    if limited.mean() < 0.5:
+        return ""
+    setting = ", ".join(dict.fromkeys(runs["tool_setting"]))
+    headroom = runs["headroom"].median()
+    reached = "" if pd.isna(headroom) else f" and reached {headroom:.0%} of its ceiling"
+    return (
+        f"For **{target}**, the load tool was the limit in {int(limited.sum())} of "
+        f"{len(runs)} runs: {setting} used a median {runs['client_cpu_pct'].median():.0f} % "
+        f"CPU{reached}, so the {runs['rps'].median():,.0f} req/s measure the tool, "
+        "not the server."
+    )
 
 
 def against_published(table: pd.DataFrame, metric: str, article_ratio: str) -> str:

@@ -11,6 +11,12 @@ from contextlib import ExitStack
 from dataclasses import asdict, dataclass
 
 from benchbook import checks
+from benchbook.calibration import (
+    CALIBRATION_EXPERIMENT,
+    NOT_CALIBRATED,
+    Ceilings,
+    latest_ceilings,
+)
 from benchbook.layout import repo_relative
 from benchbook.loadgen import LoadTool
 from benchbook.loadgen.locust import Locust, LocustLoad
@@ -18,7 +24,7 @@ from benchbook.loadgen.wrk import Wrk, wrk_path
 from benchbook.params import ClosedLoopLoad, as_list, parse_duration, require_int
 from benchbook.registry import Registry, ServerSpec, Target
 from benchbook.results import Run
-from benchbook.sampling import TreeSampler, host_cpu_jiffies, steal_pct
+from benchbook.sampling import TreeSampler, cpu_seconds_between, host_cpu_jiffies, steal_pct
 from benchbook.servers import (
     RunningServer,
     build_server,
@@ -125,6 +131,7 @@ def run_wrk_experiment(
         repetitions=require_int("repetitions", repetitions, 1),
         server_params=server_params or {},
         pinning=plan_pinning(bool(pin_cpus)),
+        ceilings=latest_ceilings(),
     )
 
 
@@ -140,6 +147,7 @@ def run_locust_experiment(
     duration: object,
     user_class: object = "HttpUser",
     processes: object | None = None,
+    workers: object = 0,
     warmup: object = "2s",
     repetitions: object = 5,
     server_params: Mapping[str, object] | None = None,
@@ -149,15 +157,16 @@ def run_locust_experiment(
     """Measure every target under every user count with Locust (see run_experiment).
 
     ``processes`` defaults to the cores left for the load tool once the servers have
-    theirs (Locust's own ``--processes``).
+    theirs (Locust's own ``--processes``). ``workers`` > 0 runs Locust distributed
+    instead: a master expecting that many workers, started here on the same cores.
     """
     registry = registry or Registry.load()
     targets = registry.targets(servers, variants, paths)
     pinning = plan_pinning(bool(pin_cpus))
     if processes is None:
-        processes = len(pinning.load_cpus or os.sched_getaffinity(0))
+        processes = 1 if workers else len(pinning.load_cpus or os.sched_getaffinity(0))
     loads = [
-        LocustLoad.from_params(u, spawn_rate, wait, duration, user_class, processes)
+        LocustLoad.from_params(u, spawn_rate, wait, duration, user_class, processes, workers)
         for u in _counts("users", users)
     ]
     return run_experiment(
@@ -169,6 +178,49 @@ def run_locust_experiment(
         repetitions=require_int("repetitions", repetitions, 1),
         server_params=server_params or {},
         pinning=pinning,
+        ceilings=latest_ceilings(),
+    )
+
+
+def run_calibration(
+    server: str = "go-hello",
+    *,
+    wrk_connections: object,
+    locust_users: object,
+    user_classes: object,
+    locust_processes: object,
+    duration: object,
+    warmup: object = "2s",
+    repetitions: object = 5,
+    registry: Registry | None = None,
+) -> Run:
+    """Each load-tool setting at full speed against one fast server, interleaved: wrk
+    with one thread, and Locust with every user class and process count, its users
+    all started in the first second and never waiting. The median req/s of each setting
+    is its ceiling on this machine (see calibration)."""
+    registry = registry or Registry.load()
+    targets = registry.targets([server])
+    wrk_path()
+    connections = require_int("wrk_connections", wrk_connections, 1)
+    users = require_int("locust_users", locust_users, 1)
+    tools: list[LoadTool] = [
+        Wrk(ClosedLoopLoad.from_params(connections, 1, duration, "2s")),
+        *(
+            Locust(LocustLoad.from_params(users, users, "0-0ms", duration, cls, n))
+            for cls in as_list("user_classes", user_classes)
+            for n in _counts("locust_processes", locust_processes)
+        ),
+    ]
+    return run_experiment(
+        CALIBRATION_EXPERIMENT,
+        registry,
+        targets,
+        tools,
+        warmup_s=_warmup_seconds(warmup),
+        repetitions=require_int("repetitions", repetitions, 1),
+        server_params={},
+        pinning=plan_pinning(True),
+        ceilings=NOT_CALIBRATED,  # measuring the ceilings themselves
     )
 
 
@@ -182,6 +234,7 @@ def run_experiment(
     repetitions: int,
     server_params: Mapping[str, object],
     pinning: Pinning,
+    ceilings: Ceilings,
 ) -> Run:
     """Measure every target under every tool ``repetitions`` times, interleaved
     A B C A B C …, after verifying every server and warming each up once.
@@ -189,6 +242,7 @@ def run_experiment(
     Interleaving makes drift on a shared machine hit every configuration alike instead
     of whichever happened to run last. Targets on the same server and variant share one
     server process. Nothing starts before every parameter has been validated.
+    Each row's ``headroom`` is relative to ``ceilings`` (see calibration).
     """
     specs = {t.server: registry.get(t.server) for t in targets}
     params_by_server = split_server_params(specs, server_params)
@@ -197,13 +251,14 @@ def run_experiment(
         experiment,
         params={
             "targets": [t.label for t in targets],
-            "tool": tools[0].name,
+            "tools": sorted({tool.setting for tool in tools}),
             "loads": [asdict(tool.load) for tool in tools],
             "warmup_s": warmup_s,
             "repetitions": repetitions,
             "server_params": params_by_server,
             "pinning": asdict(pinning),
             "registry": repo_relative(registry.path),
+            "calibration": {"run_id": ceilings.run_id, "ceilings_rps": ceilings.by_setting},
         },
     )
     for spec in specs.values():
@@ -254,7 +309,7 @@ def run_experiment(
                     + config.tool.describe(),
                     flush=True,
                 )
-                row = measure_run(run, server, config, rep, pinning)
+                row = measure_run(run, server, config, rep, pinning, ceilings)
                 run.append(row)
                 p99 = row["lat_p99_ms"]
                 print(
@@ -272,7 +327,12 @@ def load_path(server: RunningServer, target: Target) -> str:
 
 
 def measure_run(
-    run: Run, server: RunningServer, config: Config, rep: int, pinning: Pinning
+    run: Run,
+    server: RunningServer,
+    config: Config,
+    rep: int,
+    pinning: Pinning,
+    ceilings: Ceilings = NOT_CALIBRATED,
 ) -> dict[str, object]:
     """One load-tool invocation → one tidy row, raw output saved before it is parsed."""
     host_before = host_cpu_jiffies()
@@ -285,6 +345,10 @@ def measure_run(
         )
     host_after = host_cpu_jiffies()
     usage = sampler.usage
+    server_cpu_pct = usage.cpu_pct
+    if result.load_phase:
+        start, end = result.load_phase
+        server_cpu_pct = 100 * cpu_seconds_between(sampler.cpu_timeline, start, end) / (end - start)
     row: dict[str, object] = {
         "experiment": run.manifest()["experiment"],
         "repetition": rep,
@@ -294,16 +358,23 @@ def measure_run(
         "variant": config.target.variant or "",
         "endpoint": load_path(server, config.target),
         "tool": config.tool.name,
+        "tool_setting": config.tool.setting,
         **config.tool.row_fields(),
         **result.measured,
-        "server_cpu_pct": round(usage.cpu_pct, 1),
+        "server_cpu_pct": round(server_cpu_pct, 1),
         "server_rss_mb": round(usage.peak_rss_mb, 1),
         "client_cpu_pct": round(100 * result.client_cpu_s / result.wall_s, 1),
+        "headroom": ceilings.headroom(config.tool.setting, float(result.measured["rps"] or 0)),
         "host_steal_pct": round(steal_pct(host_before, host_after), 1),
         "raw_path": repo_relative(result.raw_path),
     }
     available = len(pinning.load_cpus or os.sched_getaffinity(0))
     row["flags"] = ";".join(
-        checks.flags_for(row, config.tool.client_cores(available), config.tool.closed_loop)
+        checks.flags_for(
+            row,
+            config.tool.client_cores(available),
+            config.tool.closed_loop,
+            ceiling_is_tools=config.tool.setting in ceilings.tool_bound,
+        )
     )
     return row

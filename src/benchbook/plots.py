@@ -1,4 +1,6 @@
-"""Bar charts of medians with their confidence intervals."""
+"""Bar charts of medians with their confidence intervals, and curves over time or load."""
+
+from collections.abc import Mapping
 
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -93,3 +95,18 @@ def ratio_curves(table: pd.DataFrame, x: str, curve: str, ratio: str, title: str
     ax.set_xlabel(f"{x} (log scale)")
     ax.set_ylabel(ratio)
     return _finish(fig, ax, title)
+
+
+def timeseries(runs: Mapping[str, pd.DataFrame], title: str) -> Figure:
+    """Users running, requests completed and p95 latency second by second, one line per
+    run (``runs``: label → loadgen.locust.per_second frame), on one time axis."""
+    panels = {"users": "users", "rps": "requests/s", "p95_ms": "p95 ms (last 10 s)"}
+    fig, axes = plt.subplots(len(panels), 1, figsize=(7, 6), sharex=True)
+    for label, frame in runs.items():
+        for ax, column in zip(axes, panels, strict=True):
+            ax.plot(frame["t_s"], frame[column], label=label, linewidth=1.2)
+    for ax, ylabel in zip(axes, panels.values(), strict=True):
+        ax.set_ylabel(ylabel)
+    axes[-1].set_xlabel("seconds since the run started")
+    axes[0].legend(fontsize=8)
+    return _finish(fig, axes[0], title, legend=False)

@@ -64,17 +64,22 @@ def git_state() -> dict[str, object]:
     return {"commit": _first_line(["git", "rev-parse", "HEAD"]), "dirty": bool(edited)}
 
 
+def machine() -> dict[str, object]:
+    return {
+        "hostname": platform.node(),
+        "cpu_model": _safe(_cpu_model),
+        "logical_cpus": os.cpu_count(),
+        "cpus_available": len(os.sched_getaffinity(0)),
+        "memory_gib": _safe(_memory_gib),
+        "kernel": platform.release(),
+        "os": _safe(_os_name),
+        "load_average_1m_at_start": round(os.getloadavg()[0], 2),
+    }
+
+
 def collect() -> dict:
     return {
-        "machine": {
-            "cpu_model": _safe(_cpu_model),
-            "logical_cpus": os.cpu_count(),
-            "cpus_available": len(os.sched_getaffinity(0)),
-            "memory_gib": _safe(_memory_gib),
-            "kernel": platform.release(),
-            "os": _safe(_os_name),
-            "load_average_1m_at_start": round(os.getloadavg()[0], 2),
-        },
+        "machine": machine(),
         "versions": {
             "python": platform.python_version(),
             "go": _first_line(["go", "version"]),

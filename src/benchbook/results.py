@@ -19,11 +19,11 @@ from benchbook.layout import repo_relative, runs_dir
 # One row per load-tool invocation. Latency in milliseconds everywhere.
 COLUMNS = [
     "run_id", "experiment", "repetition", "target", "server", "language", "variant", "endpoint",
-    "tool", "connections", "users", "threads", "duration_s", "requests", "rps",
+    "tool", "tool_setting", "connections", "users", "threads", "duration_s", "requests", "rps",
     "bytes_per_s", "lat_mean_ms", "lat_stdev_ms", "lat_p50_ms", "lat_p75_ms", "lat_p90_ms",
     "lat_p99_ms", "lat_p999_ms", "lat_max_ms", "err_connect", "err_read", "err_write",
     "err_timeout", "non_2xx", "server_cpu_pct", "server_rss_mb", "client_cpu_pct",
-    "host_steal_pct", "flags", "raw_path",
+    "headroom", "host_steal_pct", "flags", "raw_path",
 ]  # fmt: skip
 
 RUN_MIME = "application/vnd.benchbook.run+json"
@@ -84,7 +84,9 @@ class Run:
             writer.writerow({"run_id": self.run_id, **row})
 
     def results(self) -> pd.DataFrame:
-        text_columns = ["target", "server", "language", "variant", "endpoint", "tool", "flags"]
+        text_columns = [
+            "target", "server", "language", "variant", "endpoint", "tool", "tool_setting", "flags"
+        ]  # fmt: skip
         frame = pd.read_csv(self.results_path, dtype=dict.fromkeys(text_columns, str))
         return frame.fillna({"variant": "", "flags": ""})
 

@@ -16,6 +16,7 @@ MEDIAN_COLUMNS = {
     "server_cpu_pct": "server CPU %",
     "server_rss_mb": "server RSS MB",
     "client_cpu_pct": "client CPU %",
+    "headroom": "share of tool ceiling",
     "host_steal_pct": "host CPU steal %",
 }
 TOTAL_COLUMNS = {"err_timeout": "timeouts", "errors": "errors", "non_2xx": "non-2xx"}
@@ -122,12 +123,14 @@ def comparison_table(
     b: str,
     by: Sequence[str] = (),
     column: str = "rps",
+    sort: bool = True,
 ) -> pd.DataFrame:
     """Compare rows whose ``split`` column is ``a`` with those where it is ``b``, within
     each group of ``by`` (all rows pooled when ``by`` is empty): medians, ratio a/b with
-    its CI, Mann-Whitney p, and a benchstat-style verdict ('~' when not significant)."""
+    its CI, Mann-Whitney p, and a benchstat-style verdict ('~' when not significant).
+    Groups come in sorted order, or in order of appearance with ``sort=False``."""
     rows = []
-    groups = results.groupby(list(by), sort=True) if by else [((), results)]
+    groups = results.groupby(list(by), sort=sort) if by else [((), results)]
     for keys, group in groups:
         va = group.loc[group[split] == a, column].dropna()
         vb = group.loc[group[split] == b, column].dropna()

@@ -1,0 +1,103 @@
+"""Load-tool ceilings: which calibration run applies, and what it says about a row."""
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from benchbook import provenance
+from benchbook.calibration import (
+    CALIBRATION_EXPERIMENT,
+    NOT_CALIBRATED,
+    ceiling_table,
+    ceilings_from,
+    ceilings_sentence,
+    latest_ceilings,
+)
+
+# Two settings, three runs each: Locust saturated its core, wrk did not (the server did).
+RESULTS = pd.DataFrame(
+    {
+        "target": ["go-hello"] * 6,
+        "tool_setting": ["wrk"] * 3 + ["locust HttpUser x1"] * 3,
+        "rps": [20_000.0, 22_000.0, 21_000.0, 700.0, 650.0, 720.0],
+        "client_cpu_pct": [60.0, 62.0, 58.0, 99.0, 98.5, 99.2],
+        "server_cpu_pct": [97.0, 98.0, 96.0, 8.0, 7.0, 9.0],
+        "host_steal_pct": [0.0] * 6,
+        "flags": ["", "", "short_run", "client_bound", "client_bound", "client_bound"],
+    }
+    | {
+        column: [1.0] * 6
+        for column in ("lat_mean_ms", "lat_p50_ms", "lat_p99_ms", "lat_max_ms", "requests")
+    }
+    | {
+        column: [0] * 6
+        for column in ("server_rss_mb", "headroom", "err_connect", "err_read", "err_write")
+    }
+    | {"err_timeout": [0] * 6, "non_2xx": [0] * 6}
+)
+
+
+def test_ceilings_are_medians_and_know_whose_limit_they_were() -> None:
+    ceilings = ceilings_from(RESULTS, "run-1", "go-hello")
+    assert ceilings.by_setting == {"wrk": 21_000.0, "locust HttpUser x1": 700.0}
+    assert ceilings.tool_bound == {"locust HttpUser x1"}
+    assert ceilings.headroom("locust HttpUser x1", 630.0) == 0.9
+    assert ceilings.headroom("locust FastHttpUser x1", 630.0) is None  # not calibrated
+
+
+def test_ceiling_table_says_which_side_set_the_limit() -> None:
+    table = ceiling_table(RESULTS)
+    assert table.loc["wrk", "limited by"] == "server (the tool's ceiling is higher)"
+    assert table.loc["locust HttpUser x1", "limited by"] == "load tool"
+    assert table.loc["locust HttpUser x1", "req/s"] == 700.0
+
+
+def test_sentence_ranks_the_settings_or_asks_for_a_calibration() -> None:
+    sentence = ceilings_sentence(ceilings_from(RESULTS, "run-1", "go-hello"))
+    assert "wrk: 21,000 req/s; locust HttpUser x1: 700 req/s (30.0× below wrk)" in sentence
+    assert "run-1" in sentence and "go-hello" in sentence
+    assert "run `notebooks/00_load_generators.ipynb` first" in ceilings_sentence(NOT_CALIBRATED)
+
+
+def write_run(runs: Path, run_id: str, machine: dict, with_results: bool = True) -> None:
+    path = runs / run_id
+    path.mkdir(parents=True)
+    manifest = {
+        "run_id": run_id,
+        "experiment": CALIBRATION_EXPERIMENT,
+        "params": {"targets": ["go-hello"]},
+        "provenance": {"machine": machine},
+    }
+    (path / "manifest.json").write_text(json.dumps(manifest))
+    if with_results:
+        RESULTS.to_csv(path / "results.csv", index=False)
+
+
+OLDER = "20261101T000000Z-00_load_generators-aaaa"
+NEWER = "20261201T000000Z-00_load_generators-ffff"
+
+
+@pytest.mark.parametrize(
+    ("newer_run", "applies"),
+    [
+        ({}, NEWER),
+        ({"machine": {"hostname": "elsewhere"}}, OLDER),
+        ({"with_results": False}, OLDER),  # interrupted before its first row
+    ],
+)
+def test_latest_calibration_of_this_machine_applies(tmp_path: Path, newer_run, applies) -> None:
+    here = provenance.machine()
+    write_run(tmp_path, OLDER, here)
+    write_run(
+        tmp_path,
+        NEWER,
+        here | newer_run.get("machine", {}),
+        with_results=newer_run.get("with_results", True),
+    )
+    assert latest_ceilings(tmp_path).run_id == applies
+
+
+def test_no_calibration_gives_no_ceilings(tmp_path: Path) -> None:
+    assert latest_ceilings(tmp_path) == NOT_CALIBRATED
