@@ -50,6 +50,10 @@ report/executed/%.ipynb: notebooks/%.ipynb notebooks/profiles/$(PROFILE).yaml $(
 		$(MEASURED_WITH) $(INSTALLED) | tools build
 	$(BIN)/python -m benchbook.execute $< $@ --profile notebooks/profiles/$(PROFILE).yaml
 
+# The calibration first: the other notebooks read its load-tool ceilings (even with -j).
+CALIBRATION := report/executed/00_load_generators.ipynb
+$(filter-out $(CALIBRATION),$(EXECUTED)): | $(CALIBRATION)
+
 report/index.html report/report.pdf &: $(EXECUTED) $(RENDERED_WITH)
 	$(BIN)/python -m benchbook.report --html report/index.html --pdf report/report.pdf $(EXECUTED)
 

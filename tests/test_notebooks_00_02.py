@@ -1,0 +1,57 @@
+"""Notebooks 00 (load-tool calibration) and 02 (seed 002) executed for real with the
+smoke profile, in the order `make report` runs them: 02 reads 00's ceilings."""
+
+import re
+
+import nbformat
+import pytest
+from conftest import descendants
+
+from benchbook.execute import execute_notebook
+from benchbook.layout import REPO_ROOT
+
+NOTEBOOKS = REPO_ROOT / "notebooks"
+SMOKE = NOTEBOOKS / "profiles" / "smoke.yaml"
+
+
+def outputs(path) -> tuple[str, int]:
+    """Every HTML and Markdown output of an executed notebook, and how many images."""
+    nb = nbformat.read(path, as_version=4)
+    data = [o.get("data", {}) for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+    text = "\n".join(d.get("text/html", "") + d.get("text/markdown", "") for d in data)
+    return text, sum("image/png" in d for d in data)
+
+
+@pytest.fixture(scope="module")
+def executed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, int]]:
+    out = tmp_path_factory.mktemp("executed")
+    rendered = {}
+    for name in ("00_load_generators", "02_hello_world_locust"):
+        execute_notebook(NOTEBOOKS / f"{name}.ipynb", out / f"{name}.ipynb", SMOKE, {})
+        rendered[name] = outputs(out / f"{name}.ipynb")
+    return rendered
+
+
+@pytest.mark.slow
+def test_calibration_measures_every_tool_setting(executed) -> None:
+    text, images = executed["00_load_generators"]
+    for setting in ("wrk", "locust HttpUser x1", "locust HttpUser x2",
+                    "locust FastHttpUser x1", "locust FastHttpUser x2"):  # fmt: skip
+        assert f">{setting}<" in text, setting
+    assert "limited by" in text and "Load-tool ceilings on this machine" in text
+    assert images == 2
+    assert descendants() == []
+
+
+@pytest.mark.slow
+def test_seed_002_cites_the_ceilings_and_compares_three_loads(executed) -> None:
+    text, images = executed["02_hello_world_locust"]
+    calibration = re.search(r"calibration run `([^`]+)`", text)
+    assert calibration and "00_load_generators" in calibration.group(1)
+    for load in ("Locust as in the article", "wrk", "Locust, best setting"):
+        assert f">{load}<" in text, load
+    assert "share of tool ceiling" in text and "99.99%" in text  # Locust's percentile table
+    assert "1,470.28" in text and "1,140.30" in text  # the article's req/s beside ours
+    assert "The article's 1.29× compares what its load tool could produce" in text
+    assert images == 2  # the ramp-up time series and the throughput bars
+    assert descendants() == []
