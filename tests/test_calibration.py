@@ -14,6 +14,7 @@ from benchbook.calibration import (
     ceilings_from,
     ceilings_sentence,
     latest_ceilings,
+    limits_sentence,
 )
 
 # Two settings, three runs each: Locust saturated its core, wrk did not (the server did).
@@ -49,9 +50,13 @@ def test_ceilings_are_medians_and_know_whose_limit_they_were() -> None:
 
 def test_ceiling_table_says_which_side_set_the_limit() -> None:
     table = ceiling_table(RESULTS)
-    assert table.loc["wrk", "limited by"] == "server (the tool's ceiling is higher)"
+    assert table.loc["wrk", "limited by"] == "server"
     assert table.loc["locust HttpUser x1", "limited by"] == "load tool"
     assert table.loc["locust HttpUser x1", "req/s"] == 700.0
+    assert limits_sentence(table) == (
+        "Limited by the server (the tool's own ceiling is higher): wrk; "
+        "by the load tool itself: locust HttpUser x1."
+    )
 
 
 def test_sentence_ranks_the_settings_or_asks_for_a_calibration() -> None:

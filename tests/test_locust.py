@@ -11,6 +11,7 @@ import pytest
 from conftest import SAMPLES, descendants
 
 from benchbook.experiment import run_locust_experiment
+from benchbook.layout import REPO_ROOT
 from benchbook.loadgen.locust import (
     LocustLoad,
     classify_failures,
@@ -201,21 +202,25 @@ def test_single_process_httpuser_at_high_user_count_is_client_bound(registry) ->
 @pytest.mark.slow
 def test_master_and_two_local_workers_end_to_end(registry) -> None:
     # Locust's own distributed mode: a master expecting 2 workers, both started here.
+    # go-hello answers any path: the one requested shows the master's options reached
+    # the workers.
     run = run_locust_experiment(
-        "locust_workers_test", ["go-iodelay"], users=20, spawn_rate=20, wait="10-20ms",
-        duration="3s", user_class="FastHttpUser", workers=2, warmup="0s", repetitions=1,
-        server_params={"delay_ms": 0}, registry=registry,
+        "locust_workers_test", ["go-hello"], paths={"go-hello": ["/from-the-master"]},
+        users=20, spawn_rate=20, wait="10-20ms", duration="3s", user_class="FastHttpUser",
+        workers=2, warmup="0s", repetitions=1, registry=registry,
     )  # fmt: skip
     row = run.results().iloc[0]
     assert (row["tool_setting"], row["requests"] > 100, row["non_2xx"]) == (
-        "locust FastHttpUser x2",
-        True,
-        0,
-    )
-    raw = run.path / "raw"
-    master_log = next(raw.glob("rep01_*.log")).read_text()
+        "locust FastHttpUser x2", True, 0
+    )  # fmt: skip
+    stats_file = REPO_ROOT / row["raw_path"]
+    assert [entry["name"] for entry in final_stats(stats_file.read_text())] == ["/from-the-master"]
+    assert row["rps"] < 20 / 0.010  # no user sends faster than its 10 ms minimum wait
+    prefix = stats_file.name.removesuffix(".json.txt")
+    master_log = (stats_file.parent / f"{prefix}.log").read_text()
     assert "--master" in master_log and "--expect-workers 2" in master_log
-    for worker_log in sorted(raw.glob("rep01_*_worker*.log")):
-        assert "Starting Locust" in worker_log.read_text(), worker_log
-    assert len(list(raw.glob("rep01_*_worker*.log"))) == 2
+    worker_logs = sorted(stats_file.parent.glob(f"{prefix}_worker*.log"))
+    assert len(worker_logs) == 2
+    for log in worker_logs:
+        assert "Starting Locust" in log.read_text(), log
     assert descendants() == []

@@ -82,8 +82,8 @@ def limited_by(client_bound_share: float, server_cpu_pct: float) -> str:
     if client_bound_share >= 0.5:
         return "load tool"
     if server_cpu_pct >= SERVER_BOUND_CPU_PCT:
-        return "server (the tool's ceiling is higher)"
-    return "neither saturated: check the flags"
+        return "server"
+    return "neither"
 
 
 def ceiling_table(results: pd.DataFrame) -> pd.DataFrame:
@@ -98,6 +98,26 @@ def ceiling_table(results: pd.DataFrame) -> pd.DataFrame:
         ["runs", "req/s", "req/s CI low", "req/s CI high", "client CPU %", "server CPU %",
          "host CPU steal %", "limited by", "flags"]
     ]  # fmt: skip
+
+
+def limits_sentence(table: pd.DataFrame) -> str:
+    """Which settings were held back by the tool itself and which by the server, from a
+    ceiling_table."""
+    meaning = {
+        "load tool": "by the load tool itself",
+        "server": "by the server (the tool's own ceiling is higher)",
+        "neither": "by neither side's CPU (see the flags)",
+    }
+    groups: dict[str, list[str]] = {}
+    for setting, limit in table["limited by"].items():
+        groups.setdefault(limit, []).append(str(setting))
+    return (
+        "Limited "
+        + "; ".join(
+            f"{meaning[limit]}: {', '.join(settings)}" for limit, settings in groups.items()
+        )
+        + "."
+    )
 
 
 def ceilings_sentence(ceilings: Ceilings) -> str:

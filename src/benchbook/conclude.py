@@ -2,6 +2,7 @@
 
 import pandas as pd
 
+from benchbook.calibration import CALIBRATION_EXPERIMENT
 from benchbook.checks import FLAG_MEANINGS, NEAR_CEILING_HEADROOM
 from benchbook.stats import ALPHA, compare, min_detectable_n
 from benchbook.tables import flag_counts, with_derived
@@ -112,7 +113,8 @@ def validity_notes(results: pd.DataFrame) -> list[str]:
             else "Too little to matter."
         )
     )
-    notes.append(headroom_note(data))
+    if not data["experiment"].eq(CALIBRATION_EXPERIMENT).all():  # they set the ceilings
+        notes.append(headroom_note(data))
     return notes
 
 
