@@ -50,7 +50,7 @@ def test_seed_002_cites_the_ceilings_and_compares_three_loads(executed) -> None:
     assert calibration and "00_load_generators" in calibration.group(1)
     for load in ("Locust as in the article", "wrk", "Locust, best setting"):
         assert f">{load}<" in text, load
-    assert "share of tool ceiling" in text and "99.99%" in text  # Locust's percentile table
+    assert "% of tool ceiling" in text and "99.99%" in text  # Locust's percentile table
     assert "1,470.28" in text and "1,140.30" in text  # the article's req/s beside ours
     assert "The article's 1.29× compares what its load tool could produce" in text
     assert images == 2  # the ramp-up time series and the throughput bars

@@ -86,10 +86,12 @@ def compare_targets(
     sentence = compare_values(
         _values(data, a, column), _values(data, b, column), a, b, column, unit
     )
-    for target in (a, b):
-        flagged = suspect_flags(results, target)
-        if flagged:
-            sentence += f" Caution, {target}'s runs are flagged ({flagged})."
+    flagged = {target: suspect_flags(results, target) for target in (a, b)}
+    if flagged[a] and flagged[a] == flagged[b]:
+        return sentence + f" Caution, both sides' runs are flagged ({flagged[a]})."
+    for target, flags in flagged.items():
+        if flags:
+            sentence += f" Caution, {target}'s runs are flagged ({flags})."
     return sentence
 
 

@@ -1,5 +1,6 @@
 """Bar charts of medians with their confidence intervals, and curves over time or load."""
 
+import textwrap
 from collections.abc import Mapping
 
 import matplotlib.pyplot as plt
@@ -26,7 +27,9 @@ def bars_with_ci(
     m = medians_with_ci(results, column)
     fig, ax = plt.subplots(figsize=(7, 3.6))
     err = [m["median"] - m["low"], m["high"] - m["median"]]
-    bars = ax.bar(m["target"], m["median"], yerr=err, capsize=6, color="#4C72B0")
+    # Long labels ("locust FastHttpUser x2") wrap instead of running into each other.
+    labels = [textwrap.fill(str(t), 16) for t in m["target"]]
+    bars = ax.bar(labels, m["median"], yerr=err, capsize=6, color="#4C72B0")
     ax.bar_label(bars, labels=[f"{v:,.0f}" if v >= 100 else f"{v:.2f}" for v in m["median"]],
                  padding=3, fontsize=8)  # fmt: skip
     ax.set_ylabel(ylabel)

@@ -16,19 +16,20 @@ MEDIAN_COLUMNS = {
     "server_cpu_pct": "server CPU %",
     "server_rss_mb": "server RSS MB",
     "client_cpu_pct": "client CPU %",
-    "headroom": "share of tool ceiling",
+    "headroom_pct": "% of tool ceiling",
     "host_steal_pct": "host CPU steal %",
 }
 TOTAL_COLUMNS = {"err_timeout": "timeouts", "errors": "errors", "non_2xx": "non-2xx"}
 
 
 def with_derived(results: pd.DataFrame) -> pd.DataFrame:
-    """The results plus derived columns: ``errors`` (connect + read + write) and
-    ``timeouts_per_million`` requests. Rows are grouped by their ``target`` label, which
-    a notebook may relabel (e.g. to pool several paths)."""
+    """The results plus derived columns: ``errors`` (connect + read + write),
+    ``timeouts_per_million`` requests and ``headroom_pct``. Rows are grouped by their
+    ``target`` label, which a notebook may relabel (e.g. to pool several paths)."""
     out = results.copy()
     out["errors"] = out[["err_connect", "err_read", "err_write"]].sum(axis=1)
     out["timeouts_per_million"] = out["err_timeout"] / out["requests"] * 1e6
+    out["headroom_pct"] = 100 * out["headroom"]
     return out
 
 
