@@ -2,7 +2,12 @@
 
 import pandas as pd
 
-from benchbook.conclude import compare_targets, headroom_note, tool_limit_sentence
+from benchbook.conclude import (
+    compare_targets,
+    headroom_note,
+    ratio_by_group,
+    tool_limit_sentence,
+)
 
 
 def runs(target: str, rps: list[float], flags: str, headroom: float | None = None) -> list[dict]:
@@ -47,4 +52,15 @@ def test_headroom_note_with_and_without_a_calibration() -> None:
     assert "5 of 10 runs reached 90% or more" in headroom_note(calibrated)
     assert "run `notebooks/00_load_generators.ipynb` first" in headroom_note(
         pd.DataFrame(runs("go", FAST, ""))
+    )
+
+
+def test_one_ratio_per_load_beside_the_articles() -> None:
+    gap = pd.DataFrame(
+        {"go/py": [1.01, 10.06], "verdict": ["~", "go > py"]},
+        index=pd.Index(["Locust", "wrk"], name="load"),
+    )
+    assert ratio_by_group(gap, "go", "py", 1.29) == (
+        "go/py req/s by load: Locust 1.01× (~); wrk 10.06× (go > py). The article's 1.29× "
+        "compares what its load tool could produce as much as what its servers could serve."
     )

@@ -154,6 +154,18 @@ def tool_limit_sentence(results: pd.DataFrame, target: str) -> str:
     )
 
 
+def ratio_by_group(gap: pd.DataFrame, a: str, b: str, article_ratio: float) -> str:
+    """'a/b req/s by load: X 1.01× (~); Y 10.06× (a > b). The article's 1.29× …': one
+    ratio per row of a comparison_table, beside the article's single figure."""
+    ratios = "; ".join(
+        f"{group} {row[f'{a}/{b}']:.2f}× ({row['verdict']})" for group, row in gap.iterrows()
+    )
+    return (
+        f"{a}/{b} req/s by {gap.index.name}: {ratios}. The article's {article_ratio:.2f}× "
+        "compares what its load tool could produce as much as what its servers could serve."
+    )
+
+
 def against_published(table: pd.DataFrame, metric: str, article_ratio: str) -> str:
     """'The article's Go/Python ratio was 4.91×; here: 12.9× (…), 7.3× (…).'
 
