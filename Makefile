@@ -27,14 +27,13 @@ $(INSTALLED): requirements.txt pyproject.toml
 	$(BIN)/python -m ipykernel install --sys-prefix --name benchbook --display-name "Python (benchbook)"
 	touch $@
 
-# System tools: installed with apt-get when we are root and they are missing.
+# System tools: Go is checked here; the system packages (wrk, redis-server, chromium, the
+# PDF's pango and font) are in one list, .ci/system-tools, which installs the missing ones
+# with apt-get when we are root and otherwise prints the command.
 tools:
 	@command -v go >/dev/null || { echo "Go is missing: install Go 1.22 or newer (conda: conda install -c conda-forge go)"; exit 1; }
 	@command -v taskset >/dev/null || { echo "taskset is missing: it is in util-linux"; exit 1; }
-	@command -v wrk >/dev/null || { \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    apt-get update -qq && apt-get install -y -qq wrk; \
-	  else echo "wrk is missing: sudo apt-get install wrk (conda: conda install -c conda-forge wrk)"; exit 1; fi; }
+	@.ci/system-tools
 
 build: $(INSTALLED)
 	$(BIN)/python -m benchbook build
