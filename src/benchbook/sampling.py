@@ -8,6 +8,8 @@ import numpy as np
 import psutil
 
 SAMPLE_INTERVAL_S = 0.1
+# A timeline must reach this close to both ends of a stretch it is asked about.
+COVERAGE_SLACK_S = 1.0
 
 CpuTimeline = list[tuple[float, float]]  # (Unix time, CPU seconds used so far)
 
@@ -16,6 +18,11 @@ CpuTimeline = list[tuple[float, float]]  # (Unix time, CPU seconds used so far)
 class ResourceUse:
     cpu_pct: float  # percent of one core, summed over the tree (200 = two full cores)
     peak_rss_mb: float
+
+
+class SamplerError(RuntimeError):
+    """CPU/memory sampling stopped or does not cover what it is asked about: the numbers
+    it would give are wrong, so none are given."""
 
 
 class TreeSampler:
@@ -31,6 +38,7 @@ class TreeSampler:
         self._peak_rss = 0
         self.cpu_timeline: CpuTimeline = []
         self._stop = threading.Event()
+        self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._sample, daemon=True)
 
     def _tree(self) -> list[psutil.Process]:
@@ -50,19 +58,22 @@ class TreeSampler:
         return seconds
 
     def _sample(self) -> None:
-        while not self._stop.is_set():
-            rss, cpu = 0, 0.0
-            for proc in self._tree():
-                try:
-                    with proc.oneshot():
-                        rss += proc.memory_info().rss
-                        times = proc.cpu_times()
-                        cpu += times.user + times.system
-                except psutil.NoSuchProcess:
-                    pass
-            self._peak_rss = max(self._peak_rss, rss)
-            self.cpu_timeline.append((time.time(), cpu))
-            self._stop.wait(SAMPLE_INTERVAL_S)
+        try:
+            while not self._stop.is_set():
+                rss, cpu = 0, 0.0
+                for proc in self._tree():
+                    try:
+                        with proc.oneshot():
+                            rss += proc.memory_info().rss
+                            times = proc.cpu_times()
+                            cpu += times.user + times.system
+                    except psutil.NoSuchProcess:
+                        pass
+                self._peak_rss = max(self._peak_rss, rss)
+                self.cpu_timeline.append((time.time(), cpu))
+                self._stop.wait(SAMPLE_INTERVAL_S)
+        except BaseException as error:  # reported by __exit__: a silent stop would
+            self._error = error  # make every later CPU figure too low
 
     def __enter__(self) -> "TreeSampler":
         self._start_cpu = self._cpu_seconds()
@@ -75,6 +86,10 @@ class TreeSampler:
         self._wall = time.monotonic() - self._start_wall
         self._stop.set()
         self._thread.join()
+        if self._error is not None and exc[0] is None:
+            raise SamplerError(
+                f"sampling process {self._root.pid} stopped early: {self._error!r}"
+            ) from self._error
 
     @property
     def usage(self) -> ResourceUse:
@@ -87,7 +102,17 @@ class TreeSampler:
 
 def cpu_seconds_between(timeline: CpuTimeline, start: float, end: float) -> float:
     """CPU seconds a sampled tree used between two Unix times, interpolating linearly
-    between the samples around each end."""
+    between the samples around each end. A timeline that does not reach both ends
+    (interpolation would silently clamp) is an error."""
+    if (
+        not timeline
+        or timeline[0][0] > start + COVERAGE_SLACK_S
+        or (timeline[-1][0] < end - COVERAGE_SLACK_S)
+    ):
+        covered = f"{timeline[0][0]:.1f}–{timeline[-1][0]:.1f}" if timeline else "nothing"
+        raise SamplerError(
+            f"CPU samples cover {covered}, not the stretch {start:.1f}–{end:.1f} asked about"
+        )
     times = [t for t, _ in timeline]
     cpus = [c for _, c in timeline]
     return float(np.interp(end, times, cpus) - np.interp(start, times, cpus))
