@@ -1,10 +1,14 @@
 """Servers start, are verified and stop; nothing outlives a run, however it ends."""
 
+import contextlib
+import os
 import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import psutil
@@ -12,6 +16,8 @@ import pytest
 from conftest import descendants
 
 from benchbook.experiment import run_wrk_experiment
+from benchbook.loadgen import LoadToolError, wrk
+from benchbook.processes import DeadlineExceeded, ManagedProcess, sigint_deferred
 from benchbook.registry import Target
 from benchbook.servers import (
     ServerStartError,
@@ -103,22 +109,52 @@ RUNNER = textwrap.dedent(
 )
 
 
-def start_runner_until_wrk_runs() -> tuple[subprocess.Popen, list[psutil.Process]]:
-    """A separate interpreter running an experiment, caught while wrk is loading."""
-    runner = subprocess.Popen([sys.executable, "-c", RUNNER])
-    deadline = time.monotonic() + 60
-    try:
-        while time.monotonic() < deadline:
-            assert runner.poll() is None, "the runner ended before wrk started"
-            children = psutil.Process(runner.pid).children(recursive=True)
-            if any(_name(c) == "wrk" for c in children):
-                return runner, children
-            time.sleep(0.1)
-        raise AssertionError("wrk never started")
-    except BaseException:
+def _default_sigint() -> None:
+    """In the runner, before exec: a background job (nohup, many CI runners) starts
+    with SIGINT ignored, and a Python started so never raises KeyboardInterrupt."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@pytest.fixture
+def runners() -> Iterator[Callable[[str], subprocess.Popen]]:
+    """Starts runner interpreters; whatever a failed test leaves of them (the runner and
+    every process under it) is killed, so one failure stays one failure."""
+    started: list[subprocess.Popen] = []
+
+    def start(code: str) -> subprocess.Popen:
+        runner = subprocess.Popen(
+            [sys.executable, "-c", code], preexec_fn=_default_sigint, stdout=subprocess.PIPE,
+            text=True,
+        )  # fmt: skip
+        started.append(runner)
+        return runner
+
+    yield start
+    for runner in started:
+        try:
+            leftovers = psutil.Process(runner.pid).children(recursive=True)
+        except psutil.NoSuchProcess:
+            leftovers = []
         runner.kill()
         runner.wait()
-        raise
+        for proc in leftovers:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                proc.kill()
+
+
+def start_runner_until_wrk_runs(
+    start: Callable[[str], subprocess.Popen],
+) -> tuple[subprocess.Popen, list[psutil.Process]]:
+    """A separate interpreter running an experiment, caught while wrk is loading."""
+    runner = start(RUNNER)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        assert runner.poll() is None, "the runner ended before wrk started"
+        children = psutil.Process(runner.pid).children(recursive=True)
+        if any(_name(c) == "wrk" for c in children):
+            return runner, children
+        time.sleep(0.1)
+    raise AssertionError("wrk never started")
 
 
 def _name(proc: psutil.Process) -> str:
@@ -129,17 +165,87 @@ def _name(proc: psutil.Process) -> str:
 
 
 @pytest.mark.slow
-def test_ctrl_c_stops_servers_and_wrk() -> None:
-    runner, children = start_runner_until_wrk_runs()
+def test_ctrl_c_stops_servers_and_wrk(runners) -> None:
+    runner, children = start_runner_until_wrk_runs(runners)
     runner.send_signal(signal.SIGINT)
     assert runner.wait(timeout=30) != 0
     assert all(gone(c.pid) for c in children), [c.cmdline() for c in children]
 
 
 @pytest.mark.slow
-def test_killed_interpreter_leaves_nothing_behind() -> None:
+def test_killed_interpreter_leaves_nothing_behind(runners) -> None:
     """SIGKILL, as when a Jupyter kernel dies: no Python code runs, the reaper acts."""
-    runner, children = start_runner_until_wrk_runs()
+    runner, children = start_runner_until_wrk_runs(runners)
     runner.send_signal(signal.SIGKILL)
     runner.wait(timeout=10)
     assert all(gone(c.pid, within_s=15) for c in children), [c.cmdline() for c in children]
+
+
+RESPAWN = textwrap.dedent(
+    """
+    import os, signal
+    from benchbook.processes import ManagedProcess, watchdog_pid
+    first = ManagedProcess(["sleep", "300"])
+    os.kill(watchdog_pid(), signal.SIGKILL)  # the reaper dies (OOM killer, say)
+    os.waitpid(watchdog_pid(), 0)
+    second = ManagedProcess(["sleep", "300"])  # a new reaper is started
+    print(first.pid, second.pid, flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)
+    """
+)
+
+
+def test_a_respawned_reaper_still_stops_the_groups_started_before_it(runners) -> None:
+    runner = runners(RESPAWN)
+    pids = [int(pid) for pid in runner.stdout.readline().split()]
+    runner.wait(timeout=10)
+    assert len(pids) == 2 and all(gone(pid, within_s=15) for pid in pids)
+
+
+def test_children_a_finished_tool_leaves_behind_are_stopped() -> None:
+    # The leader exits at once; the child it forked (as Locust's --processes forks
+    # workers) would run on, unwatched.
+    proc = ManagedProcess(["sh", "-c", "sleep 300 & echo $!; exit 0"], stdout=subprocess.PIPE)
+    child = int(proc.popen.stdout.readline())
+    code, _ = proc.wait_with_usage(timeout_s=30)
+    assert code == 0 and gone(child, within_s=1)
+
+
+def test_a_tool_past_its_deadline_is_stopped_and_named() -> None:
+    proc = ManagedProcess(["sleep", "300"])
+    with pytest.raises(DeadlineExceeded, match=r"sleep \(pid \d+\) still ran 0.5 s after"):
+        proc.wait_with_usage(timeout_s=0.5)
+    assert gone(proc.pid)
+
+
+def test_ctrl_c_while_a_child_starts_waits_until_it_is_registered() -> None:
+    with pytest.raises(KeyboardInterrupt):
+        with sigint_deferred():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.2)  # a KeyboardInterrupt would have been raised here
+            reached = True
+    assert reached
+
+
+@pytest.mark.slow
+def test_a_hung_wrk_is_stopped_at_its_deadline_and_the_message_says_so(monkeypatch) -> None:
+    monkeypatch.setattr(wrk, "DEADLINE_GRACE_S", 1.0)  # deadline: 1 s run + 1 s timeout + 1
+
+    def freeze_wrk() -> None:  # SIGSTOP: a real wrk that never finishes
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            for proc in psutil.Process().children(recursive=True):
+                if _name(proc) == "wrk":
+                    proc.suspend()
+                    return
+            time.sleep(0.05)
+
+    freezer = threading.Thread(target=freeze_wrk)
+    freezer.start()
+    with pytest.raises(LoadToolError, match=r"still ran 3 s after it started, so it was stopped"):
+        run_wrk_experiment(
+            "hung_tool", ["go-hello"], connections=2, threads=1, duration="1s", timeout="1s",
+            warmup="0s", repetitions=1,
+        )  # fmt: skip
+    freezer.join()
+    assert descendants() == []

@@ -13,8 +13,10 @@ from conftest import SAMPLES, descendants
 from benchbook.experiment import run_locust_experiment
 from benchbook.layout import REPO_ROOT
 from benchbook.loadgen.locust import (
+    LocustError,
     LocustLoad,
     classify_failures,
+    failure_kind,
     final_stats,
     json_arrays,
     parse_locust_stats,
@@ -93,6 +95,40 @@ def test_processes_print_one_array_each_and_the_master_holds_the_total() -> None
         parse_locust_stats(aggregate)["requests"]
         == parse_locust_stats(entries("processes"))["requests"]
     )
+
+
+def test_final_stats_refuse_to_guess(tmp_path) -> None:
+    stdout = (LOCUST / "processes.stdout.txt").read_text()
+    (master,) = [a for a in json_arrays(stdout) if a]
+    twice = stdout + json.dumps(master)
+    with pytest.raises(LocustError, match="2 non-empty statistics arrays; expected one"):
+        final_stats(twice)
+    with pytest.raises(LocustError, match="not only JSON statistics: at character 0"):
+        final_stats("Traceback (most recent call last):\n" + stdout)
+    with pytest.raises(LocustError, match="not request statistics"):
+        final_stats('[{"users": 10}]')
+
+
+@pytest.mark.parametrize(
+    ("error", "kind"),
+    [
+        ("HTTPError('500 Server Error: Internal Server Error for url: /')", "non_2xx"),
+        ("BadStatusCode('http://127.0.0.1:1/', code=503)", "non_2xx"),
+        ("ConnectionRefusedError(111, 'Connection refused')", "err_connect"),
+        ('ConnectionError(MaxRetryError("… NewConnectionError(…)"))', "err_connect"),
+        ('ReadTimeout(ReadTimeoutError("… Read timed out. (read timeout=60)"))', "err_timeout"),
+        ("RemoteDisconnected('Remote end closed connection without response')", "err_read"),
+    ],
+)
+def test_failure_kinds(error: str, kind: str) -> None:
+    assert failure_kind(error) == kind
+
+
+def test_an_unknown_failure_kind_is_named_not_filed_as_a_connect_error(tmp_path) -> None:
+    failures = tmp_path / "x_failures.csv"
+    failures.write_text("Method,Name,Error,Occurrences\nGET,/,UnicodeDecodeError('utf-8 …'),3\n")
+    with pytest.raises(LocustError, match=r"cannot classify: \"UnicodeDecodeError"):
+        classify_failures(failures, 3)
 
 
 @pytest.mark.parametrize(

@@ -19,11 +19,15 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
 STOP_GRACE_S = 5.0
+# After a load tool's leader exits, how long children it forked (Locust --processes)
+# get to exit on their own before they are stopped.
+STRAGGLER_GRACE_S = 2.0
 
 _REAPER_CODE = """
 import os, signal, sys, time
@@ -49,6 +53,7 @@ class _Reaper:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._proc: subprocess.Popen | None = None
+        self._groups: set[int] = set()  # what a respawned reaper must be told again
 
     def _pipe(self) -> IO[str]:
         if self._proc is None or self._proc.poll() is not None:
@@ -58,11 +63,15 @@ class _Reaper:
                 text=True,
                 start_new_session=True,  # a terminal's Ctrl-C must not reach it
             )
+            assert self._proc.stdin is not None
+            for pgid in self._groups:
+                self._proc.stdin.write(f"+{pgid}\n")
         assert self._proc.stdin is not None
         return self._proc.stdin
 
     def _send(self, line: str) -> None:
         with self._lock:
+            (self._groups.add if line[0] == "+" else self._groups.discard)(int(line[1:]))
             pipe = self._pipe()
             pipe.write(line + "\n")
             pipe.flush()
@@ -82,6 +91,30 @@ _reaper = _Reaper()
 _live: set["ManagedProcess"] = set()
 
 
+@contextmanager
+def sigint_deferred() -> Iterator[None]:
+    """Hold a Ctrl-C back until the block ends, so that a child is never started
+    without being registered for cleanup. Signal handlers can only be changed in the
+    main thread; elsewhere Ctrl-C cannot arrive (Python delivers it to the main thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if received and callable(previous):
+            previous(signal.SIGINT, None)  # e.g. raise KeyboardInterrupt, now
+        elif received and previous == signal.SIG_DFL:
+            signal.raise_signal(signal.SIGINT)
+
+
+class DeadlineExceeded(RuntimeError):
+    """A process ran past its deadline and was stopped."""
+
+
 class ManagedProcess:
     """A child process in its own process group, registered for cleanup until stopped."""
 
@@ -95,41 +128,52 @@ class ManagedProcess:
         stderr: IO | None = None,
         cpus: Sequence[int] | None = None,
     ):
+        self.name = Path(argv[0]).name  # what messages call it (not taskset)
         # taskset execs the command, so the pinned process keeps the PID we are given.
         self.argv = (["taskset", "-c", ",".join(map(str, cpus))] if cpus else []) + list(argv)
-        self.popen = subprocess.Popen(
-            self.argv,
-            cwd=cwd,
-            env={**os.environ, **(env or {})},
-            stdin=subprocess.DEVNULL,
-            stdout=stdout,
-            stderr=stderr,
-            start_new_session=True,
-        )
-        self.pid = self.popen.pid
-        _live.add(self)
-        _reaper.watch(self.pid)
+        with sigint_deferred():
+            self.popen = subprocess.Popen(
+                self.argv,
+                cwd=cwd,
+                env={**os.environ, **(env or {})},
+                stdin=subprocess.DEVNULL,
+                stdout=stdout,
+                stderr=stderr,
+                start_new_session=True,
+            )
+            self.pid = self.popen.pid
+            _live.add(self)
+            _reaper.watch(self.pid)
 
     def running(self) -> bool:
         return self.popen.poll() is None
 
-    def wait_with_usage(self, timeout_s: float | None = None) -> tuple[int, float]:
-        """Wait for exit; return (exit code, CPU seconds the process itself used).
+    def wait_with_usage(self, timeout_s: float) -> tuple[int, float]:
+        """Wait for exit; return (exit code, CPU seconds the process and the children
+        it reaped used).
 
         ``os.wait4`` gives the exact user+system time of the finished child, which
-        sampling cannot (the last sample is always missed). Raises TimeoutError if
-        the process still runs after ``timeout_s``.
+        sampling cannot (the last sample is always missed). Every wait has a deadline:
+        past ``timeout_s`` the whole group is stopped and DeadlineExceeded raised. Children
+        the leader leaves behind get STRAGGLER_GRACE_S to exit, then are stopped too.
         """
-        deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        deadline = time.monotonic() + timeout_s
         while True:
-            pid, status, usage = os.wait4(self.pid, 0 if deadline is None else os.WNOHANG)
+            pid, status, usage = os.wait4(self.pid, os.WNOHANG)
             if pid:
                 break
             if time.monotonic() > deadline:
-                raise TimeoutError(f"pid {self.pid} still runs after {timeout_s:g} s: {self.argv}")
+                self.stop()
+                raise DeadlineExceeded(
+                    f"{self.name} (pid {self.pid}) still ran {timeout_s:g} s after it "
+                    f"started, so it was stopped: {' '.join(self.argv)}"
+                )
             time.sleep(0.05)
         self.popen.returncode = os.waitstatus_to_exitcode(status)
-        self._forget()
+        stragglers_gone = time.monotonic() + STRAGGLER_GRACE_S
+        while _group_alive(self.pid) and time.monotonic() < stragglers_gone:
+            time.sleep(0.05)
+        self.stop()  # forgets the group; stops whatever of it is still running
         return self.popen.returncode, usage.ru_utime + usage.ru_stime
 
     def stop(self, grace_s: float = STOP_GRACE_S) -> None:

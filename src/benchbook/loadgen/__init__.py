@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from benchbook.processes import ManagedProcess
+from benchbook.processes import DeadlineExceeded, ManagedProcess
 from benchbook.sampling import CpuTimeline, TreeSampler
 
 
@@ -31,11 +31,21 @@ class Finished:
     cpu_timelines: tuple[CpuTimeline, ...] = field(default=())
 
 
+class LoadToolError(RuntimeError):
+    """A load tool failed or hung; the message says what happened and where its output is."""
+
+
 def run_to_files(
-    argv: list[str], log_path: Path, stdout_path: Path | None, cpus: Sequence[int] | None
+    argv: list[str],
+    log_path: Path,
+    stdout_path: Path | None,
+    cpus: Sequence[int] | None,
+    deadline_s: float,
 ) -> Finished:
     """Run a load tool to its end: the command line and stderr to ``log_path``, stdout
-    to ``stdout_path`` (or the log too), so its output is on disk before any parsing."""
+    to ``stdout_path`` (or the log too), so its output is on disk before any parsing.
+    A tool still running ``deadline_s`` after its start is stopped, and LoadToolError
+    says so."""
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "wb") as log:
         log.write(("$ " + " ".join(argv) + "\n").encode())
@@ -47,7 +57,12 @@ def run_to_files(
                 argv, stdout=stdout or log, stderr=log if stdout else subprocess.STDOUT, cpus=cpus
             ) as proc:
                 with TreeSampler(proc.pid) as sampler:
-                    code, cpu_s = proc.wait_with_usage()
+                    try:
+                        code, cpu_s = proc.wait_with_usage(deadline_s)
+                    except DeadlineExceeded as late:
+                        raise LoadToolError(
+                            f"{late} Its output so far is in {stdout_path or log_path}."
+                        ) from None
             return Finished(code, time.monotonic() - start, cpu_s, (sampler.cpu_timeline,))
         finally:
             if stdout:

@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from benchbook.layout import REPO_ROOT
-from benchbook.loadgen import Finished, ToolRun, require_loopback, run_to_files
+from benchbook.loadgen import Finished, LoadToolError, ToolRun, require_loopback, run_to_files
 from benchbook.params import parse_duration, require_choice, require_int
 from benchbook.processes import ManagedProcess
 from benchbook.sampling import TreeSampler, cpu_seconds_between
@@ -29,13 +29,15 @@ LOCUSTFILE = Path(__file__).with_name("locustfile.py")
 USER_CLASSES = {"HttpUser": "HttpUserGet", "FastHttpUser": "FastHttpUserGet"}
 WORKERS_CONNECT_S = 30  # the master gives up (exit 1) if its workers are not all there
 WORKERS_EXIT_S = 15  # workers quit when the master tells them; this long at most
+# Start-up (imports, forks, workers connecting) and shutdown on top of -t; past that, hung.
+DEADLINE_GRACE_S = WORKERS_CONNECT_S + 30
 # The percentiles Locust prints (and articles quote): 50 % … 100 %.
 LOCUST_PERCENTILES = (0.5, 0.66, 0.75, 0.8, 0.9, 0.95, 0.98, 0.99, 0.999, 0.9999, 1.0)
 PERCENTILES = {0.5: "lat_p50_ms", 0.75: "lat_p75_ms", 0.9: "lat_p90_ms", 0.99: "lat_p99_ms",
                0.999: "lat_p999_ms"}  # fmt: skip
 
 
-class LocustError(RuntimeError):
+class LocustError(LoadToolError):
     pass
 
 
@@ -153,7 +155,7 @@ def run_locust(
     log_path = output_prefix.with_suffix(".log")
     if not load.workers:
         argv = locust_command(host, path, load, output_prefix)
-        finished = run_to_files(argv, log_path, stats_path(output_prefix), cpus)
+        finished = run_to_files(argv, log_path, stats_path(output_prefix), cpus, deadline(load))
     else:
         finished = _run_distributed(host, path, load, output_prefix, log_path, cpus)
     # Locust exits 1 when any request failed; that is a result, not a crash.
@@ -195,6 +197,7 @@ def _run_distributed(
             log_path,
             stats_path(output_prefix),
             cpus,
+            deadline(load),
         )
         workers_cpu_s = sum(w.wait_with_usage(WORKERS_EXIT_S)[1] for w, _ in workers)
     return replace(
@@ -204,32 +207,64 @@ def _run_distributed(
     )
 
 
+def deadline(load: LocustLoad) -> float:
+    """Seconds after which a Locust run is hung and is stopped."""
+    return load.duration_s + DEADLINE_GRACE_S
+
+
 def stats_path(output_prefix: Path) -> Path:
     return output_prefix.with_name(output_prefix.name + ".json.txt")
 
 
+STATS_KEYS = {"name", "method", "num_requests", "num_failures", "response_times"}
+
+
 def final_stats(stdout: str) -> list[dict]:
-    """The run's final statistics: the array holding the most requests (with
-    ``--processes``, the master's aggregate; the workers print empty ones)."""
+    """The run's final statistics from Locust's ``--json`` stdout: one array per
+    process (with ``--processes``, empty ones from the workers and the master's
+    aggregate). Anything else in stdout, or more than one non-empty array, is an error
+    rather than a guess."""
     arrays = json_arrays(stdout)
     if not arrays:
         raise LocustError("no JSON statistics in Locust's output; was it run with --json?")
-    return max(arrays, key=lambda a: sum(e.get("num_requests", 0) for e in a))
+    for array in arrays:
+        for entry in array:
+            if not isinstance(entry, dict) or not STATS_KEYS <= set(entry):
+                raise LocustError(
+                    f"Locust's output holds a JSON array that is not request statistics "
+                    f"(an entry without {sorted(STATS_KEYS)}): {str(entry)[:200]}"
+                )
+    filled = [array for array in arrays if array]
+    if len(filled) > 1:
+        raise LocustError(
+            f"Locust's output holds {len(filled)} non-empty statistics arrays; expected one "
+            "(the master's aggregate), so which is the run's total is unknown"
+        )
+    return filled[0] if filled else []
 
 
-def json_arrays(text: str) -> list[list[dict]]:
-    """Every top-level JSON array in ``text``: ``--json`` with ``--processes`` prints one
-    per process (empty ones from the workers, the aggregate from the master)."""
+def json_arrays(text: str) -> list[list]:
+    """The JSON arrays that make up ``text``, one after the other; any other content
+    is an error naming where it starts."""
     decoder, arrays, position = json.JSONDecoder(), [], 0
-    while (start := text.find("[", position)) != -1:
+    while (position := _skip_space(text, position)) < len(text):
         try:
-            value, position = decoder.raw_decode(text, start)
+            value, position = decoder.raw_decode(text, position)
         except json.JSONDecodeError:
-            position = start + 1
-            continue
-        if isinstance(value, list):
-            arrays.append(value)
+            value = None
+        if not isinstance(value, list):
+            raise LocustError(
+                f"Locust's stdout is not only JSON statistics: at character {position}: "
+                f"{text[position : position + 120]!r}"
+            )
+        arrays.append(value)
     return arrays
+
+
+def _skip_space(text: str, position: int) -> int:
+    while position < len(text) and text[position].isspace():
+        position += 1
+    return position
 
 
 def history_path(stats_file: Path) -> Path:
@@ -329,21 +364,38 @@ def parse_locust_stats(entries: list[dict]) -> dict[str, float | int | None]:
     }
 
 
+# What Locust's failures say, by kind (HttpUser's requests and FastHttpUser's
+# geventhttpclient word them differently): the first kind whose text matches wins.
+FAILURE_KINDS = {
+    "non_2xx": ("HTTPError(", "BadStatusCode(", "status code"),
+    "err_timeout": ("Timeout", "timed out", "timeout("),
+    "err_connect": ("ConnectionRefused", "Connection refused", "NewConnectionError"),
+    "err_read": (
+        "RemoteDisconnected", "ConnectionResetError", "Connection reset", "Connection aborted",
+        "IncompleteRead", "ChunkedEncodingError", "HTTPParseError", "BrokenPipe",
+    ),
+}  # fmt: skip
+
+
+def failure_kind(error: str) -> str:
+    """The column a Locust failure counts in; an unknown kind is an error, not a guess."""
+    for kind, markers in FAILURE_KINDS.items():
+        if any(marker in error for marker in markers):
+            return kind
+    raise LocustError(
+        f"Locust reported a failure benchbook cannot classify: {error!r}. Add what it "
+        "means to FAILURE_KINDS in loadgen/locust.py"
+    )
+
+
 def classify_failures(failures_csv: Path, total: int) -> dict[str, int]:
-    """``total`` failures (from the JSON statistics) split by kind: HTTP error statuses
-    count as non_2xx, timeouts as err_timeout, anything else (refused, reset) as
-    err_connect. ``<prefix>_failures.csv`` gives the kinds but, written at exit like
-    ``_stats.csv``, misses some occurrences, so its shares are scaled to ``total``."""
-    kinds = {"non_2xx": 0, "err_timeout": 0, "err_connect": 0}
+    """``total`` failures (from the JSON statistics) split by kind (FAILURE_KINDS).
+    ``<prefix>_failures.csv`` gives the kinds but, written at exit like ``_stats.csv``,
+    misses some occurrences, so its shares are scaled to ``total``."""
+    kinds = dict.fromkeys(FAILURE_KINDS, 0)
     with open(failures_csv, newline="") as f:
         for row in csv.DictReader(f):
-            error, count = row["Error"], int(row["Occurrences"])
-            if "HTTPError" in error or "status code" in error.lower():
-                kinds["non_2xx"] += count
-            elif "timeout" in error.lower() or "timed out" in error.lower():
-                kinds["err_timeout"] += count
-            else:
-                kinds["err_connect"] += count
+            kinds[failure_kind(row["Error"])] += int(row["Occurrences"])
     seen = sum(kinds.values())
     if total and not seen:
         raise LocustError(f"{total} failures, but none listed in {failures_csv}")
@@ -409,7 +461,7 @@ class Locust:
             raise LocustError(f"{err}\nits log, {log}:\n{tail}") from None
         failures = sum(e["num_failures"] for e in entries)
         kinds = classify_failures(raw_prefix.with_name(raw_prefix.name + "_failures.csv"), failures)
-        measured = parse_locust_stats(entries) | kinds | {"err_read": 0, "err_write": 0}
+        measured = parse_locust_stats(entries) | kinds | {"err_write": 0}
         start = min(e["start_time"] for e in entries)
         end = max(e["last_request_timestamp"] for e in entries)
         if end - start < 1 or not all(finished.cpu_timelines):  # too short to sample

@@ -12,16 +12,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchbook.loadgen import Finished, ToolRun, require_loopback, run_to_files
+from benchbook.loadgen import Finished, LoadToolError, ToolRun, require_loopback, run_to_files
 from benchbook.params import ClosedLoopLoad
 
 REPORTER = Path(__file__).with_name("wrk_report.lua")
 MARKER = "BENCHBOOK_WRK "
+# wrk stops itself after -d; past this much more (plus its --timeout), it is hung.
+DEADLINE_GRACE_S = 15.0
 PERCENTILES = {"50": "lat_p50_ms", "75": "lat_p75_ms", "90": "lat_p90_ms", "99": "lat_p99_ms",
                "99.9": "lat_p999_ms"}  # fmt: skip
 
 
-class WrkError(RuntimeError):
+class WrkError(LoadToolError):
     pass
 
 
@@ -65,7 +67,10 @@ def run_wrk(
     duration_s: float | None = None,
 ) -> Finished:
     """Run wrk once, its stdout and stderr going to ``raw_path``; raise if it failed."""
-    finished = run_to_files(wrk_command(url, load, duration_s), raw_path, None, cpus)
+    argv = wrk_command(url, load, duration_s)
+    seconds = load.duration_s if duration_s is None else duration_s
+    deadline_s = seconds + load.timeout_s + DEADLINE_GRACE_S
+    finished = run_to_files(argv, raw_path, None, cpus, deadline_s)
     if finished.exit_code != 0:
         raise WrkError(
             f"wrk exited with code {finished.exit_code}; its output is in {raw_path}:\n"
