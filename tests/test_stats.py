@@ -58,3 +58,9 @@ def test_ratio_ci_uses_the_exact_mann_whitney_critical_rank() -> None:
 def test_no_ratio_ci_with_three_runs_a_side() -> None:
     c = compare([1, 2, 3], [4, 5, 6])
     assert c.ratio_confidence == 0 and c.ratio_low != c.ratio_low  # NaN: no interval exists
+
+
+@pytest.mark.parametrize(("a", "b"), [([], [1, 2, 3]), ([1.0, float("nan")], [1, 2])])
+def test_no_verdict_without_runs_on_both_sides(a, b) -> None:
+    with pytest.raises(ValueError, match="a verdict needs runs on both sides"):
+        compare(a, b)

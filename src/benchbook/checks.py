@@ -21,7 +21,17 @@ FLAG_MEANINGS = {
     "produce (its client-bound ceiling, notebook 00): the tool may be the limit",
     "littles_law": "connections differ from rps × mean latency by more than 15%",
     "short_run": f"shorter than {SHORT_RUN_S:g} s or fewer than {SHORT_RUN_REQUESTS:,} requests",
+    "bad_response": "the server answered wrongly during or after the run (status, type or "
+    "body differed from the registry's), so its req/s count wrong answers",
+    "server_died": "the server exited during the run",
 }
+# Flags that make a row's numbers not a measurement of the server doing its job: such
+# rows are kept and shown, but never ranked or summarised with the valid ones.
+INVALID_FLAGS = ("bad_response", "server_died")
+
+
+def is_valid(flags: str) -> bool:
+    return not any(flag in INVALID_FLAGS for flag in flags.split(";"))
 
 
 def littles_law_gap(connections: float, rps: float, mean_latency_ms: float | None) -> float | None:

@@ -5,19 +5,21 @@ import pandas as pd
 from benchbook.calibration import CALIBRATION_EXPERIMENT
 from benchbook.checks import FLAG_MEANINGS, NEAR_CEILING_HEADROOM
 from benchbook.stats import ALPHA, compare, min_detectable_n
-from benchbook.tables import flag_counts, with_derived
+from benchbook.tables import flag_counts, valid_rows, with_derived
 
 # Flags that say the number is suspect (short_run only says it is imprecise).
 SUSPECT_FLAGS = (
-    "errors", "timeouts", "non_2xx", "client_bound", "near_tool_ceiling", "littles_law"
+    "errors", "timeouts", "non_2xx", "client_bound", "near_tool_ceiling", "littles_law",
+    "bad_response", "server_died",
 )  # fmt: skip
 
 
 def _values(data: pd.DataFrame, target: str, column: str) -> pd.Series:
-    values = data.loc[data["target"] == target, column].dropna()
-    if values.empty:
+    """The valid runs' values of one target (an unknown target is an error)."""
+    if not data["target"].eq(target).any():
         raise ValueError(f"no results for target {target!r}; have {sorted(set(data['target']))}")
-    return values
+    valid = valid_rows(data)
+    return valid.loc[valid["target"] == target, column].dropna()
 
 
 def _p(p: float) -> str:
@@ -83,9 +85,15 @@ def compare_targets(
     """compare_values for two targets' runs, plus a caution naming and explaining any
     flag that makes either side's numbers suspect."""
     data = with_derived(results)
-    sentence = compare_values(
-        _values(data, a, column), _values(data, b, column), a, b, column, unit
-    )
+    va, vb = _values(data, a, column), _values(data, b, column)
+    for target, values in ((a, va), (b, vb)):
+        if values.empty:
+            flags = flag_counts(data.loc[data["target"] == target, "flags"])
+            return (
+                f"**{a}** and **{b}** cannot be ranked: no run of **{target}** measured the "
+                f"server doing its job ({flags})."
+            )
+    sentence = compare_values(va, vb, a, b, column, unit)
     flagged = {target: suspect_flags(results, target) for target in (a, b)}
     if flagged[a] and flagged[a] == flagged[b]:
         return sentence + f" Caution, both sides' runs are flagged ({flagged[a]})."
@@ -104,6 +112,8 @@ def validity_notes(results: pd.DataFrame) -> list[str]:
     for flag in present:
         targets = sorted(set(data.loc[data["flags"].str.contains(flag, regex=False), "target"]))
         notes.append(f"`{flag}` ({FLAG_MEANINGS[flag]}) on {', '.join(targets)}.")
+    if "incident" in data:
+        notes += [f"What happened: {text}" for text in dict.fromkeys(data["incident"]) if text]
     steal = data["host_steal_pct"]
     notes.append(
         f"Host CPU steal during the runs: median {steal.median():.0f} %, maximum "

@@ -9,6 +9,9 @@ import re
 from collections.abc import Mapping
 from contextlib import ExitStack
 from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+
+import psutil
 
 from benchbook import checks
 from benchbook.calibration import (
@@ -18,18 +21,27 @@ from benchbook.calibration import (
     latest_ceilings,
 )
 from benchbook.layout import repo_relative
-from benchbook.loadgen import LoadTool
+from benchbook.loadgen import LoadTool, LoadToolError
 from benchbook.loadgen.locust import Locust, LocustLoad
 from benchbook.loadgen.wrk import Wrk, wrk_path
 from benchbook.params import ClosedLoopLoad, as_list, parse_duration, require_int
 from benchbook.registry import Registry, ServerSpec, Target
 from benchbook.results import Run
-from benchbook.sampling import TreeSampler, cpu_seconds_between, host_cpu_jiffies, steal_pct
+from benchbook.runlock import machine_lock
+from benchbook.sampling import (
+    SamplerError,
+    TreeSampler,
+    cpu_seconds_between,
+    host_cpu_jiffies,
+    steal_pct,
+)
 from benchbook.servers import (
+    ResponseSampler,
     RunningServer,
     build_server,
+    died_message,
+    server_problems,
     start_server,
-    verify_load_path,
     verify_server,
 )
 
@@ -241,84 +253,135 @@ def run_experiment(
 
     Interleaving makes drift on a shared machine hit every configuration alike instead
     of whichever happened to run last. Targets on the same server and variant share one
-    server process. Nothing starts before every parameter has been validated.
+    server process. Nothing starts before every parameter has been validated, and only
+    one experiment measures on a machine at a time (runlock). A server that dies is
+    reported, its runs flagged ``server_died``, and the others are still measured.
     Each row's ``headroom`` is relative to ``ceilings`` (see calibration).
     """
     specs = {t.server: registry.get(t.server) for t in targets}
     params_by_server = split_server_params(specs, server_params)
     configs = [Config(t, tool) for t in targets for tool in tools]
-    run = Run.create(
-        experiment,
-        params={
-            "targets": [t.label for t in targets],
-            "tools": sorted({tool.setting for tool in tools}),
-            "loads": [asdict(tool.load) for tool in tools],
-            "warmup_s": warmup_s,
-            "repetitions": repetitions,
-            "server_params": params_by_server,
-            "pinning": asdict(pinning),
-            "registry": repo_relative(registry.path),
-            "calibration": {"run_id": ceilings.run_id, "ceilings_rps": ceilings.by_setting},
-        },
-    )
-    for spec in specs.values():
-        build_server(spec)
-    with ExitStack() as stack:
-        instances: dict[Target, RunningServer] = {}
-        for target in targets:
-            instance = Target(target.server, target.variant)
-            if instance not in instances:
-                spec = specs[target.server]
-                instances[instance] = stack.enter_context(
-                    start_server(
-                        spec,
-                        instance,
-                        params_by_server[target.server],
-                        log_path=run.path / "servers" / f"{Config(instance, tools[0]).slug}.log",
-                        cpus=pinning.server_cpus,
-                    )
-                )
-        servers_by_target = {t: instances[Target(t.server, t.variant)] for t in targets}
-        for server in instances.values():
-            verify_server(server)
-        for target, server in servers_by_target.items():
-            verify_load_path(server, load_path(server, target))
-        run.update_manifest(
-            servers={
-                s.target.label: {"command": s.process.argv, "log": repo_relative(s.log_path)}
-                for s in instances.values()
-            }
+    with machine_lock(experiment) as lock:
+        run = Run.create(
+            experiment,
+            params={
+                "targets": [t.label for t in targets],
+                "tools": sorted({tool.setting for tool in tools}),
+                "loads": [asdict(tool.load) for tool in tools],
+                "warmup_s": warmup_s,
+                "repetitions": repetitions,
+                "runs_planned": repetitions * len(configs),
+                "server_params": params_by_server,
+                "pinning": asdict(pinning),
+                "registry": repo_relative(registry.path),
+                "calibration": {"run_id": ceilings.run_id, "ceilings_rps": ceilings.by_setting},
+            },
         )
-        if warmup_s:
+        lock.name_run(run.run_id)
+        for spec in specs.values():
+            build_server(spec)
+        with ExitStack() as stack:
+            instances = _start_servers(stack, run, specs, targets, tools, params_by_server, pinning)
+            servers_by_target = {t: instances[Target(t.server, t.variant)] for t in targets}
             for instance, server in instances.items():
-                print(f"warm-up {instance.label}: {warmup_s:g} s", flush=True)
-                tools[-1].run(
-                    server.url,
-                    load_path(server, instance),
-                    run.raw_path(f"warmup_{Config(instance, tools[-1]).slug}"),
-                    pinning.load_cpus,
-                    duration_s=warmup_s,
-                )
-        total = repetitions * len(configs)
-        for rep in range(1, repetitions + 1):
-            for i, config in enumerate(configs):
-                server = servers_by_target[config.target]
-                step = (rep - 1) * len(configs) + i + 1
-                print(
-                    f"[{step}/{total}] {config.target.label} repetition {rep}/{repetitions}: "
-                    + config.tool.describe(),
-                    flush=True,
-                )
-                row = measure_run(run, server, config, rep, pinning, ceilings)
-                run.append(row)
-                p99 = row["lat_p99_ms"]
-                print(
-                    f"    {row['rps']:,.0f} req/s, p99 "
-                    + (f"{p99:.2f} ms" if p99 is not None else "n/a")
-                    + (f"  [{row['flags']}]" if row["flags"] else ""),
-                    flush=True,
-                )
+                verify_server(server, _paths_of(server, instance, targets))
+            run.update_manifest(
+                servers={
+                    s.target.label: {"command": s.process.argv, "log": repo_relative(s.log_path)}
+                    for s in instances.values()
+                }
+            )
+            if warmup_s:
+                for instance, server in instances.items():
+                    print(f"warm-up {instance.label}: {warmup_s:g} s", flush=True)
+                    tools[-1].run(
+                        server.url,
+                        load_path(server, instance),
+                        run.raw_path(f"warmup_{Config(instance, tools[-1]).slug}"),
+                        pinning.load_cpus,
+                        duration_s=warmup_s,
+                    )
+            _measure_in_turns(run, configs, servers_by_target, repetitions, pinning, ceilings)
+        run.update_manifest(completed_utc=datetime.now(UTC).isoformat(timespec="seconds"))
     return run
+
+
+def _start_servers(
+    stack: ExitStack,
+    run: Run,
+    specs: Mapping[str, ServerSpec],
+    targets: list[Target],
+    tools: list[LoadTool],
+    params_by_server: Mapping[str, Mapping[str, float]],
+    pinning: Pinning,
+) -> dict[Target, RunningServer]:
+    """One process per server and variant, stopped when ``stack`` closes."""
+    instances: dict[Target, RunningServer] = {}
+    for target in targets:
+        instance = Target(target.server, target.variant)
+        if instance not in instances:
+            instances[instance] = stack.enter_context(
+                start_server(
+                    specs[target.server],
+                    instance,
+                    params_by_server[target.server],
+                    log_path=run.path / "servers" / f"{Config(instance, tools[0]).slug}.log",
+                    cpus=pinning.server_cpus,
+                )
+            )
+    return instances
+
+
+def _paths_of(server: RunningServer, instance: Target, targets: list[Target]) -> list[str]:
+    """The paths loaded on one server process."""
+    return list(
+        dict.fromkeys(
+            load_path(server, t)
+            for t in targets
+            if (t.server, t.variant) == (instance.server, instance.variant)
+        )
+    )
+
+
+def _measure_in_turns(
+    run: Run,
+    configs: list[Config],
+    servers_by_target: Mapping[Target, RunningServer],
+    repetitions: int,
+    pinning: Pinning,
+    ceilings: Ceilings,
+) -> None:
+    """The measured runs, interleaved; a server that died is skipped from then on."""
+    dead: set[int] = set()  # pids of servers that exited
+    total = repetitions * len(configs)
+    for rep in range(1, repetitions + 1):
+        for i, config in enumerate(configs):
+            server = servers_by_target[config.target]
+            step = (rep - 1) * len(configs) + i + 1
+            if server.process.pid in dead:
+                print(f"[{step}/{total}] {config.target.label}: skipped, its server died",
+                      flush=True)  # fmt: skip
+                continue
+            print(
+                f"[{step}/{total}] {config.target.label} repetition {rep}/{repetitions}: "
+                + config.tool.describe(),
+                flush=True,
+            )
+            row = measure_run(run, server, config, rep, pinning, ceilings)
+            run.append(row)
+            if "server_died" in row["flags"]:
+                dead.add(server.process.pid)
+                print(f"    {row['incident']}", flush=True)
+                continue
+            p99 = row["lat_p99_ms"]
+            print(
+                f"    {row['rps']:,.0f} req/s, p99 "
+                + (f"{p99:.2f} ms" if p99 is not None else "n/a")
+                + (f"  [{row['flags']}]" if row["flags"] else ""),
+                flush=True,
+            )
+            if row["incident"]:
+                print(f"    {row['incident']}", flush=True)
 
 
 def load_path(server: RunningServer, target: Target) -> str:
@@ -334,21 +397,13 @@ def measure_run(
     pinning: Pinning,
     ceilings: Ceilings = NOT_CALIBRATED,
 ) -> dict[str, object]:
-    """One load-tool invocation → one tidy row, raw output saved before it is parsed."""
-    host_before = host_cpu_jiffies()
-    with TreeSampler(server.process.pid) as sampler:
-        result = config.tool.run(
-            server.url,
-            load_path(server, config.target),
-            run.raw_path(f"rep{rep:02d}_{config.slug}"),
-            pinning.load_cpus,
-        )
-    host_after = host_cpu_jiffies()
-    usage = sampler.usage
-    server_cpu_pct = usage.cpu_pct
-    if result.load_phase:
-        start, end = result.load_phase
-        server_cpu_pct = 100 * cpu_seconds_between(sampler.cpu_timeline, start, end) / (end - start)
+    """One load-tool invocation → one tidy row, raw output saved before it is parsed.
+
+    The server's responses are sampled during the run and every endpoint re-verified
+    after it: wrong answers flag the row ``bad_response``. A server that exits during
+    the run gives a row flagged ``server_died`` that says what happened; its numbers,
+    if the tool produced any, are kept but never ranked."""
+    path = load_path(server, config.target)
     row: dict[str, object] = {
         "experiment": run.manifest()["experiment"],
         "repetition": rep,
@@ -356,10 +411,30 @@ def measure_run(
         "server": config.target.server,
         "language": server.spec.language,
         "variant": config.target.variant or "",
-        "endpoint": load_path(server, config.target),
+        "endpoint": path,
         "tool": config.tool.name,
         "tool_setting": config.tool.setting,
         **config.tool.row_fields(),
+    }
+    if not server.process.running():
+        return row | _died(server, f"the pause before repetition {rep}")
+    host_before = host_cpu_jiffies()
+    try:
+        with TreeSampler(server.process.pid) as sampler, ResponseSampler(server, path) as watch:
+            result = config.tool.run(
+                server.url, path, run.raw_path(f"rep{rep:02d}_{config.slug}"), pinning.load_cpus
+            )
+    except (LoadToolError, SamplerError, psutil.NoSuchProcess):
+        if server.process.running():
+            raise
+        return row | _died(server, f"repetition {rep}")
+    host_after = host_cpu_jiffies()
+    usage = sampler.usage
+    server_cpu_pct = usage.cpu_pct
+    if result.load_phase:
+        start, end = result.load_phase
+        server_cpu_pct = 100 * cpu_seconds_between(sampler.cpu_timeline, start, end) / (end - start)
+    row |= {
         **result.measured,
         "server_cpu_pct": round(server_cpu_pct, 1),
         "server_rss_mb": round(usage.peak_rss_mb, 1),
@@ -369,12 +444,26 @@ def measure_run(
         "raw_path": repo_relative(result.raw_path),
     }
     available = len(pinning.load_cpus or os.sched_getaffinity(0))
-    row["flags"] = ";".join(
-        checks.flags_for(
-            row,
-            config.tool.client_cores(available),
-            config.tool.closed_loop,
-            ceiling_is_tools=config.tool.setting in ceilings.tool_bound,
-        )
+    flags = checks.flags_for(
+        row,
+        config.tool.client_cores(available),
+        config.tool.closed_loop,
+        ceiling_is_tools=config.tool.setting in ceilings.tool_bound,
     )
+    if not server.process.running():
+        return row | _died(server, f"repetition {rep}", flags)
+    problems = watch.problems + [f"after the run: {p}" for p in server_problems(server, [path])]
+    if problems:
+        flags.append("bad_response")
+        row["incident"] = (
+            f"{config.target.label} served wrong responses in repetition {rep} "
+            f"(verification passed before the load): " + "; ".join(problems)
+        )
+    else:
+        row["incident"] = ""
+    row["flags"] = ";".join(flags)
     return row
+
+
+def _died(server: RunningServer, during: str, flags: list[str] = ()) -> dict[str, object]:
+    return {"flags": ";".join([*flags, "server_died"]), "incident": died_message(server, during)}

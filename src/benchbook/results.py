@@ -23,7 +23,7 @@ COLUMNS = [
     "bytes_per_s", "lat_mean_ms", "lat_stdev_ms", "lat_p50_ms", "lat_p75_ms", "lat_p90_ms",
     "lat_p99_ms", "lat_p999_ms", "lat_max_ms", "err_connect", "err_read", "err_write",
     "err_timeout", "non_2xx", "server_cpu_pct", "server_rss_mb", "client_cpu_pct",
-    "headroom", "host_steal_pct", "flags", "raw_path",
+    "headroom", "host_steal_pct", "flags", "incident", "raw_path",
 ]  # fmt: skip
 
 RUN_MIME = "application/vnd.benchbook.run+json"
@@ -85,10 +85,11 @@ class Run:
 
     def results(self) -> pd.DataFrame:
         text_columns = [
-            "target", "server", "language", "variant", "endpoint", "tool", "tool_setting", "flags"
+            "target", "server", "language", "variant", "endpoint", "tool", "tool_setting",
+            "flags", "incident",
         ]  # fmt: skip
         frame = pd.read_csv(self.results_path, dtype=dict.fromkeys(text_columns, str))
-        return frame.fillna({"variant": "", "flags": ""})
+        return frame.fillna({"variant": "", "flags": "", "incident": ""})
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         """Shown in a notebook, a run names its folder; the report finds its manifest here."""

@@ -4,6 +4,7 @@ import http.client
 import re
 import socket
 import subprocess
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -159,9 +160,33 @@ def endpoint_problems(server: RunningServer, endpoint: Endpoint) -> list[str]:
     return problems
 
 
-def verify_server(server: RunningServer) -> None:
-    """Check every registry endpoint before any load: a broken server is never measured."""
+def path_problems(server: RunningServer, path: str) -> list[str]:
+    """What is wrong with the response on ``path``: judged by the registry endpoint of
+    that path, or, for a path the registry does not list, by its status being 2xx."""
+    endpoint = next((e for e in server.spec.endpoints if e.path == path), None)
+    if endpoint is not None:
+        return endpoint_problems(server, endpoint)
+    try:
+        status, _, body = _get(server.port, path, timeout_s=5.0)
+    except OSError as err:
+        return [f"GET {path}: no response ({err})"]
+    if not 200 <= status < 300:
+        return [f"GET {path} answered {status} ({body[:200]!r})"]
+    return []
+
+
+def server_problems(server: RunningServer, load_paths: Sequence[str]) -> list[str]:
+    """Every registry endpoint and every loaded path, checked once."""
     problems = [p for e in server.spec.endpoints for p in endpoint_problems(server, e)]
+    listed = {e.path for e in server.spec.endpoints}
+    return problems + [p for path in load_paths if path not in listed
+                       for p in path_problems(server, path)]  # fmt: skip
+
+
+def verify_server(server: RunningServer, load_paths: Sequence[str] = ()) -> None:
+    """Check every registry endpoint and loaded path before any load: a broken server is
+    never measured."""
+    problems = server_problems(server, load_paths)
     if problems:
         raise VerificationError(
             f"{server.target.label} failed verification, so it is not benchmarked:\n  "
@@ -169,16 +194,43 @@ def verify_server(server: RunningServer) -> None:
         )
 
 
-def verify_load_path(server: RunningServer, path: str) -> None:
-    """A path to be loaded that is not a registry endpoint must at least answer 2xx."""
-    if any(e.path == path for e in server.spec.endpoints):
-        return
-    try:
-        status, _, body = _get(server.port, path, timeout_s=5.0)
-    except OSError as err:
-        raise VerificationError(f"{server.target.label}: GET {path}: no response ({err})") from None
-    if not 200 <= status < 300:
-        raise VerificationError(
-            f"{server.target.label}: GET {path} answered {status} ({body[:200]!r}), "
-            "so it is not benchmarked"
-        )
+class ResponseSampler:
+    """Checks the loaded path about once a second while a load runs, on a connection of
+    its own: a server can pass verification and then serve wrong answers under load.
+    Only the first few problems are kept."""
+
+    INTERVAL_S = 1.0
+    KEEP = 3
+
+    def __init__(self, server: RunningServer, path: str):
+        self._server, self._path = server, path
+        self.checked = 0
+        self.problems: list[str] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._check, daemon=True)
+
+    def _check(self) -> None:
+        while not self._stop.wait(self.INTERVAL_S):
+            if not self._server.process.running():
+                return
+            found = path_problems(self._server, self._path)
+            self.checked += 1
+            if found and len(self.problems) < self.KEEP:
+                self.problems.append(f"during the run: {found[0]}")
+
+    def __enter__(self) -> "ResponseSampler":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def died_message(server: RunningServer, during: str) -> str:
+    """'go-x exited with code 3 during repetition 1; last lines of its log: …'"""
+    code = server.process.popen.poll()
+    return (
+        f"server {server.target.label} exited with code {code} during {during}; "
+        f"last lines of its log ({server.log_path}):\n{log_tail(server.log_path, 8)}"
+    )

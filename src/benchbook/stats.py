@@ -95,6 +95,11 @@ def compare(a: Sequence[float], b: Sequence[float], confidence: float = CONFIDEN
     samples without ties, as scipy chooses)."""
     a_arr = np.asarray(a, dtype=float)
     b_arr = np.asarray(b, dtype=float)
+    if not len(a_arr) or not len(b_arr) or np.isnan(a_arr).any() or np.isnan(b_arr).any():
+        raise ValueError(
+            f"cannot compare {len(a_arr)} with {len(b_arr)} values (empty or missing values): "
+            "a verdict needs runs on both sides"
+        )
     p = scipy_stats.mannwhitneyu(a_arr, b_arr, alternative="two-sided").pvalue
     low = high = float("nan")
     k, coverage = _critical_rank(len(a_arr), len(b_arr), confidence)

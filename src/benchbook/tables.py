@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 from pandas.io.formats.style import Styler
 
+from benchbook.checks import is_valid
 from benchbook.stats import compare, summarize
 
 MEDIAN_COLUMNS = {
@@ -33,12 +34,17 @@ def with_derived(results: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def valid_rows(results: pd.DataFrame) -> pd.DataFrame:
+    """Rows whose numbers measure the server doing its job (checks.INVALID_FLAGS)."""
+    return results[results["flags"].fillna("").map(is_valid)]
+
+
 def medians_with_ci(
     results: pd.DataFrame, column: str, by: Sequence[str] = ("target",)
 ) -> pd.DataFrame:
     """Median of ``column`` and its CI per group of ``by``, in order of appearance."""
     rows = []
-    for keys, group in with_derived(results).groupby(list(by), sort=False):
+    for keys, group in with_derived(valid_rows(results)).groupby(list(by), sort=False):
         s = summarize(group[column])
         rows.append(
             {**dict(zip(by, keys, strict=True)), "median": s.median, "low": s.low,
@@ -58,11 +64,13 @@ def flag_counts(flags: pd.Series) -> str:
 
 
 def summary_table(results: pd.DataFrame, by: Sequence[str] = ("target",)) -> pd.DataFrame:
-    """Per target (or per ``by``, e.g. target and connections in a sweep): runs, median
-    req/s with its CI, latency and resource medians, error totals, and flags."""
+    """Per target (or per ``by``, e.g. target and connections in a sweep): valid runs,
+    median req/s with its CI, latency and resource medians, error totals, and the flags
+    of every run (invalid runs are counted there, not in the medians)."""
     rows = []
     data = with_derived(results)
-    for keys, group in data.groupby(list(by), sort=False):
+    for keys, every in data.groupby(list(by), sort=False):
+        group = valid_rows(every)
         rps = summarize(group["rps"])
         row = {
             **dict(zip(by, keys, strict=True)),
@@ -74,7 +82,7 @@ def summary_table(results: pd.DataFrame, by: Sequence[str] = ("target",)) -> pd.
         }
         row |= {label: group[col].median() for col, label in MEDIAN_COLUMNS.items()}
         row |= {label: int(group[col].sum()) for col, label in TOTAL_COLUMNS.items()}
-        row["flags"] = flag_counts(group["flags"])
+        row["flags"] = flag_counts(every["flags"])
         rows.append(row)
     return pd.DataFrame(rows).set_index(list(by))
 
@@ -133,20 +141,24 @@ def comparison_table(
     rows = []
     groups = results.groupby(list(by), sort=sort) if by else [((), results)]
     for keys, group in groups:
-        va = group.loc[group[split] == a, column].dropna()
-        vb = group.loc[group[split] == b, column].dropna()
-        c = compare(va, vb)
-        verdict = "~" if not c.significant else (f"{a} > {b}" if c.ratio > 1 else f"{a} < {b}")
+        valid = valid_rows(group)
+        va = valid.loc[valid[split] == a, column].dropna()
+        vb = valid.loc[valid[split] == b, column].dropna()
+        if va.empty or vb.empty:
+            c, verdict = None, f"not ranked: no valid runs of {a if va.empty else b}"
+        else:
+            c = compare(va, vb)
+            verdict = "~" if not c.significant else (f"{a} > {b}" if c.ratio > 1 else f"{a} < {b}")
         rows.append(
             {
                 **dict(zip(by, keys if isinstance(keys, tuple) else (keys,), strict=True)),
                 f"{a} median": va.median(),
                 f"{b} median": vb.median(),
-                f"{a}/{b}": c.ratio,
-                "CI low": c.ratio_low,
-                "CI high": c.ratio_high,
-                "p": c.p_value,
-                "n": f"{c.n_a}+{c.n_b}",
+                f"{a}/{b}": c.ratio if c else np.nan,
+                "CI low": c.ratio_low if c else np.nan,
+                "CI high": c.ratio_high if c else np.nan,
+                "p": c.p_value if c else np.nan,
+                "n": f"{len(va)}+{len(vb)}",
                 "verdict": verdict,
                 "flags": flag_counts(group.loc[group[split].isin([a, b]), "flags"]),
             }

@@ -1,0 +1,56 @@
+"""Servers that pass verification and then misbehave under load, measured for real."""
+
+import pytest
+from conftest import descendants
+
+from benchbook import conclude
+from benchbook.experiment import run_wrk_experiment
+from benchbook.registry import Registry
+from benchbook.tables import comparison_table, summary_table
+
+
+@pytest.fixture(scope="module")
+def both(registry: Registry, test_registry: Registry) -> Registry:
+    """The real registry's go-hello beside the test registry's faulty servers."""
+    return Registry({**registry.servers, **test_registry.servers}, test_registry.path)
+
+
+@pytest.mark.slow
+def test_wrong_bodies_under_load_flag_bad_response_and_are_never_ranked(both) -> None:
+    run = run_wrk_experiment(
+        "bad_response_test", ["wrong-body-under-load", "go-hello"], connections=4, threads=1,
+        duration="2s", warmup="0s", repetitions=1, registry=both,
+    )  # fmt: skip
+    results = run.results().set_index("target")
+    bad = results.loc["wrong-body-under-load"]
+    assert "bad_response" in bad["flags"].split(";")
+    assert "ERROR: cache miss" in bad["incident"] and "repetition 1" in bad["incident"]
+    assert "bad_response" not in results.loc["go-hello", "flags"]
+    sentence = conclude.compare_targets(run.results(), "go-hello", "wrong-body-under-load")
+    assert "cannot be ranked" in sentence and "bad_response 1/1" in sentence
+    table = comparison_table(run.results(), "target", "go-hello", "wrong-body-under-load")
+    assert table.loc["pooled", "verdict"] == "not ranked: no valid runs of wrong-body-under-load"
+    assert summary_table(run.results()).loc["wrong-body-under-load", "runs"] == 0
+    assert descendants() == []
+
+
+@pytest.mark.slow
+def test_a_server_that_dies_is_reported_and_the_others_still_measured(both, capsys) -> None:
+    run = run_wrk_experiment(
+        "server_died_test", ["dies-under-load", "go-hello"], connections=4, threads=1,
+        duration="3s", warmup="0s", repetitions=2, registry=both,
+    )  # fmt: skip
+    results = run.results()
+    died = results[results["target"] == "dies-under-load"]
+    assert len(died) == 1  # its second repetition was skipped, not measured
+    (incident,) = died["incident"]
+    assert incident.startswith(
+        "server dies-under-load exited with code 3 during repetition 1; last lines of its log"
+    )
+    assert "exiting with code 3 on purpose" in incident
+    assert died["flags"].iloc[0].split(";")[-1] == "server_died"
+    alive = results[results["target"] == "go-hello"]
+    assert list(alive["repetition"]) == [1, 2] and alive["rps"].gt(0).all()
+    assert "skipped, its server died" in capsys.readouterr().out
+    assert any("exited with code 3" in note for note in conclude.validity_notes(results))
+    assert descendants() == []
