@@ -63,21 +63,39 @@ def test_sentence_ranks_the_settings_or_asks_for_a_calibration() -> None:
     sentence = ceilings_sentence(ceilings_from(RESULTS, "run-1", "go-hello"))
     assert "wrk: 21,000 req/s; locust HttpUser x1: 700 req/s (30.0× below wrk)" in sentence
     assert "run-1" in sentence and "go-hello" in sentence
-    assert "run `notebooks/00_load_generators.ipynb` first" in ceilings_sentence(NOT_CALIBRATED)
+    assert "run `notebooks/00_load_generators.ipynb` with the quick or full profile first" in (
+        ceilings_sentence(NOT_CALIBRATED)
+    )
 
 
-def write_run(runs: Path, run_id: str, machine: dict, with_results: bool = True) -> None:
+def write_run(
+    runs: Path,
+    run_id: str,
+    machine: dict,
+    with_results: bool = True,
+    completed: bool = True,
+    repetitions: int = 3,
+    duration_s: float = 10.0,
+    results: pd.DataFrame = RESULTS,
+    planned: int | None = None,
+) -> None:
     path = runs / run_id
     path.mkdir(parents=True)
     manifest = {
         "run_id": run_id,
         "experiment": CALIBRATION_EXPERIMENT,
-        "params": {"targets": ["go-hello"]},
+        "params": {
+            "targets": ["go-hello"],
+            "tools": ["locust HttpUser x1", "wrk"],
+            "loads": [{"duration_s": duration_s}, {"duration_s": duration_s}],
+            "repetitions": repetitions,
+            "runs_planned": planned or len(results),
+        },
         "provenance": {"machine": machine},
-    }
+    } | ({"completed_utc": "2026-11-01T00:10:00+00:00"} if completed else {})
     (path / "manifest.json").write_text(json.dumps(manifest))
     if with_results:
-        RESULTS.to_csv(path / "results.csv", index=False)
+        results.to_csv(path / "results.csv", index=False)
 
 
 OLDER = "20261101T000000Z-00_load_generators-aaaa"
@@ -85,23 +103,37 @@ NEWER = "20261201T000000Z-00_load_generators-ffff"
 
 
 @pytest.mark.parametrize(
-    ("newer_run", "applies"),
+    ("newer_run", "applies", "reason"),
     [
-        ({}, NEWER),
-        ({"machine": {"hostname": "elsewhere"}}, OLDER),
-        ({"with_results": False}, OLDER),  # interrupted before its first row
+        ({}, NEWER, None),
+        ({"machine": {"hostname": "elsewhere"}}, OLDER, "measured on another machine"),
+        ({"with_results": False}, OLDER, "it did not finish"),  # stopped before its first row
+        ({"completed": False}, OLDER, "it did not finish"),  # stopped later
+        ({"planned": 6, "results": RESULTS.iloc[:4]}, OLDER, "it holds 4 of its 6 runs"),
+        ({"duration_s": 1.0}, OLDER, "runs of 1 s (the smoke profile?), shorter than 5 s"),
+        ({"repetitions": 2, "results": RESULTS.iloc[[0, 1, 3, 4]]}, OLDER, "2 repetitions"),
     ],
 )
-def test_latest_calibration_of_this_machine_applies(tmp_path: Path, newer_run, applies) -> None:
+def test_latest_complete_calibration_of_this_machine_applies(
+    tmp_path: Path, newer_run, applies, reason
+) -> None:
     here = provenance.machine()
     write_run(tmp_path, OLDER, here)
-    write_run(
-        tmp_path,
-        NEWER,
-        here | newer_run.get("machine", {}),
-        with_results=newer_run.get("with_results", True),
-    )
-    assert latest_ceilings(tmp_path).run_id == applies
+    write_run(tmp_path, NEWER, here | newer_run.pop("machine", {}), **newer_run)
+    ceilings = latest_ceilings(tmp_path)
+    assert ceilings.run_id == applies
+    if reason:
+        (skipped,) = ceilings.skipped
+        assert skipped.startswith(f"{NEWER}: {reason}")
+        assert reason in ceilings_sentence(ceilings)
+
+
+def test_only_unusable_calibrations_say_why_there_are_no_ceilings(tmp_path: Path) -> None:
+    write_run(tmp_path, NEWER, provenance.machine(), duration_s=1.0)
+    ceilings = latest_ceilings(tmp_path)
+    assert ceilings.run_id is None and ceilings.by_setting == {}
+    sentence = ceilings_sentence(ceilings)
+    assert "No usable load-tool calibration" in sentence and "smoke profile" in sentence
 
 
 def test_no_calibration_gives_no_ceilings(tmp_path: Path) -> None:

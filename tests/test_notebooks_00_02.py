@@ -44,10 +44,13 @@ def test_calibration_measures_every_tool_setting(executed) -> None:
 
 
 @pytest.mark.slow
-def test_seed_002_cites_the_ceilings_and_compares_three_loads(executed) -> None:
+def test_seed_002_refuses_a_smoke_calibration_and_compares_three_loads(executed) -> None:
     text, images = executed["02_hello_world_locust"]
-    calibration = re.search(r"calibration run `([^`]+)`", text)
-    assert calibration and "00_load_generators" in calibration.group(1)
+    # The smoke profile's 2 s calibration is too rough to judge a tool's limit by: it is
+    # named and set aside rather than silently used or silently missing.
+    skipped = re.search(r"calibration runs not used: (\S+): [^.]*runs of \d s \(the smoke", text)
+    assert skipped and "00_load_generators" in skipped.group(1)
+    assert "No usable load-tool calibration" in text
     for load in ("Locust as in the article", "wrk", "Locust, best setting"):
         assert f">{load}<" in text, load
     assert "% of tool ceiling" in text and "99.99%" in text  # Locust's percentile table

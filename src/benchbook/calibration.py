@@ -9,12 +9,13 @@ it is a lower bound on the tool's, and the headroom computed from it an upper bo
 
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pandas as pd
 
 from benchbook import provenance
+from benchbook.checks import SHORT_RUN_S
 from benchbook.layout import runs_dir
 from benchbook.tables import summary_table
 
@@ -33,6 +34,8 @@ class Ceilings:
     # Settings whose ceiling was the tool's own (client_bound); the others were held
     # back by the server, so reaching them says nothing about the tool.
     tool_bound: frozenset[str] = frozenset()
+    # Newer calibration runs that were not used, each with the reason.
+    skipped: tuple[str, ...] = ()
 
     def headroom(self, setting: str, rps: float) -> float | None:
         ceiling = self.by_setting.get(setting)
@@ -40,6 +43,8 @@ class Ceilings:
 
 
 NOT_CALIBRATED = Ceilings()
+# A calibration whose runs are this short, or this few, gives ceilings too rough to use.
+MIN_REPETITIONS = 3
 
 
 def same_machine(machine: dict[str, object]) -> bool:
@@ -47,20 +52,47 @@ def same_machine(machine: dict[str, object]) -> bool:
     return all(machine.get(key) == here[key] for key in MACHINE_KEYS)
 
 
+def unusable_because(manifest: dict, results: pd.DataFrame | None) -> str | None:
+    """Why a calibration run cannot give ceilings, every reason (None: it can)."""
+    params = manifest["params"]
+    if not same_machine(manifest["provenance"]["machine"]):
+        return "measured on another machine"
+    if results is None or "completed_utc" not in manifest:
+        return "it did not finish (interrupted or failed)"
+    reasons = []
+    expected = params["runs_planned"]
+    if len(results) != expected:
+        reasons.append(f"it holds {len(results)} of its {expected} runs")
+    if params["repetitions"] < MIN_REPETITIONS:
+        reasons.append(f"{params['repetitions']} repetitions, fewer than {MIN_REPETITIONS}")
+    shortest = min(load["duration_s"] for load in params["loads"])
+    if shortest < SHORT_RUN_S:
+        reasons.append(
+            f"runs of {shortest:g} s (the smoke profile?), shorter than {SHORT_RUN_S:g} s"
+        )
+    return "; ".join(reasons) or None
+
+
 def latest_ceilings(directory: Path | None = None) -> Ceilings:
-    """The ceilings of the newest calibration run measured on this machine."""
+    """The ceilings of the newest complete calibration run measured on this machine;
+    newer runs that cannot serve (partial, too short, another machine) are named in
+    ``skipped``, so that no row silently loses its headroom."""
     directory = directory or runs_dir()
+    skipped = []
     # Run ids start with their UTC start time, so names sort by age.
     for path in sorted(directory.glob(f"*-{CALIBRATION_EXPERIMENT}-*"), reverse=True):
         manifest_path, results_path = path / "manifest.json", path / "results.csv"
-        if not (manifest_path.exists() and results_path.exists()):
-            continue  # interrupted before its first row
-        manifest = json.loads(manifest_path.read_text())
-        if not same_machine(manifest["provenance"]["machine"]):
+        if not manifest_path.exists():
             continue
-        targets = manifest["params"]["targets"]
-        return ceilings_from(pd.read_csv(results_path), manifest["run_id"], targets[0])
-    return NOT_CALIBRATED
+        manifest = json.loads(manifest_path.read_text())
+        results = pd.read_csv(results_path) if results_path.exists() else None
+        reason = unusable_because(manifest, results)
+        if reason:
+            skipped.append(f"{path.name}: {reason}")
+            continue
+        ceilings = ceilings_from(results, manifest["run_id"], manifest["params"]["targets"][0])
+        return replace(ceilings, skipped=tuple(skipped))
+    return replace(NOT_CALIBRATED, skipped=tuple(skipped))
 
 
 def ceilings_from(results: pd.DataFrame, run_id: str, server: str) -> Ceilings:
@@ -123,11 +155,17 @@ def limits_sentence(table: pd.DataFrame) -> str:
 def ceilings_sentence(ceilings: Ceilings) -> str:
     """'Load-tool ceilings …: wrk: 22,133 req/s; …', fastest first, with how many times
     each slower setting falls below the fastest (the method sections cite this)."""
+    skipped = (
+        " Newer calibration runs not used: " + "; ".join(ceilings.skipped) + "."
+        if ceilings.skipped
+        else ""
+    )
     if not ceilings.run_id:
         return (
-            "No load-tool calibration from this machine: run "
-            "`notebooks/00_load_generators.ipynb` first (`make report` does), or rows "
-            "carry no `headroom`."
+            "No usable load-tool calibration from this machine, so no row has a "
+            "`headroom` and `near_tool_ceiling` cannot be flagged: run "
+            "`notebooks/00_load_generators.ipynb` with the quick or full profile first "
+            f"(`make report` does).{skipped}"
         )
     ranked = sorted(ceilings.by_setting.items(), key=lambda item: -item[1])
     top = ranked[0][1]
@@ -138,5 +176,5 @@ def ceilings_sentence(ceilings: Ceilings) -> str:
     ]
     return (
         f"Load-tool ceilings on this machine (calibration run `{ceilings.run_id}`, against "
-        f"{ceilings.server} on its own core): {'; '.join(parts)}."
+        f"{ceilings.server} on its own core): {'; '.join(parts)}.{skipped}"
     )
