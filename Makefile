@@ -57,12 +57,14 @@ report/index.html report/report.pdf &: $(EXECUTED) $(RENDERED_WITH)
 	$(BIN)/python -m benchbook.report --html report/index.html --pdf report/report.pdf $(EXECUTED)
 
 # One notebook with overrides, then the report again:
-#   make run NB=01_io_concurrency P="connections=50 duration=5s"
+#   make run NB=01_io_concurrency P="connections=50 duration=5s ids=[9,5]"
+# P reaches the recipe through the environment, so quotes and brackets need no escaping.
+export P
 run: setup
 	@test -n "$(NB)" || { echo 'usage: make run NB=01_io_concurrency P="connections=50 duration=5s" [PROFILE=quick]'; exit 2; }
 	@test -f notebooks/$(NB).ipynb || { echo "no notebook notebooks/$(NB).ipynb; choose from: $(notdir $(basename $(NOTEBOOKS)))"; exit 2; }
 	$(BIN)/python -m benchbook.execute notebooks/$(NB).ipynb report/executed/$(NB).ipynb \
-	  --profile notebooks/profiles/$(PROFILE).yaml $(foreach kv,$(P),-p $(subst =, ,$(kv)))
+	  --profile notebooks/profiles/$(PROFILE).yaml --set "$$P"
 	$(BIN)/python -m benchbook.report --html report/index.html --pdf report/report.pdf $(EXECUTED)
 
 test: setup lint

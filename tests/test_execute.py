@@ -6,9 +6,12 @@ from pathlib import Path
 
 import nbformat
 import pytest
+import yaml
 from nbformat.v4 import new_code_cell, new_notebook
 
-from benchbook.execute import NotebookFailed, execute_notebook, parse_parameter_value
+from benchbook.execute import NotebookFailed, execute_notebook
+from benchbook.layout import REPO_ROOT
+from benchbook.notebook_parameters import assignments, checked_parameters, type_value
 
 KERNELSPEC = {"name": "benchbook", "language": "python", "display_name": "benchbook"}
 
@@ -40,12 +43,92 @@ def failing(tmp_path: Path) -> Path:
     )
 
 
-def test_parameter_values_are_typed_like_papermill() -> None:
-    assert parse_parameter_value("5") == 5
-    assert parse_parameter_value("0.5") == 0.5
-    assert parse_parameter_value("True") is True
-    assert parse_parameter_value("None") is None
-    assert parse_parameter_value("5s") == "5s"
+def test_values_are_typed_like_yaml() -> None:
+    assert type_value("5") == 5
+    assert type_value("0.5") == 0.5
+    assert type_value("True") is True and type_value("false") is False
+    assert type_value("None") is None
+    assert type_value("5s") == "5s"
+    assert type_value("[9, 12345]") == [9, 12345]
+    assert type_value('["trio"]') == ["trio"]
+
+
+def test_make_run_assignments_keep_lists_whole() -> None:
+    assert assignments("ids=[9, 5] duration=5s  servers=a,b") == {
+        "ids": [9, 5], "duration": "5s", "servers": "a,b"
+    }  # fmt: skip
+    with pytest.raises(ValueError, match=r"'connections' is not NAME=VALUE"):
+        assignments("connections")
+
+
+NB01 = REPO_ROOT / "notebooks" / "01_io_concurrency.ipynb"
+NB03 = REPO_ROOT / "notebooks" / "03_goroutine_fanout.ipynb"
+
+
+@pytest.mark.parametrize(
+    ("notebook", "overrides", "message"),
+    [
+        (NB01, {"conections": 50}, "conections: not a parameter of .*01_io_concurrency.ipynb "
+         r"\(did you mean 'connections'\?\); its parameters: servers, python_variants"),
+        (NB03, {"ids": "[9, x]"}, r"ids: expected a list of whole numbers, got a list "
+         r"\(\['\[9', 'x\]'\]\)"),
+        (NB03, {"ids": {"a": 1}}, r"ids: expected a list of whole numbers, got a mapping"),
+        (NB01, {"connections": "many"}, r"connections: expected a whole number, got a text"),
+        (NB01, {"pin_cpus": 1}, r"pin_cpus: expected true or false, got a whole number"),
+        (NB01, {"duration": "-5s"}, r"duration: '-5s' is not a duration"),
+        (NB01, {"python_variants": [1]}, r"python_variants: expected a list of texts"),
+    ],
+)  # fmt: skip
+def test_wrong_names_and_types_are_refused_with_the_rule(notebook, overrides, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        checked_parameters(notebook, {}, overrides)
+
+
+def test_values_that_fit_are_typed_for_the_notebook() -> None:
+    checked = checked_parameters(
+        NB03, {}, {"ids": [9, 12345], "crossover_work": "1,100", "duration": 30}
+    )
+    assert checked == {"ids": [9, 12345], "crossover_work": [1, 100], "duration": 30}
+
+
+def test_profiles_are_shared_but_each_key_must_belong_to_some_notebook(tmp_path) -> None:
+    quick = yaml.safe_load((REPO_ROOT / "notebooks" / "profiles" / "quick.yaml").read_text())
+    checked = checked_parameters(NB03, quick, {})
+    assert "locust_duration" not in checked  # notebook 02's: not passed to 03
+    assert checked["crossover_duration"] == "2s"
+    with pytest.raises(ValueError, match=r"quick.yaml: 'locust_durtion' is not a parameter of"):
+        checked_parameters(NB03, {"locust_durtion": "5s"}, {}, "quick.yaml")
+
+
+def test_a_typo_on_the_command_line_stops_before_any_kernel(tmp_path: Path) -> None:
+    command = [sys.executable, "-m", "benchbook.execute", str(NB01), str(tmp_path / "o.ipynb")]
+    done = subprocess.run(
+        [*command, "-p", "conections", "50"], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2
+    assert "nothing was run" in done.stderr and "did you mean 'connections'" in done.stderr
+    assert not (tmp_path / "o.ipynb").exists()
+    negative = subprocess.run(
+        [*command, "-p", "duration", "-5s"], capture_output=True, text=True, timeout=60
+    )
+    assert negative.returncode == 2 and "duration: '-5s' is not a duration" in negative.stderr
+
+
+@pytest.mark.slow
+def test_a_list_given_on_the_command_line_arrives_as_a_list(tmp_path: Path) -> None:
+    notebook = write_notebook(tmp_path / "nb.ipynb", "ids = [1]", "print(type(ids).__name__, ids)")
+    output = tmp_path / "out.ipynb"
+    command = [sys.executable, "-m", "benchbook.execute", str(notebook), str(output)]
+    done = subprocess.run(
+        [*command, "-p", "ids", "[9, 12345]"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert "list [9, 12345]" in stdout_of(output)
+    done = subprocess.run(
+        [*command, "--set", "ids=[9, 5]"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert "list [9, 5]" in stdout_of(output)
 
 
 @pytest.mark.slow

@@ -19,6 +19,8 @@ import papermill
 import yaml
 from papermill.exceptions import PapermillExecutionError
 
+from benchbook.notebook_parameters import assignments, checked_parameters, type_value
+
 INJECTED_TAG = "injected-parameters"
 
 
@@ -27,33 +29,20 @@ class NotebookFailed(RuntimeError):
 
 
 def failed_copy_path(output: Path) -> Path:
-    """Where a failed run is kept: `report/executed/x.ipynb` -> `report/failed/x.ipynb`."""
-    return output.parent.parent / "failed" / output.name
+    """Where a failed run is kept: `report/executed/x.ipynb` -> `report/failed/x.ipynb`,
+    and beside any other output: `out/x.ipynb` -> `out/failed/x.ipynb`."""
+    folder = output.parent.parent if output.parent.name == "executed" else output.parent
+    return folder / "failed" / output.name
 
 
-def load_parameters(profile: Path | None, overrides: dict[str, object]) -> dict[str, object]:
-    """Profile values (like papermill's `-f`) with the command-line overrides on top."""
-    parameters: dict[str, object] = {}
-    if profile is not None:
-        loaded = yaml.safe_load(profile.read_text(encoding="utf-8"))
-        if loaded is not None and not isinstance(loaded, dict):
-            raise ValueError(f"{profile}: a profile must be a mapping of parameter names")
-        parameters.update(loaded or {})
-    parameters.update(overrides)
-    return parameters
-
-
-def parse_parameter_value(text: str) -> object:
-    """Type a `-p` value the way papermill's CLI does (its own helper is private)."""
-    literals: dict[str, object] = {"True": True, "False": False, "None": None}
-    if text in literals:
-        return literals[text]
-    for convert in (int, float):
-        try:
-            return convert(text)
-        except ValueError:
-            pass
-    return text
+def load_profile(profile: Path | None) -> dict[str, object]:
+    """A profile's values (like papermill's `-f`)."""
+    if profile is None:
+        return {}
+    loaded = yaml.safe_load(profile.read_text(encoding="utf-8"))
+    if loaded is not None and not isinstance(loaded, dict):
+        raise ValueError(f"{profile}: a profile must be a mapping of parameter names")
+    return dict(loaded or {})
 
 
 def execute_notebook(
@@ -63,8 +52,11 @@ def execute_notebook(
     overrides: dict[str, object],
     kernel: str = "benchbook",
 ) -> None:
-    """Execute `notebook` into `output`, atomically; raise NotebookFailed if a cell fails."""
-    parameters = load_parameters(profile, overrides)
+    """Execute `notebook` into `output`, atomically; raise NotebookFailed if a cell fails
+    and ValueError, before any kernel starts, if a parameter name or value is wrong."""
+    parameters = checked_parameters(
+        notebook, load_profile(profile), overrides, str(profile or "profile")
+    )
     output.parent.mkdir(parents=True, exist_ok=True)
     # A dot-name outside `*.ipynb` globs, so `make` and `report` never pick up a partial run.
     partial = output.with_name(f".{output.stem}.partial.ipynb")
@@ -105,23 +97,48 @@ def describe_failure(notebook: Path, failed: Path, error: PapermillExecutionErro
     )
 
 
+def split_overrides(argv: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
+    """Take `-p NAME VALUE` pairs out of argv before argparse sees them, so that a value
+    may start with '-' (argparse would read `-p duration -5s` as an option)."""
+    rest, pairs = [], []
+    position = 0
+    while position < len(argv):
+        if argv[position] == "-p":
+            if position + 2 >= len(argv):
+                raise ValueError("-p takes a NAME and a VALUE, e.g. -p connections 50")
+            pairs.append((argv[position + 1], argv[position + 2]))
+            position += 3
+        else:
+            rest.append(argv[position])
+            position += 1
+    return rest, pairs
+
+
 def main(argv: list[str] | None = None) -> int:
-    """CLI for `make`: a header line, papermill's progress and cell output, exit 1 on failure."""
-    parser = argparse.ArgumentParser(prog="python -m benchbook.execute", description=__doc__)
+    """CLI for `make`: a header line, papermill's progress and cell output, exit 1 on failure,
+    exit 2 on a bad parameter (nothing run)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m benchbook.execute",
+        description=__doc__,
+        epilog="-p NAME VALUE (repeatable) overrides one parameter; values are typed like "
+        "YAML: -p connections 50, -p ids '[9, 5]', -p pin_cpus false.",
+    )
     parser.add_argument("notebook", type=Path)
     parser.add_argument("output", type=Path)
     parser.add_argument("--profile", type=Path, help="YAML file of parameter values")
     parser.add_argument(
-        "-p",
-        nargs=2,
-        action="append",
-        default=[],
-        metavar=("NAME", "VALUE"),
-        help="override one parameter (typed like papermill's -p)",
+        "--set",
+        default="",
+        metavar="'NAME=VALUE …'",
+        help="overrides as one text, as `make run P=…` passes them: 'connections=50 ids=[9,5]'",
     )
     parser.add_argument("--kernel", default="benchbook", help="Jupyter kernel name")
-    args = parser.parse_args(argv)
-    overrides = {name: parse_parameter_value(value) for name, value in args.p}
+    try:
+        rest, pairs = split_overrides(sys.argv[1:] if argv is None else argv)
+        args = parser.parse_args(rest)
+        overrides = assignments(args.set) | {name: type_value(value) for name, value in pairs}
+    except ValueError as error:
+        parser.error(str(error))
 
     described = [f"profile {args.profile.stem}" if args.profile else "no profile"]
     described += [f"{name}={value!r}" for name, value in overrides.items()]
@@ -129,6 +146,9 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     try:
         execute_notebook(args.notebook, args.output, args.profile, overrides, args.kernel)
+    except ValueError as error:
+        print(f"{args.notebook}: nothing was run:\n{error}", file=sys.stderr)
+        return 2
     except NotebookFailed as failure:
         print(failure, file=sys.stderr)
         return 1
