@@ -219,11 +219,17 @@ def test_a_tool_past_its_deadline_is_stopped_and_named() -> None:
 
 
 def test_ctrl_c_while_a_child_starts_waits_until_it_is_registered() -> None:
-    with pytest.raises(KeyboardInterrupt):
-        with sigint_deferred():
-            os.kill(os.getpid(), signal.SIGINT)
-            time.sleep(0.2)  # a KeyboardInterrupt would have been raised here
-            reached = True
+    # Python's own Ctrl-C handler, even when pytest runs as a background job (which
+    # starts with SIGINT ignored).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with sigint_deferred():
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(0.2)  # a KeyboardInterrupt would have been raised here
+                reached = True
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert reached
 
 
