@@ -1,22 +1,28 @@
-"""Generated sentences: what they say about flags, load-tool limits and headroom."""
+"""Generated sentences: the answer first, plain words, the caveats that change it."""
 
 import pandas as pd
+import pytest
 
 from benchbook.conclude import (
     compare_targets,
+    compare_values,
     headroom_note,
     ratio_by_group,
     tool_limit_sentence,
+    validity_notes,
 )
 
 
-def runs(target: str, rps: list[float], flags: str, headroom: float | None = None) -> list[dict]:
+def runs(
+    target: str, rps: list[float], flags: str, headroom: float | None = None, server_cpu=50.0
+) -> list[dict]:
     return [
         {
             "target": target, "rps": value, "flags": flags, "headroom": headroom,
             "tool_setting": "locust HttpUser x1", "client_cpu_pct": 99.0,
-            "err_connect": 0, "err_read": 0, "err_write": 0, "err_timeout": 0,
-            "requests": 10_000, "experiment": "test",
+            "server_cpu_pct": server_cpu, "err_connect": 0, "err_read": 0, "err_write": 0,
+            "err_timeout": 0, "requests": 10_000, "experiment": "test", "host_steal_pct": 1.0,
+            "incident": "",
         }
         for value in rps
     ]  # fmt: skip
@@ -25,42 +31,97 @@ def runs(target: str, rps: list[float], flags: str, headroom: float | None = Non
 FAST, SLOW = [1000.0, 1010.0, 1020.0, 1030.0, 1040.0], [500.0, 505.0, 510.0, 515.0, 520.0]
 
 
-def test_the_same_flags_on_both_sides_are_named_once() -> None:
+def test_a_significant_difference_reads_as_the_answer_with_its_own_interval() -> None:
+    sentence = compare_targets(
+        pd.DataFrame(runs("go", FAST, "") + runs("py", SLOW, "")), "go", "py"
+    )
+    assert sentence.startswith(
+        "**go** served **2.00× the requests per second** of **py** (ratio 2.00×, "
+    )
+    assert "95 % CI 1.94–2.06×" in sentence  # the interval of the same estimate
+    assert "medians 1,020 vs 510 req/s; p = 0.008; 5 runs each" in sentence
+
+
+def test_lower_latency_is_said_as_times_lower_not_a_fraction() -> None:
+    sentence = compare_values(
+        pd.Series([1.0, 1.1, 1.2, 1.3, 1.4]), pd.Series([33.0, 34, 35, 36, 37]),
+        "go", "py", "lat_p99_ms", "ms",
+    )  # fmt: skip
+    assert sentence.startswith("**go**'s p99 latency was **29× lower** than **py**'s")
+    assert "0.03×" not in sentence.split("(")[0]
+
+
+def test_no_significant_difference_is_said_in_words_with_the_level_reached() -> None:
+    sentence = compare_values(
+        pd.Series([1.0, 2, 3]), pd.Series([1.5, 2.5, 3.5]), "a", "b", "rps", "req/s"
+    )
+    assert sentence.startswith("**No significant difference** in requests per second between")
+    assert "90.0 % CI" in sentence  # 3 runs a side cannot give 95 %
+    assert "With fewer than 4 runs a side no difference could have reached p < 0.05" in sentence
+
+
+def test_the_same_flags_on_both_sides_are_named_once_with_their_consequence() -> None:
     results = pd.DataFrame(runs("go", FAST, "client_bound") + runs("py", SLOW, "client_bound"))
     sentence = compare_targets(results, "go", "py")
-    assert "**go** had **2.00×** the requests per second of **py**" in sentence
-    assert sentence.count("client_bound 5/5") == 1 and "both sides' runs are flagged" in sentence
+    assert sentence.count("client_bound") == 1
+    assert "Caution: both sides' runs carry `client_bound` (5/5 and 5/5): the load tool may be" in (
+        sentence
+    )
 
 
 def test_flags_of_one_side_are_named_with_that_side() -> None:
     results = pd.DataFrame(runs("go", FAST, "") + runs("py", SLOW, "timeouts"))
-    assert "Caution, py's runs are flagged (timeouts 5/5" in compare_targets(results, "go", "py")
-
-
-def test_tool_limit_is_stated_only_when_most_runs_hit_it() -> None:
-    limited = pd.DataFrame(runs("go", FAST, "client_bound;near_tool_ceiling", headroom=0.97))
-    assert tool_limit_sentence(limited, "go") == (
-        "For **go**, the load tool was the limit in 5 of 5 runs: locust HttpUser x1 used a "
-        "median 99 % CPU and reached 97% of its ceiling, so the 1,020 req/s measure the "
-        "tool, not the server."
+    assert (
+        "Caution: py's runs carry `timeouts` (5/5): its latency figures leave out the slowest"
+        in compare_targets(results, "go", "py")
     )
+
+
+@pytest.mark.parametrize(
+    ("server_cpu", "ending"),
+    [
+        (20.0, "the server used only 20 % of its CPU: the 1,020 req/s measure the load tool, "
+               "not the server."),
+        (88.7, "the server also used 89 % of its CPU: both were near their limit, so 1,020 "
+               "req/s is a lower bound of what the server can serve."),
+    ],
+)  # fmt: skip
+def test_tool_limit_says_the_tool_was_measured_only_when_the_server_was_idle(
+    server_cpu, ending
+) -> None:
+    limited = pd.DataFrame(
+        runs("go", FAST, "client_bound;near_tool_ceiling", headroom=0.97, server_cpu=server_cpu)
+    )
+    sentence = tool_limit_sentence(limited, "go")
+    assert sentence.startswith(
+        "For **go**, the load tool was at its limit in 5 of 5 runs (locust HttpUser x1 used a "
+        "median 99 % CPU and reached 97% of its ceiling)"
+    )
+    assert sentence.endswith(ending)
     assert tool_limit_sentence(pd.DataFrame(runs("go", FAST, "short_run")), "go") == ""
 
 
 def test_headroom_note_with_and_without_a_calibration() -> None:
     calibrated = pd.DataFrame(runs("go", FAST, "", headroom=0.95) + runs("py", SLOW, "", 0.5))
     assert "5 of 10 runs reached 90% or more" in headroom_note(calibrated)
-    assert "run `notebooks/00_load_generators.ipynb` first" in headroom_note(
-        pd.DataFrame(runs("go", FAST, ""))
-    )
+    assert "No run has a load-tool headroom" in headroom_note(pd.DataFrame(runs("go", FAST, "")))
+
+
+def test_each_flag_is_explained_once_with_its_runs() -> None:
+    results = pd.DataFrame(runs("go", FAST, "littles_law") + runs("py", SLOW, "littles_law"))
+    notes = validity_notes(results)
+    (littles,) = [n for n in notes if n.startswith("`littles_law`")]
+    assert "throughput and latency disagree" in littles and "go (5/5), py (5/5)" in littles
+    assert sum("littles_law" in n for n in notes) == 1
 
 
 def test_one_ratio_per_load_beside_the_articles() -> None:
     gap = pd.DataFrame(
-        {"go/py": [1.01, 10.06], "verdict": ["~", "go > py"]},
+        {"go/py": [1.01, 10.06], "verdict": ["no significant difference", "go higher"]},
         index=pd.Index(["Locust", "wrk"], name="load"),
     )
     assert ratio_by_group(gap, "go", "py", 1.29) == (
-        "go/py req/s by load: Locust 1.01× (~); wrk 10.06× (go > py). The article's 1.29× "
-        "compares what its load tool could produce as much as what its servers could serve."
+        "go/py req/s by load: Locust 1.01× (no significant difference); wrk 10× (go higher). The "
+        "article's 1.29× compares what its load tool could produce as much as what its servers "
+        "could serve."
     )

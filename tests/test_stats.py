@@ -1,5 +1,6 @@
 """Statistics against small cases checked by hand."""
 
+import numpy as np
 import pytest
 
 from benchbook.stats import compare, min_detectable_n, summarize
@@ -55,9 +56,22 @@ def test_ratio_ci_uses_the_exact_mann_whitney_critical_rank() -> None:
     assert c.ratio_confidence == pytest.approx(1 - 8 / 252)
 
 
-def test_no_ratio_ci_with_three_runs_a_side() -> None:
+def test_with_three_runs_a_side_the_widest_interval_and_its_level() -> None:
+    # No interval reaches 95 %: the widest, from the smallest to the largest of the 9
+    # pairwise ratios, covers 1 - 2/20 = 90 %, and that level is what is reported.
     c = compare([1, 2, 3], [4, 5, 6])
-    assert c.ratio_confidence == 0 and c.ratio_low != c.ratio_low  # NaN: no interval exists
+    assert (c.ratio_low, c.ratio_high) == pytest.approx((1 / 6, 3 / 4))
+    assert c.ratio_confidence == pytest.approx(0.9)
+
+
+def test_the_ratio_is_the_estimate_its_interval_belongs_to() -> None:
+    # Hodges-Lehmann: the median of the pairwise ratios, not the ratio of the medians.
+    a, b = [10.0, 11.0, 30.0], [5.0, 10.0, 10.0]
+    c = compare(a, b)
+    assert c.ratio == pytest.approx(float(np.median([x / y for x in a for y in b])))
+    assert c.ratio != pytest.approx(np.median(a) / np.median(b))
+    assert c.ratio_low <= c.ratio <= c.ratio_high
+    assert (c.median_a, c.median_b) == (11.0, 10.0)
 
 
 @pytest.mark.parametrize(("a", "b"), [([], [1, 2, 3]), ([1.0, float("nan")], [1, 2])])

@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from benchbook.sweep import crossover, find_knee
+from benchbook.sweep import Curve, crossover, find_knee
 
 
 def test_knee_is_where_throughput_stops_growing_and_latency_keeps_rising() -> None:
@@ -20,18 +20,33 @@ def test_no_knee_when_latency_stops_rising() -> None:
     assert find_knee([10, 50, 100], [10, 10.1, 10.2], [5, 5, 4]) is None
 
 
+def test_falling_throughput_is_a_peak_never_no_knee() -> None:
+    # Notebook 01's uvloop+httptools sweep: 3,008 req/s at 50 connections, 1,863 at 800.
+    curve = Curve([10, 50, 200, 800], [2_100.0, 3_008.0, 2_500.0, 1_863.0], [5, 20, 90, 700])
+    assert curve.knee() == 50
+    sentence = curve.sentence("uvloop")
+    assert "peaks at 50 connections** (3,008 req/s) and **falls 38%** by 800 (1,863" in sentence
+    assert "no knee" not in sentence
+
+
+def test_a_curve_still_rising_says_by_how_much() -> None:
+    assert "still grows 100% from 50 to 100 connections" in Curve(
+        [10, 50, 100], [10.0, 40.0, 80.0], [1, 2, 3]
+    ).sentence("go")
+
+
 def comparison(rows: list[tuple[int, float, float, str]]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["work", "cc/sc", "CI low", "verdict"]).set_index("work")
 
 
 def test_crossover_is_the_first_work_from_which_a_wins_significantly() -> None:
     table = comparison(
-        [(1, 0.9, 0.85, "cc < sc"), (100, 1.02, 0.97, "~"), (1000, 1.3, 1.2, "cc > sc"),
-         (10000, 1.6, 1.5, "cc > sc")]
+        [(1, 0.9, 0.85, "cc lower"), (100, 1.02, 0.97, "no significant difference"),
+         (1000, 1.3, 1.2, "cc higher"), (10000, 1.6, 1.5, "cc higher")]
     )  # fmt: skip
     assert crossover(table) == 1000
 
 
 def test_no_crossover_when_a_later_point_falls_back() -> None:
-    table = comparison([(1, 1.2, 1.1, "cc > sc"), (100, 1.0, 0.9, "~")])
+    table = comparison([(1, 1.2, 1.1, "cc higher"), (100, 1.0, 0.9, "no significant difference")])
     assert crossover(table) is None

@@ -17,10 +17,10 @@ import pandas as pd
 from benchbook import provenance
 from benchbook.checks import SHORT_RUN_S
 from benchbook.layout import runs_dir
+from benchbook.provenance import MACHINE_KEYS
 from benchbook.tables import summary_table
 
 CALIBRATION_EXPERIMENT = "00_load_generators"
-MACHINE_KEYS = ("hostname", "cpu_model", "logical_cpus", "cpus_available")
 SERVER_BOUND_CPU_PCT = 90.0  # of the server's one pinned core
 
 
@@ -38,8 +38,11 @@ class Ceilings:
     skipped: tuple[str, ...] = ()
 
     def headroom(self, setting: str, rps: float) -> float | None:
+        """rps ÷ the setting's ceiling — only where the ceiling was the tool's own: a
+        ceiling the server held back is a lower bound, and a share of it means nothing
+        (a run could reach 115 % of it)."""
         ceiling = self.by_setting.get(setting)
-        return round(rps / ceiling, 3) if ceiling else None
+        return round(rps / ceiling, 3) if ceiling and setting in self.tool_bound else None
 
 
 NOT_CALIBRATED = Ceilings()
@@ -127,7 +130,7 @@ def ceiling_table(results: pd.DataFrame) -> pd.DataFrame:
         limited_by(client_bound[setting], cpu) for setting, cpu in table["server CPU %"].items()
     ]
     return table[
-        ["runs", "req/s", "req/s CI low", "req/s CI high", "client CPU %", "server CPU %",
+        ["runs", "req/s", "req/s CI", "CI level", "client CPU %", "server CPU %",
          "host CPU steal %", "limited by", "flags"]
     ]  # fmt: skip
 
@@ -170,8 +173,12 @@ def ceilings_sentence(ceilings: Ceilings) -> str:
     ranked = sorted(ceilings.by_setting.items(), key=lambda item: -item[1])
     top = ranked[0][1]
     parts = [
-        f"{setting}: {rps:,.0f} req/s"
-        + (f" ({top / rps:.1f}× below {ranked[0][0]})" if rps < top else "")
+        (
+            f"{setting}: {rps:,.0f} req/s"
+            if setting in ceilings.tool_bound
+            else f"{setting}: at least {rps:,.0f} req/s (held back by the server)"
+        )
+        + (f", {top / rps:.2g}× below {ranked[0][0]}" if rps < top else "")
         for setting, rps in ranked
     ]
     return (

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from benchbook import formatting as fmt
 from benchbook.layout import PUBLISHED_DIR
 from benchbook.tables import flag_counts, with_derived
 
@@ -18,6 +19,41 @@ METRICS = {
     "lat_max_ms": "max latency (ms)",
     "timeouts_per_million": "timeouts per million requests",
 }
+
+
+SOURCES = PUBLISHED_DIR / "sources.csv"
+
+
+def source(experiment: str) -> dict[str, str | None]:
+    """The article behind an experiment: title, author, url, language, published, what
+    (data/published/sources.csv)."""
+    table = pd.read_csv(SOURCES, dtype=str).set_index("experiment")
+    if experiment not in table.index:
+        raise ValueError(f"{experiment}: no source in {SOURCES}; have {', '.join(table.index)}")
+    row = table.loc[experiment]
+    return {key: (None if pd.isna(value) else value) for key, value in row.items()}
+
+
+def citation(experiment: str) -> str:
+    """'Source: “Title”, Author, 2021 (Portuguese): <url>' in Markdown."""
+    s = source(experiment)
+    who = f", {s['author']}" if s["author"] else ""
+    link = f": <{s['url']}>" if s["url"] else ""
+    return (
+        f"**Source:** “{s['title']}”{who}, {s['published']} ({s['language']}; {s['what']}){link}. "
+        f"Its published figures: `data/published/{experiment}.csv`."
+    )
+
+
+def article_claim(
+    experiment: str, metric: str, a: str, b: str, unit: str = "req/s"
+) -> tuple[str, float]:
+    """The article's a/b ratio on ``metric`` and how it reads: ('4.9× (39,652 vs 8,083
+    req/s)', 4.905…)."""
+    table = load_published(experiment)
+    va, vb = table.loc[a, metric], table.loc[b, metric]
+    number = fmt.count if unit in ("req/s", "requests") else fmt.milliseconds
+    return f"{fmt.ratio(va / vb)} ({number(va)} vs {number(vb)} {unit})", float(va / vb)
 
 
 def load_published(experiment: str) -> pd.DataFrame:

@@ -1,11 +1,14 @@
-"""Results tables: one row per target, medians with their CI, every flag shown."""
+"""Results tables: one row per target, medians with their CI, every flag shown, and
+every number formatted for reading (formatting) by the label of its row or column."""
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 from pandas.io.formats.style import Styler
 
+from benchbook import formatting as fmt
 from benchbook.checks import is_valid
 from benchbook.stats import compare, summarize
 
@@ -65,8 +68,9 @@ def flag_counts(flags: pd.Series) -> str:
 
 def summary_table(results: pd.DataFrame, by: Sequence[str] = ("target",)) -> pd.DataFrame:
     """Per target (or per ``by``, e.g. target and connections in a sweep): valid runs,
-    median req/s with its CI, latency and resource medians, error totals, and the flags
-    of every run (invalid runs are counted there, not in the medians)."""
+    median req/s with its CI (and the level the CI reaches with that many runs),
+    latency and resource medians, error totals, and the flags of every run (invalid
+    runs are counted there, not in the medians)."""
     rows = []
     data = with_derived(results)
     for keys, every in data.groupby(list(by), sort=False):
@@ -76,9 +80,8 @@ def summary_table(results: pd.DataFrame, by: Sequence[str] = ("target",)) -> pd.
             **dict(zip(by, keys, strict=True)),
             "runs": rps.n,
             "req/s": rps.median,
-            "req/s CI low": rps.low,
-            "req/s CI high": rps.high,
-            "CI level %": 100 * rps.confidence,
+            "req/s CI": f"{fmt.count(rps.low)}–{fmt.count(rps.high)}" if rps.n else "–",
+            "CI level": fmt.level(rps.confidence).removesuffix(" CI"),
         }
         row |= {label: group[col].median() for col, label in MEDIAN_COLUMNS.items()}
         row |= {label: int(group[col].sum()) for col, label in TOTAL_COLUMNS.items()}
@@ -87,20 +90,65 @@ def summary_table(results: pd.DataFrame, by: Sequence[str] = ("target",)) -> pd.
     return pd.DataFrame(rows).set_index(list(by))
 
 
-def styled(table: pd.DataFrame, precision: int = 1) -> Styler:
-    """Thousands separators and fixed decimals, cell by cell, so that a transposed
-    table (metrics as rows, as the notebooks show them) is formatted too."""
+RATIO = re.compile(r"[\w+-]\s?/\s?[\w+-]")
+RATES = ("req/s", "bytes/s", "ns/op", "b/op", "allocs/op")
 
-    def cell(value: object) -> str:
-        if isinstance(value, bool | str) or value is None:
-            return "" if value is None else str(value)
-        if isinstance(value, int | np.integer):
-            return f"{value:,}"
-        if isinstance(value, float | np.floating):
-            return "–" if np.isnan(value) else f"{value:,.{precision}f}"
-        return str(value)
 
-    return table.style.format(cell)
+def number_kind(label: object) -> str | None:
+    """What the numbers under a row or column label are, from the label alone: 'p',
+    'ratio' ('go/python', 'cc/sc', 'ratio'), 'ms', 'pct', 'count' — or None."""
+    text = str(label).lower()
+    if text == "p":
+        return "p"
+    rate = any(unit in text for unit in RATES)
+    if not rate and (RATIO.search(text) or "ratio" in text or "×" in text):
+        return "ratio"
+    if text in ("ci low", "ci high"):
+        return "ratio"
+    words = set(re.findall(r"[a-z%]+", text))
+    if "ms" in words:
+        return "ms"
+    if "%" in text or "mb" in words:
+        return "pct"
+    if rate or words & {"requests", "runs", "timeouts", "errors", "count"}:
+        return "count"
+    return None
+
+
+WRITERS = {
+    "p": lambda v: f"{v:.3f}",
+    "ratio": fmt.significant,
+    "ms": fmt.milliseconds,
+    "pct": lambda v: f"{v:,.1f}",
+    "count": lambda v: fmt.count(v) if abs(v) >= 100 or v == int(v) else fmt.significant(v),
+}
+
+
+def formatted(table: pd.DataFrame) -> pd.DataFrame:
+    """Every number as text, written by what its labels say it is: a ratio or p-value
+    wherever either label says so, otherwise by its column — or, for a column with no
+    opinion (a target's name), by its row (metrics as rows, as the notebooks transpose
+    them). Text cells stay as they are."""
+
+    def cell(value: object, row: object, column: object) -> str:
+        if value is None or isinstance(value, float | np.floating) and np.isnan(value):
+            return "–"
+        if isinstance(value, bool | str) or not isinstance(value, int | float | np.number):
+            return str(value)
+        kinds = (number_kind(column), number_kind(row))
+        kind = next((k for k in ("p", "ratio") if k in kinds), None)
+        return WRITERS[kind or kinds[0] or kinds[1] or "count"](float(value))
+
+    out = table.astype(object).copy()
+    for column in table.columns:
+        for row in table.index:
+            out.loc[row, column] = cell(table.loc[row, column], row, column)
+    return out
+
+
+def styled(table: pd.DataFrame) -> Styler:
+    """The table with its numbers formatted for reading (see formatted)."""
+    return formatted(table).style
 
 
 def efficiency_table(results: pd.DataFrame, bound_rps: float) -> pd.DataFrame:
@@ -135,9 +183,10 @@ def comparison_table(
     sort: bool = True,
 ) -> pd.DataFrame:
     """Compare rows whose ``split`` column is ``a`` with those where it is ``b``, within
-    each group of ``by`` (all rows pooled when ``by`` is empty): medians, ratio a/b with
-    its CI, Mann-Whitney p, and a benchstat-style verdict ('~' when not significant).
-    Groups come in sorted order, or in order of appearance with ``sort=False``."""
+    each group of ``by`` (all rows pooled when ``by`` is empty): medians, the ratio a/b
+    with its own CI and the level it reaches (stats.ESTIMATOR), Mann-Whitney p, and the
+    verdict in words. Invalid runs are left out. Groups come in sorted order, or in order
+    of appearance with ``sort=False``."""
     rows = []
     groups = results.groupby(list(by), sort=sort) if by else [((), results)]
     for keys, group in groups:
@@ -148,7 +197,13 @@ def comparison_table(
             c, verdict = None, f"not ranked: no valid runs of {a if va.empty else b}"
         else:
             c = compare(va, vb)
-            verdict = "~" if not c.significant else (f"{a} > {b}" if c.ratio > 1 else f"{a} < {b}")
+            verdict = (
+                "no significant difference"
+                if not c.significant
+                else f"{a} higher"
+                if c.ratio > 1
+                else f"{a} lower"
+            )
         rows.append(
             {
                 **dict(zip(by, keys if isinstance(keys, tuple) else (keys,), strict=True)),
@@ -157,6 +212,7 @@ def comparison_table(
                 f"{a}/{b}": c.ratio if c else np.nan,
                 "CI low": c.ratio_low if c else np.nan,
                 "CI high": c.ratio_high if c else np.nan,
+                "CI level": fmt.level(c.ratio_confidence).removesuffix(" CI") if c else "–",
                 "p": c.p_value if c else np.nan,
                 "n": f"{len(va)}+{len(vb)}",
                 "verdict": verdict,

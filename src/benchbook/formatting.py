@@ -1,0 +1,83 @@
+"""Numbers as a reader reads them: req/s without decimals, ratios with two significant
+digits, intervals with the level they actually reach. One place, so every table, sentence
+and summary writes the same number the same way."""
+
+import math
+
+TARGET_LEVEL = 0.95
+
+
+def significant(value: float, digits: int = 2) -> str:
+    """12345 → '12,000', 1.537 → '1.5', 0.00314 → '0.0031' (never '0.00')."""
+    if value is None or isinstance(value, float) and math.isnan(value):
+        return "–"
+    if value == 0:
+        return "0"
+    magnitude = math.floor(math.log10(abs(value)))
+    places = digits - 1 - magnitude  # negative: round to tens, hundreds, …
+    rounded = round(value, places)
+    return f"{rounded:,.{max(0, places)}f}"
+
+
+def ratio_digits(value: float) -> int:
+    """Two significant digits; three near 1, where two would hide a 7 % effect (1.07)."""
+    return 3 if 0.5 <= abs(value) <= 2 else 2
+
+
+def ratio(value: float) -> str:
+    """A ratio and its ×: '14×', '1.07×', '0.0031×' (never '0.00×')."""
+    if value is None or isinstance(value, float) and math.isnan(value):
+        return "–"
+    return f"{significant(value, ratio_digits(value))}×"
+
+
+def interval(low: float, high: float, unit: str = "×") -> str:
+    """'11–21×': both ends with the digits of a ratio, more if they would read the same."""
+    if any(v is None or math.isnan(v) for v in (low, high)):
+        return "no interval"
+    digits = max(ratio_digits(low), ratio_digits(high))
+    while significant(low, digits) == significant(high, digits) and digits < 5:
+        digits += 1
+    return f"{significant(low, digits)}–{significant(high, digits)}{unit}"
+
+
+def ci(low: float, high: float, confidence: float, unit: str = "×") -> str:
+    """'95 % CI 11–21×', '93.8 % CI …', or 'no CI (too few runs)'."""
+    if not confidence or any(v is None or math.isnan(v) for v in (low, high)):
+        return "no CI (too few runs)"
+    return f"{level(confidence)} {interval(low, high, unit)}"
+
+
+def level(confidence: float) -> str:
+    """'95 % CI' for an interval covering at least 95 %, or the level reached when too
+    few runs make 95 % impossible: '93.8 % CI'."""
+    if confidence is None or math.isnan(confidence) or confidence <= 0:
+        return "no CI"
+    if confidence >= TARGET_LEVEL:
+        return "95 % CI"
+    return f"{100 * confidence:.1f} % CI"
+
+
+def count(value: float) -> str:
+    """Requests, req/s, bytes: whole numbers with thousands separators."""
+    if value is None or isinstance(value, float) and math.isnan(value):
+        return "–"
+    return f"{value:,.0f}"
+
+
+def milliseconds(value: float) -> str:
+    """Latency: three significant digits, at least whole milliseconds above 100."""
+    if value is None or isinstance(value, float) and math.isnan(value):
+        return "–"
+    return significant(value, 3) if abs(value) < 100 else f"{value:,.0f}"
+
+
+def p_value(p: float) -> str:
+    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+
+
+def times_fewer(value: float) -> str:
+    """How a ratio below 1 reads: 0.03 → '33× lower'; above 1: '1.5× higher'."""
+    if value < 1:
+        return f"{significant(1 / value)}× lower"
+    return f"{significant(value)}× higher"
