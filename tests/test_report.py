@@ -1,5 +1,7 @@
 """benchbook.report on a notebook executed for real: HTML structure, PDF, and a real browser."""
 
+import copy
+import html
 import json
 import re
 import shutil
@@ -15,14 +17,32 @@ from PIL import Image
 from pypdf import PdfReader
 
 from benchbook.execute import execute_notebook
+from benchbook.findings_format import FINDINGS_MIME
 from benchbook.report import (
     ReportError,
+    Run,
     build_report,
+    ci_text,
     flatten,
     mark_wide_tables,
+    ratio_text,
+    ratio_with_ci,
     render_report,
+    split_provenance,
 )
 from benchbook.results import RUN_MIME
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 CPU_MODEL = "Testium 9000 @ 3.14GHz"
 KERNELSPEC = {"name": "benchbook", "language": "python", "display_name": "benchbook"}
@@ -38,11 +58,65 @@ MANIFEST = {
         "pinning": {"server_cpus": [0], "load_cpus": [1]},
     },
 }
+# A second run of the same notebook: same machine and versions, another time, load and
+# load level, so the provenance shows what both share once and what differs per run.
+MANIFEST_2 = copy.deepcopy(MANIFEST) | {
+    "run_id": "20250101T000100Z-test-f00d",
+    "created_utc": "2025-01-01T00:01:00+00:00",
+}
+MANIFEST_2["params"]["connections"] = [512]
+MANIFEST_2["provenance"]["machine"]["load_average_1m_at_start"] = 1.5
+MANIFEST["provenance"]["machine"]["load_average_1m_at_start"] = 0.25
+HEADLINE = {
+    "label": "go vs python, requests per second",
+    "verdict": "**go** served **10× the requests per second** of **python** "
+    "(ratio 10×, 95 % CI 8.0–12×; medians 41,234 vs 4,123 req/s; p = 0.008; 5 runs each).",
+    "brief": "**go** served **10× the requests per second** of **python** (95 % CI 8.0–12×).",
+    "ratio": 10.0,
+    "ci_low": 8.0,
+    "ci_high": 12.4,
+    "ci_level": 0.968,
+    "n": "5+5",
+    "p": 0.008,
+    "significant": True,
+    "article": "4.9× (39,652 vs 8,083 req/s)",
+    "article_ratio": 4.91,
+    "reproduced": "reproduced",
+    "reproduced_why": "same direction, larger here",
+    "spread": [
+        {"run_id": MANIFEST_2["run_id"], "date": "2025-01-01 00:01", "machine": "vm (2 CPUs)",
+         "ratio": 0.0031, "ci_low": 0.002, "ci_high": 0.0045, "ci_level": 0.9375, "n": "5+5",
+         "current": False},
+        {"run_id": MANIFEST["run_id"], "date": "2025-01-01 00:00", "machine": "vm (2 CPUs)",
+         "ratio": 10.0, "ci_low": 8.0, "ci_high": 12.4, "ci_level": 0.968, "n": "5+5",
+         "current": True},
+    ],
+}  # fmt: skip
+FINDINGS = {
+    "experiment": "00_test",
+    "title": "Experiment one",
+    "question": "Does the report show everything?",
+    "answer": "It does: **go** is ten times as fast here. ANSWER-TEXT",
+    "source": {"title": "An article", "author": None, "url": None},
+    "headlines": [HEADLINE],
+}
+# Results as a run stores them, enough for plots.bars_with_ci.
+RESULTS = (
+    "pd.DataFrame({'target': ['go-hello'] * 3 + ['python-hello'] * 3,"
+    " 'rps': [41000.0, 41500.0, 40900.0, 4100.0, 4150.0, 4090.0], 'flags': [''] * 6,"
+    " 'err_connect': 0, 'err_read': 0, 'err_write': 0, 'err_timeout': 0,"
+    " 'requests': 100000, 'headroom': 0.5})"
+)
 
 
-def sample_notebook(path: Path, run_dir: Path) -> Path:
-    """What a benchbook notebook shows: narrative, parameters, a figure, tables, a run."""
-    bundle = {RUN_MIME: {"run_id": MANIFEST["run_id"], "path": str(run_dir)}, "text/plain": "run"}
+def sample_notebook(path: Path, run_dirs: list[Path]) -> Path:
+    """What a benchbook notebook shows: narrative, parameters, a PNG and an SVG figure,
+    tables, two runs, and its findings in the conclusion."""
+    bundles = [
+        {RUN_MIME: {"run_id": run_dir.name, "path": str(run_dir)}, "text/plain": "run"}
+        for run_dir in run_dirs
+    ]
+    findings = {FINDINGS_MIME: FINDINGS, "text/markdown": "**Answer.** It does."}
     cells = [
         new_markdown_cell("# Experiment one\n\nDoes the report show everything?"),
         new_code_cell("duration_s = 1", metadata={"tags": ["parameters"]}),
@@ -57,14 +131,34 @@ def sample_notebook(path: Path, run_dir: Path) -> Path:
             "plt.show()"
         ),
         new_code_cell(
-            "pd.DataFrame({'rps': [41234.5, 4123.25], 'p99 ms': [3.1, 40.2]},"
+            "pd.DataFrame({'runs': [5, 5], 'rps': [41234.5, 4123.25], 'p99 ms': [3.1, 40.2]},"
             " index=pd.Index(['go-hello', 'fastapi'], name='server'))"
         ),
+        # As notebook 00's table: a long text column squeezes the short ones; its header
+        # "runs" read "ru ns" in print before words were kept whole.
         new_code_cell(
-            "pd.DataFrame([[12345.678 * (i + 1)] * 30 for i in range(3)],"
-            " columns=[f'lat_p{i}_milliseconds' for i in range(30)])"
+            "pd.DataFrame({'runs': [5] * 3, 'req/s': [29833.7] * 3, 'req/s CI low': [22252.9] * 3,"
+            " 'req/s CI high': [37766.4] * 3, 'client CPU %': [63.5] * 3,"
+            " 'server CPU %': [94.5] * 3, 'host CPU steal %': [0.7] * 3,"
+            " 'limited by': ['load tool'] * 3,"
+            " 'flags': ['client_bound 5/5, near_tool_ceiling 4/5, short_run 5/5'] * 3},"
+            " index=pd.Index(['wrk', 'locust HttpUser x1', 'locust FastHttpUser x2'],"
+            " name='tool_setting'))"
         ),
-        new_code_cell(f"display({bundle!r}, raw=True)"),
+        new_code_cell(
+            "pd.DataFrame([[12345.678 * (i + 1)] * 20 for i in range(3)],"
+            " columns=[f'p{i} latency ms' for i in range(20)])"
+        ),
+        new_code_cell("".join(f"display({bundle!r}, raw=True)\n" for bundle in bundles)),
+        new_markdown_cell("## Charts\n\nThe same servers, as the package draws them."),
+        new_code_cell(
+            "from benchbook import plots\n"
+            "plots.use_svg()\n"
+            f"results = {RESULTS}\n"
+            "plots.bars_with_ci(results, 'rps', 'requests per second (req/s)', 'Throughput')"
+        ),
+        new_markdown_cell("## Conclusion\n\nGenerated from the measurements above."),
+        new_code_cell(f"display({findings!r}, raw=True)"),
     ]
     nb = new_notebook(cells=cells, metadata={"kernelspec": KERNELSPEC})
     nbformat.write(nb, path)
@@ -74,10 +168,13 @@ def sample_notebook(path: Path, run_dir: Path) -> Path:
 @pytest.fixture(scope="module")
 def executed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("report")
-    run_dir = root / "runs" / MANIFEST["run_id"]
-    run_dir.mkdir(parents=True)
-    (run_dir / "manifest.json").write_text(json.dumps(MANIFEST))
-    notebook = sample_notebook(root / "01_experiment.ipynb", run_dir)
+    run_dirs = []
+    for manifest in (MANIFEST, MANIFEST_2):
+        run_dir = root / "runs" / manifest["run_id"]
+        run_dir.mkdir(parents=True)
+        (run_dir / "manifest.json").write_text(json.dumps(manifest))
+        run_dirs.append(run_dir)
+    notebook = sample_notebook(root / "01_experiment.ipynb", run_dirs)
     output = root / "executed" / "01_experiment.ipynb"
     execute_notebook(notebook, output, None, {"duration_s": 3})
     return output
@@ -145,22 +242,68 @@ def test_code_logs_and_parameters_are_folded(built) -> None:
     assert any("41234.5 req/s" in fold for fold in folds)  # stdout is a log
     assert any("duration_s = 3" in fold for fold in folds)  # injected parameters
     unfolded = re.sub(r"<details.*?</details>", "", page, flags=re.S)
-    assert "subplots" not in unfolded and "req/s" not in unfolded
+    assert "subplots" not in unfolded and "41234.5 req/s" not in unfolded
     assert "<table" in unfolded  # results stay in view
 
 
 @pytest.mark.slow
-def test_provenance_lists_every_manifest_value(built) -> None:
+def test_provenance_lists_every_manifest_value_once(built) -> None:
     page = built[0].read_text()
     appendix = page[page.index('id="provenance"') :]
-    for caption in ("run", "params", "provenance"):
-        assert f"<caption>{caption}</caption>" in appendix
-    for part in ("params", "provenance"):
-        for key, value in flatten(MANIFEST[part]):
-            assert f'<th scope="row">{key}</th><td>{value}</td>' in appendix
-    assert "machine.cpu_model" in appendix and CPU_MODEL in appendix
-    assert "8, 64" in appendix  # lists joined
-    assert f'href="#run-{MANIFEST["run_id"]}"' in page  # the notebook links to its run
+    shared = appendix[
+        appendix.index('id="provenance-shared"') : appendix.index('id="provenance-runs"')
+    ]
+    runs = appendix[appendix.index('id="provenance-runs"') :]
+    assert f'<th scope="row">machine.cpu_model</th><td>{CPU_MODEL}</td>' in shared
+    assert appendix.count(CPU_MODEL) == 1  # shared by both runs: shown once
+    assert "8, 64" in runs and "512" in runs  # lists joined; params.connections differs
+    assert "0.25" in runs and "1.5" in runs  # so does the load average
+    for manifest in (MANIFEST, MANIFEST_2):
+        body = re.search(rf'<tbody class="run" id="run-{manifest["run_id"]}">(.*?)</tbody>',
+                         runs, re.S).group(1)  # fmt: skip
+        assert manifest["created_utc"] in body
+        assert f'href="#run-{manifest["run_id"]}"' in page  # the notebook links to its run
+
+
+def manifest_run(manifest: dict, notebook: str = "01.ipynb") -> Run:
+    return Run(
+        run_id=manifest["run_id"],
+        anchor="run-" + manifest["run_id"],
+        notebook=Path(notebook),
+        section_anchor="nb",
+        manifest_path=Path("runs") / manifest["run_id"] / "manifest.json",
+        values=flatten(manifest),
+    )
+
+
+def test_provenance_splits_shared_from_per_run_values_and_loses_none() -> None:
+    third = copy.deepcopy(MANIFEST_2) | {"run_id": "r3", "created_utc": "2025-01-02"}
+    third["provenance"]["git"]["commit"] = "fedcba9876543210"
+    third["servers"] = {"go-hello": {"command": ["hello", "-addr", "127.0.0.1:1"]}}
+    runs = [manifest_run(m) for m in (MANIFEST, MANIFEST_2, third)]
+    split = split_provenance(runs)
+    shared = {(group, key): value for group, rows in split.shared for key, value in rows}
+    assert shared[("provenance", "machine.cpu_model")] == CPU_MODEL
+    assert ("provenance", "git.commit") not in shared  # differs in the third run
+    assert split.columns == ["created (UTC)", "commit", "load average at start"]
+    assert [row.cells for row in split.rows] == [
+        ["2025-01-01T00:00:00+00:00", "0123456789abcdef", "0.25"],
+        ["2025-01-01T00:01:00+00:00", "0123456789abcdef", "1.5"],
+        ["2025-01-02", "fedcba9876543210", "1.5"],
+    ]
+    assert ("servers.go-hello.command", "hello, -addr, 127.0.0.1:1") in split.rows[2].rest
+    columns = [
+        "created_utc",
+        "provenance.git.commit",
+        "provenance.machine.load_average_1m_at_start",
+    ]
+    for run, row in zip(runs, split.rows, strict=True):
+        own = dict(row.rest) | dict(zip(columns, row.cells, strict=True)) | {"run_id": run.run_id}
+        for key, value in run.values:
+            group, _, rest = key.partition(".")
+            in_shared = shared.get((group, rest) if rest else ("run", key))
+            assert value in (in_shared, own.get(key)), f"{run.run_id}: {key} = {value} is nowhere"
+            assert in_shared is None or key not in own, f"{key} is shown twice"
 
 
 @pytest.mark.slow
@@ -177,7 +320,7 @@ def test_pdf_has_pages_and_omits_code(built) -> None:
 def test_nothing_in_the_pdf_is_wider_than_its_page(built) -> None:
     document = weasyprint.HTML(string=built[0].read_text()).render()
     orientations = {page.width > page.height for page in document.pages}
-    assert orientations == {False, True}  # the 30-column table got a landscape page
+    assert orientations == {False, True}  # the 20-column table got a landscape page
     for number, page in enumerate(document.pages, start=1):
         for box in page._page_box.descendants():
             right = box.border_box_x() + box.border_width()
@@ -214,6 +357,141 @@ def test_report_renders_in_headless_chromium(built, tmp_path: Path) -> None:
     ink = sum(histogram[:200]) / sum(histogram)
     assert sum(count > 0 for count in histogram) > 2, "the screenshot is one flat colour"
     assert ink > 0.01, f"blank screenshot: {ink:.2%} of pixels are darker than the page"
+
+
+def launch_chromium(playwright):
+    """Debian's chromium, headless and offline; a missing one fails the test, loudly."""
+    if not CHROMIUM.exists():
+        pytest.fail(f"Debian's chromium is needed at {CHROMIUM}: apt-get install -y chromium")
+    return playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+
+
+@pytest.mark.slow
+def test_in_chromium_the_answer_comes_first_and_every_chart_loads_offline(built) -> None:
+    from playwright.sync_api import sync_playwright
+
+    url = built[0].resolve().as_uri()
+    requests: list[str] = []
+    with sync_playwright() as playwright:
+        browser = launch_chromium(playwright)
+        try:
+            page = browser.new_page()
+            page.on("request", lambda request: requests.append(request.url))
+            page.goto(url, wait_until="load")
+            order = page.evaluate(
+                "() => Array.from(document.body.children, e => e.id || e.tagName.toLowerCase())"
+            )
+            images = page.evaluate(
+                "() => Array.from(document.images, i => [i.alt, i.complete, i.naturalWidth])"
+            )
+            inline_charts = page.evaluate(
+                "() => Array.from(document.querySelectorAll('svg.chart'),"
+                " s => s.getBoundingClientRect().width)"
+            )
+            boxes = page.evaluate(
+                """() => Array.from(document.querySelectorAll('section.notebook'), s => {
+                    const box = s.querySelector('aside.answer-box');
+                    const h2 = s.querySelector('h2');
+                    return [!!box, !!h2, !!box && !!h2 &&
+                            !!(box.compareDocumentPosition(h2) & Node.DOCUMENT_POSITION_FOLLOWING)];
+                })"""
+            )
+        finally:
+            browser.close()
+    assert order[:3] == ["header", "summary", "spread"] and order[3] == "nav", order
+    assert len(images) >= 2  # the PNG and the SVG chart
+    assert all(complete and width > 0 for _, complete, width in images), images
+    assert inline_charts and all(width > 0 for width in inline_charts)  # the spread's dot plot
+    assert requests and requests[0] == url
+    assert [r for r in requests if r != url and not r.startswith("data:")] == [], requests
+    assert boxes == [[True, True, True]]  # the answer box, before the first h2
+
+
+def pdf_figures(reader: PdfReader) -> list[str]:
+    """Alt texts of the figures in a tagged PDF's structure tree, in document order."""
+    found: list[str] = []
+
+    def walk(node) -> None:
+        node = node.get_object()
+        if isinstance(node, list):
+            for child in node:
+                walk(child)
+        elif isinstance(node, dict):
+            if node.get("/S") == "/Figure":
+                found.append(str(node.get("/Alt", "")))
+            if "/K" in node:
+                walk(node["/K"])
+
+    walk(reader.trailer["/Root"]["/StructTreeRoot"])
+    return found
+
+
+@pytest.mark.slow
+def test_pdf_is_short_and_holds_every_chart(built) -> None:
+    """Charts are counted in the PDF's structure tree: SVG becomes vector drawing, not an
+    image object, but every <img> and <svg> becomes a tagged Figure (with its alt text)."""
+    page = built[0].read_text()
+    reader = PdfReader(built[1])
+    alts = re.findall(r'<img alt="([^"]*)"', page)
+    inline_svgs = re.findall(r"<svg\b", page)
+    figures = pdf_figures(reader)
+    assert len(figures) == len(alts) + len(inline_svgs)
+    assert [f for f in figures if f] == [html.unescape(alt) for alt in alts]
+    assert all(alt.startswith("chart under") for alt in alts)
+    # title + summary, spread, contents and notebook, landscape table, provenance
+    assert len(reader.pages) <= 7, len(reader.pages)
+
+
+class HeaderWords(HTMLParser):
+    """The words of every table header cell (th) of a page; a line may break after a
+    hyphen or a slash, so they separate words."""
+
+    def __init__(self, html: str):
+        super().__init__()
+        self.words: set[str] = set()
+        self._depth = 0
+        self.feed(html)
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        self._depth += tag == "th"
+
+    def handle_endtag(self, tag: str) -> None:
+        self._depth -= tag == "th" and self._depth > 0
+
+    def handle_data(self, data: str) -> None:
+        if self._depth:
+            self.words |= {w for w in re.findall(r"[\w.+]+", data) if len(w) >= 3}
+
+
+@pytest.mark.slow
+def test_no_table_header_breaks_a_word_in_the_pdf(built) -> None:
+    """A word broken across lines shows in the PDF's text as one line ending with its
+    start and the next beginning with its end ("ru" / "ns"; a cell's second line can
+    share its text line with the next cell's first: "run" / "s req/s")."""
+    page = built[0].read_text()
+    words = HeaderWords(page[page.index("<main>") :]).words
+    assert {"runs", "latency", "verdict", "reproduced"} <= words
+    text = "\n".join(p.extract_text() for p in PdfReader(built[1]).pages)
+    lines = [line.split() for line in text.splitlines() if line.split()]
+    broken = [
+        f"{end[-1]} / {start[0]}"
+        for end, start in zip(lines, lines[1:], strict=False)
+        if end[-1].rstrip("-") + start[0] in words
+    ]
+    assert not broken, broken
+
+
+@pytest.mark.slow
+def test_no_heading_ends_a_page(built) -> None:
+    document = weasyprint.HTML(string=built[0].read_text()).render()
+    blocks = {"h1", "h2", "h3", "h4", "p", "li", "tr", "img", "svg", "pre", "aside", "caption"}
+    for number, page in enumerate(document.pages, start=1):
+        last = [
+            box.element.tag
+            for box in page._page_box.descendants()
+            if box.element is not None and box.element.tag in blocks
+        ]
+        assert last and last[-1] not in {"h1", "h2", "h3", "h4"}, f"page {number} ends: {last}"
 
 
 def unexecuted_notebook(path: Path, run_path: str) -> Path:
@@ -273,11 +551,85 @@ def test_manifests_flatten_to_dotted_keys() -> None:
     ]
 
 
-def test_tables_are_classed_by_width() -> None:
-    row = "<tr>" + "<td>1</td>" * 9 + "</tr>"
-    html = f'<table class="dataframe">{row}</table><table><tr><td>1</td></tr></table>'
-    assert mark_wide_tables(html) == (
-        f'<table class="wide dataframe">{row}</table><table><tr><td>1</td></tr></table>'
+def test_tables_are_classed_by_the_width_they_need_in_print() -> None:
+    def table(columns: int, header: str, value: str, rows: int = 1) -> str:
+        head = "<tr>" + f"<th>{header}</th>" * columns + "</tr>"
+        body = ("<tr>" + f"<td>{value}</td>" * columns + "</tr>") * rows
+        return f'<table class="dataframe">{head}{body}</table>'
+
+    assert mark_wide_tables(table(9, "runs", "1")) == table(9, "runs", "1").replace(
+        'class="dataframe"', 'class="unsplit dataframe"'
+    )  # fits at the normal size, short: kept on one page
+    smaller = mark_wide_tables(table(12, "req/s CI high", "1,234,567.89"))
+    assert re.search(r'class="wide fit-(5[05]|6[05]|70) unsplit dataframe"', smaller)
+    very = mark_wide_tables(table(20, "p99 latency ms", "12,345.678", rows=20))
+    assert re.search(r'class="wide fit-\d+ very-wide dataframe"', very)  # landscape; may split
+    assert "overflows" in mark_wide_tables(table(40, "latency_percentile_ms", "12,345.678"))
+    spanned = (
+        '<table><tr><th colspan="20">h</th></tr><tr><th rowspan="2">a</th><td>1</td></tr></table>'
     )
-    spanned = '<table><tr><th colspan="20">h</th></tr></table>'
-    assert 'class="wide very-wide"' in mark_wide_tables(spanned)
+    assert mark_wide_tables(spanned) == spanned.replace("<table>", '<table class="unsplit">')
+
+
+def test_ratios_have_two_significant_digits_and_intervals_their_level() -> None:
+    assert [ratio_text(r) for r in (14.3, 0.0031, 0.00312, 143.0, None)] == [
+        "14×", "0.0031×", "0.0031×", "140×", "—",
+    ]  # fmt: skip
+    assert ratio_text(0.0000412) == "0.000041×"  # never "0.00×"
+    assert ci_text(11.0, 20.6, 0.968) == "CI 11–21×"  # reaches 95 %: no level printed
+    assert ci_text(11.0, 20.6, 0.9375) == "93.8\u00a0% CI 11–21×"  # the level reached
+    assert ci_text(None, None, 0.0) == "no CI"
+    assert ratio_with_ci(14.3, 11.0, 20.6, 0.9375) == "14× (93.8\u00a0% CI 11–21×)"
+    assert ratio_with_ci(None, None, None, None) == "no comparison"
+
+
+def findings_notebook(path: Path, findings: dict | None) -> Path:
+    """An executed-looking notebook, with or without a findings output in its conclusion."""
+    cells = [
+        new_markdown_cell("# Old experiment\n\nIts question."),
+        new_markdown_cell("## Setup\n\nHow it ran."),
+        new_markdown_cell("## Conclusion"),
+    ]
+    if findings is not None:
+        output = new_output(
+            "display_data", data={FINDINGS_MIME: findings, "text/markdown": "**Answer.**"}
+        )
+        cells.append(new_code_cell("findings", outputs=[output], execution_count=1))
+    nbformat.write(new_notebook(cells=cells), path)
+    return path
+
+
+def test_a_report_without_findings_has_no_summary_and_no_answer_box(tmp_path: Path) -> None:
+    page = render_report([findings_notebook(tmp_path / "old.ipynb", None)])
+    assert 'id="summary"' not in page and 'id="spread"' not in page
+    assert "<aside" not in page and "Old experiment" in page
+
+
+def test_findings_make_the_summary_an_answer_box_and_a_headline_table(tmp_path: Path) -> None:
+    findings = json.loads(json.dumps(FINDINGS))  # as nbformat stores it
+    page = render_report([findings_notebook(tmp_path / "new.ipynb", findings)])
+    summary = page[page.index('id="summary"') : page.index('id="spread"')]
+    assert "Does the report show everything?" in summary and "An article" not in summary
+    assert "10× (CI 8.0–12×)" in summary and "n&nbsp;=&nbsp;5+5" in summary
+    assert 'href="#new-Old-experiment"' in summary  # the experiment links to its section
+    spread = page[page.index('id="spread"') : page.index('<nav class="toc"')]
+    assert spread.count("<tr") == 3 and "93.8 %" in spread and "0.0031×" in spread
+    assert re.search(r'<svg class="chart spread-plot" role="img"', spread)
+    section = page[page.index('<section class="notebook"') :]
+    assert section.count("ANSWER-TEXT") == 1  # one answer box: the output shows headlines only
+    assert section.index("answer-box") < section.index("<h2") < section.index("findings-table")
+    table = section[section.index("findings-table") :]
+    assert "ANSWER-TEXT" not in table and "medians 41,234 vs 4,123 req/s" in table
+
+
+def test_findings_with_only_a_label_and_a_verdict_still_render(tmp_path: Path) -> None:
+    minimal = {"answer": "Short.", "headlines": [{"label": "a vs b", "verdict": "**a** won."}]}
+    page = render_report([findings_notebook(tmp_path / "minimal.ipynb", minimal)])
+    summary = page[page.index('id="summary"') : page.index('id="spread"')]
+    assert "<strong>a</strong> won." in summary and "no comparison" in summary
+    assert "No stored run has this comparison." in page
+
+
+def test_a_string_findings_output_is_read_as_json(tmp_path: Path) -> None:
+    page = render_report([findings_notebook(tmp_path / "text.ipynb", json.dumps(FINDINGS))])
+    assert '<aside class="answer-box"' in page and "ANSWER-TEXT" in page
