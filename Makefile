@@ -8,11 +8,18 @@ INSTALLED := $(VENV)/.installed
 
 NOTEBOOKS := $(sort $(wildcard notebooks/[0-9]*.ipynb))
 EXECUTED := $(NOTEBOOKS:notebooks/%=report/executed/%)
-# What a notebook's results depend on: re-run it when any of these change.
-MEASURED_WITH := $(shell find servers src -type f \( -name '*.py' -o -name '*.go' -o -name '*.lua' \
-	-o -name '*.toml' -o -name 'go.mod' -o -name 'go.sum' \) -not -path 'src/benchbook/report.py') \
-	$(wildcard data/published/*.csv)
+# What a notebook's results depend on, in two kinds (both re-execute the notebooks):
+# - MEASURING: listed in src/benchbook/measuring-code.txt (servers, registry, load tools,
+#   the experiment runner). A change makes the harness measure again.
+# - ANALYSIS: statistics, wording, plots, findings, the articles' figures. A change only
+#   re-runs the analysis: `make report` lets each experiment reuse a stored run measured
+#   with the same code, parameters and machine (BENCHBOOK_REUSE_RUNS=1, benchbook.reuse).
+MEASURING := $(shell find $(shell grep -v '^\#' src/benchbook/measuring-code.txt) -type f \
+	-not -path '*/__pycache__/*' -not -name '*.pyc') src/benchbook/measuring-code.txt
+# - RENDERED_WITH: the report's own code and template: only the HTML and PDF are redone.
 RENDERED_WITH := src/benchbook/report.py $(wildcard src/benchbook/report_template/*)
+ANALYSIS := $(filter-out $(MEASURING) $(RENDERED_WITH),$(shell find src/benchbook -type f \
+	-name '*.py' -not -path '*/__pycache__/*')) $(wildcard data/published/*.csv)
 PROFILE_STAMP := report/executed/.profile
 
 .PHONY: setup tools build report test lint lab run bench-harness clean
@@ -46,8 +53,9 @@ $(PROFILE_STAMP): FORCE
 	@echo "$(PROFILE)" | cmp -s - $@ || echo "$(PROFILE)" > $@
 
 report/executed/%.ipynb: notebooks/%.ipynb notebooks/profiles/$(PROFILE).yaml $(PROFILE_STAMP) \
-		$(MEASURED_WITH) $(INSTALLED) | tools build
-	$(BIN)/python -m benchbook.execute $< $@ --profile notebooks/profiles/$(PROFILE).yaml
+		$(MEASURING) $(ANALYSIS) $(INSTALLED) | tools build
+	BENCHBOOK_REUSE_RUNS=1 $(BIN)/python -m benchbook.execute $< $@ \
+	  --profile notebooks/profiles/$(PROFILE).yaml
 
 # The calibration first: the other notebooks read its load-tool ceilings (even with -j).
 CALIBRATION := report/executed/00_load_generators.ipynb

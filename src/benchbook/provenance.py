@@ -9,6 +9,8 @@ from importlib.metadata import PackageNotFoundError, version
 from benchbook.layout import REPO_ROOT
 from benchbook.loadgen.wrk import wrk_version
 
+# What identifies a machine for ceilings and stored runs (the rest, e.g. load, varies).
+MACHINE_KEYS = ("hostname", "cpu_model", "logical_cpus", "cpus_available")
 PYTHON_PACKAGES = ("fastapi", "uvicorn", "uvloop", "httptools", "pandas", "scipy", "papermill")
 
 

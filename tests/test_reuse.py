@@ -1,0 +1,41 @@
+"""Re-rendering reuses a stored run only when nothing that shapes a measurement changed."""
+
+import pytest
+from conftest import descendants
+
+from benchbook import reuse
+from benchbook.experiment import run_wrk_experiment
+
+LOAD = dict(connections=2, threads=1, duration="1s", warmup="0s", repetitions=1)
+
+
+@pytest.mark.slow
+def test_a_stored_run_stands_in_only_for_the_same_parameters(runs_dir, monkeypatch) -> None:
+    first = run_wrk_experiment("reuse_test", ["go-hello"], **LOAD)
+    monkeypatch.setenv("BENCHBOOK_REUSE_RUNS", "1")
+    again = run_wrk_experiment("reuse_test", ["go-hello"], **LOAD)
+    assert again.run_id == first.run_id
+    other = run_wrk_experiment("reuse_test", ["go-hello"], **(LOAD | {"connections": 3}))
+    assert other.run_id != first.run_id
+    monkeypatch.delenv("BENCHBOOK_REUSE_RUNS")
+    assert run_wrk_experiment("reuse_test", ["go-hello"], **LOAD).run_id != first.run_id
+    assert descendants() == []
+
+
+def test_measuring_code_is_part_of_the_fingerprint(tmp_path, monkeypatch) -> None:
+    measured = tmp_path / "measured.py"
+    measured.write_text("A = 1\n")
+    listing = tmp_path / "measuring-code.txt"
+    listing.write_text(f"# comment\n{measured.name}\n")
+    monkeypatch.setattr(reuse, "MEASURING_CODE", listing)
+    monkeypatch.setattr(reuse, "REPO_ROOT", tmp_path)
+    before = reuse.fingerprint("x", {"connections": 2})
+    assert reuse.fingerprint("x", {"connections": 2}) == before
+    measured.write_text("A = 2\n")
+    assert reuse.fingerprint("x", {"connections": 2}) != before
+
+
+def test_the_repository_lists_its_measuring_code() -> None:
+    names = {path.name for path in reuse.measuring_files()}
+    assert {"experiment.py", "servers.toml", "wrk.py", "wrk_report.lua"} <= names
+    assert "conclude.py" not in names and "report.py" not in names
