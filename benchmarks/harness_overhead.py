@@ -13,16 +13,19 @@ import os
 import re
 import subprocess
 import tempfile
+from contextlib import ExitStack
 from pathlib import Path
 
 from benchbook.experiment import Config, measure_run, plan_pinning
+from benchbook.instances import start_instance
 from benchbook.loadgen.wrk import Wrk, wrk_command
 from benchbook.params import ClosedLoopLoad
 from benchbook.registry import Registry, Target
 from benchbook.results import Run
 from benchbook.sampling import host_cpu_jiffies, steal_pct
-from benchbook.servers import build_server, start_server, verify_server
+from benchbook.servers import build_server
 from benchbook.stats import summarize
+from benchbook.verification import verify
 
 TARGET = 0.98
 
@@ -40,18 +43,20 @@ def main() -> None:
     args = parser.parse_args()
 
     os.environ["BENCHBOOK_RUNS_DIR"] = tempfile.mkdtemp(prefix="benchbook-overhead-")
-    spec = Registry.load().get("go-iodelay")
+    registry = Registry.load()
+    spec = registry.get("go-iodelay")
     build_server(spec)
     load = ClosedLoopLoad.from_params(100, 4, args.duration, "2s")
     pinning = plan_pinning(True)
     run = Run.create("harness_overhead", {"load": vars(args)})
-    log = Path(os.environ["BENCHBOOK_RUNS_DIR"]) / "server.log"
+    logs = Path(os.environ["BENCHBOOK_RUNS_DIR"])
     ratios = []
     host_before = host_cpu_jiffies()
-    with start_server(spec, Target(spec.name), spec.resolve_params({}), log,
-                      cpus=pinning.server_cpus) as server:  # fmt: skip
-        verify_server(server)
-        argv = wrk_command(server.url + "/", load)
+    with ExitStack() as stack:
+        instance = start_instance(stack, registry, spec, Target(spec.name),
+                                  spec.resolve_params({}), logs, pinning.server_cpus)  # fmt: skip
+        verify(instance.port, spec, spec.name)
+        argv = wrk_command(instance.server.url + "/", load)
         by_hand(argv, pinning.load_cpus)  # warm-up
         for pair in range(1, args.pairs + 1):
             order = ("hand", "harness") if pair % 2 else ("harness", "hand")
@@ -60,8 +65,8 @@ def main() -> None:
                 if side == "hand":
                     rps[side] = by_hand(argv, pinning.load_cpus)
                 else:
-                    config = Config(server.target, Wrk(load))
-                    rps[side] = measure_run(run, server, config, pair, pinning)["rps"]
+                    config = Config(instance.target, Wrk(load))
+                    rps[side] = measure_run(run, instance, config, pair, pinning)["rps"]
             ratios.append(rps["harness"] / rps["hand"])
             print(f"pair {pair}: by hand {rps['hand']:,.0f} req/s, "
                   f"harness {rps['harness']:,.0f} req/s, ratio {ratios[-1]:.3f}")  # fmt: skip

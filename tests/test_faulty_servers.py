@@ -12,7 +12,7 @@ from benchbook.tables import comparison_table, summary_table
 @pytest.fixture(scope="module")
 def both(registry: Registry, test_registry: Registry) -> Registry:
     """The real registry's go-hello beside the test registry's faulty servers."""
-    return Registry({**registry.servers, **test_registry.servers}, test_registry.path)
+    return registry.merged(test_registry)
 
 
 @pytest.mark.slow

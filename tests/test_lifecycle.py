@@ -19,13 +19,8 @@ from benchbook.experiment import run_wrk_experiment
 from benchbook.loadgen import LoadToolError, wrk
 from benchbook.processes import DeadlineExceeded, ManagedProcess, sigint_deferred
 from benchbook.registry import Target
-from benchbook.servers import (
-    ServerStartError,
-    VerificationError,
-    build_server,
-    start_server,
-    verify_server,
-)
+from benchbook.servers import ServerStartError, build_server, start_server
+from benchbook.verification import VerificationError, verify
 
 
 def start(registry, name: str, tmp_path: Path, variant: str | None = None):
@@ -49,7 +44,7 @@ def gone(pid: int, within_s: float = 10.0) -> bool:
 @pytest.mark.parametrize("variant", ["asyncio+h11", "uvloop+httptools"])
 def test_python_server_starts_verifies_and_stops(registry, tmp_path, variant) -> None:
     with start(registry, "python-iodelay", tmp_path, variant) as server:
-        verify_server(server)
+        verify(server.port, server.spec, server.target.label)
         pid = server.process.pid
     assert gone(pid)
     assert descendants() == []
@@ -60,7 +55,7 @@ def test_uvicorn_workers_are_stopped_with_their_master(registry, tmp_path) -> No
     params = spec.resolve_params({"workers": 2})
     target = Target("python-iodelay", "asyncio+h11")
     with start_server(spec, target, params, tmp_path / "s.log") as server:
-        verify_server(server)
+        verify(server.port, server.spec, server.target.label)
         workers = psutil.Process(server.process.pid).children(recursive=True)
         assert len(workers) >= 2
     assert all(gone(w.pid) for w in workers)
@@ -86,7 +81,7 @@ def test_server_that_cannot_start_reports_its_stderr(test_registry, tmp_path) ->
 def test_server_answering_404_fails_verification(test_registry, tmp_path) -> None:
     with start(test_registry, "wrong-path", tmp_path) as server:
         with pytest.raises(VerificationError, match="GET /missing: status 404, expected 200"):
-            verify_server(server)
+            verify(server.port, server.spec, server.target.label)
 
 
 def test_unverified_server_is_never_benchmarked(test_registry, runs_dir) -> None:

@@ -12,6 +12,7 @@ from conftest import SAMPLES, descendants
 
 from benchbook.experiment import run_locust_experiment
 from benchbook.layout import REPO_ROOT
+from benchbook.loadgen import get_plan
 from benchbook.loadgen.locust import (
     LocustError,
     LocustLoad,
@@ -201,7 +202,7 @@ def test_real_three_second_run_against_the_go_server(tmp_path) -> None:
     load = LocustLoad.from_params(10, 10, "10-20ms", "3s", "FastHttpUser")
     params = spec.resolve_params({"delay_ms": 0})
     with start_server(spec, Target(spec.name), params, tmp_path / "server.log") as server:
-        run = run_locust(server.url, "/", load, tmp_path / "locust" / "out")
+        run = run_locust(server.url, get_plan("/"), load, tmp_path / "locust" / "out")
     row = parse_locust_stats(final_stats(stats_path(tmp_path / "locust" / "out").read_text()))
     assert row["requests"] > 100 and 1 < row["duration_s"] < 4
     assert run.client_cpu_s > 0
@@ -251,6 +252,7 @@ def test_master_and_two_local_workers_end_to_end(registry) -> None:
     )  # fmt: skip
     stats_file = REPO_ROOT / row["raw_path"]
     assert [entry["name"] for entry in final_stats(stats_file.read_text())] == ["/from-the-master"]
+    # (the stats name of an ad-hoc path is the path itself, as in a plain locustfile)
     assert row["rps"] < 20 / 0.010  # no user sends faster than its 10 ms minimum wait
     prefix = stats_file.name.removesuffix(".json.txt")
     master_log = (stats_file.parent / f"{prefix}.log").read_text()

@@ -11,23 +11,43 @@ NEAR_CEILING_HEADROOM = 0.90  # of the tool setting's calibrated ceiling (notebo
 SHORT_RUN_S = 5.0
 SHORT_RUN_REQUESTS = 10_000  # below this, p99.9 rests on fewer than 10 samples
 
+# Each flag in plain words, as the Validity sections explain it once.
 FLAG_MEANINGS = {
-    "errors": "connect/read/write errors",
-    "timeouts": "requests slower than the load tool's timeout (missing from latency)",
-    "non_2xx": "responses with status >= 400",
-    "client_bound": "the load tool used >= 90% of the CPU its cores could give (after host "
-    "steal): it may be what was measured",
-    "near_tool_ceiling": "req/s reached >= 90% of the most this load-tool setting could "
-    "produce (its client-bound ceiling, notebook 00): the tool may be the limit",
-    "littles_law": "connections differ from rps × mean latency by more than 15%",
-    "short_run": f"shorter than {SHORT_RUN_S:g} s or fewer than {SHORT_RUN_REQUESTS:,} requests",
-    "bad_response": "the server answered wrongly during or after the run (status, type or "
-    "body differed from the registry's), so its req/s count wrong answers",
+    "errors": "some connections failed or broke (connect, read or write errors)",
+    "timeouts": "some requests took longer than the load tool's timeout; they are counted, "
+    "but missing from the latency figures",
+    "non_2xx": "some answers were HTTP errors (status 400 or above)",
+    "client_bound": "the load tool used (nearly) all the CPU it had: it may have been the "
+    "bottleneck rather than the server",
+    "near_tool_ceiling": "throughput reached 90 % of the most this load-tool setting could "
+    "produce on this machine (notebook 00): the tool may be the limit",
+    "littles_law": "throughput and latency disagree: requests in flight (req/s × mean "
+    "latency) differ from the open connections by more than 15 %, so some time went "
+    "unmeasured and the latency figures are suspect",
+    "short_run": f"a short run (under {SHORT_RUN_S:g} s or {SHORT_RUN_REQUESTS:,} requests): "
+    "fine for throughput, too few samples for the rarest percentiles",
+    "bad_response": "the server gave wrong answers during or after the run (status, type or "
+    "body not what the registry requires), so its req/s count wrong answers",
     "server_died": "the server exited during the run",
+    "data_loss": "records the server confirmed (e.g. 201 Created) were lost: ids handed out "
+    "twice, records that read back wrong, or a store whose count does not match",
+}
+# What a flag does to a comparison, in a few words (cautions in verdicts).
+FLAG_CONSEQUENCES = {
+    "errors": "part of its throughput is failed requests",
+    "timeouts": "its latency figures leave out the slowest requests",
+    "non_2xx": "part of its throughput is error answers",
+    "client_bound": "the load tool may be what was measured",
+    "near_tool_ceiling": "the load tool may be what was measured",
+    "littles_law": "its latency figures are suspect",
+    "short_run": "its rarest percentiles rest on few samples",
+    "bad_response": "those runs are left out",
+    "server_died": "those runs are left out",
+    "data_loss": "those runs are left out",
 }
 # Flags that make a row's numbers not a measurement of the server doing its job: such
 # rows are kept and shown, but never ranked or summarised with the valid ones.
-INVALID_FLAGS = ("bad_response", "server_died")
+INVALID_FLAGS = ("bad_response", "server_died", "data_loss")
 
 
 def is_valid(flags: str) -> bool:

@@ -1,32 +1,35 @@
-"""One experiment, end to end: servers up, verified, warmed up, measured in turns.
+"""One experiment, end to end: services and servers up, verified, warmed up, measured
+in turns, checked after every run.
 
 Everything a notebook passes in is validated before the first process starts, and
 every measurement is on disk (raw output, then its row) before the next one begins.
 """
 
 import os
-import re
 from collections.abc import Mapping
 from contextlib import ExitStack
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 
 import psutil
 
-from benchbook import checks
+from benchbook import checks, data_loss
 from benchbook.calibration import (
     CALIBRATION_EXPERIMENT,
     NOT_CALIBRATED,
     Ceilings,
     latest_ceilings,
 )
+from benchbook.instances import Instance, slug, start_instance
 from benchbook.layout import repo_relative
-from benchbook.loadgen import LoadTool, LoadToolError
+from benchbook.loadgen import LoadPlan, LoadRequest, LoadTool, LoadToolError
 from benchbook.loadgen.locust import Locust, LocustLoad
 from benchbook.loadgen.wrk import Wrk, wrk_path
 from benchbook.params import ClosedLoopLoad, as_list, parse_duration, require_int
-from benchbook.registry import Registry, ServerSpec, Target
+from benchbook.registry import Registry, Request, ServerSpec, Target
 from benchbook.results import Run
+from benchbook.reuse import fingerprint, reuse_enabled, stored_run_with
 from benchbook.runlock import machine_lock
 from benchbook.sampling import (
     SamplerError,
@@ -35,15 +38,17 @@ from benchbook.sampling import (
     host_cpu_jiffies,
     steal_pct,
 )
-from benchbook.servers import (
+from benchbook.servers import build_server, died_message
+from benchbook.verification import (
     ResponseSampler,
-    RunningServer,
-    build_server,
-    died_message,
-    server_problems,
-    start_server,
-    verify_server,
+    VerificationError,
+    ad_hoc_get,
+    all_problems,
+    request_problems,
+    verify,
 )
+
+SERVICE_COLUMNS = ["service_cpu_pct", "service_rss_mb"]
 
 
 @dataclass(frozen=True)
@@ -51,7 +56,7 @@ class Pinning:
     """Disjoint CPU sets for servers and the load tool (None: not pinned).
 
     Pinning a Go server also sets its GOMAXPROCS, which the runtime derives from the
-    CPU affinity it starts with.
+    CPU affinity it starts with. A server's services run on the server's CPUs.
     """
 
     server_cpus: tuple[int, ...] | None
@@ -68,8 +73,10 @@ def plan_pinning(pin_cpus: bool) -> Pinning:
 
 def split_server_params(
     specs: Mapping[str, ServerSpec], server_params: Mapping[str, object]
-) -> dict[str, dict[str, float]]:
-    """Give each server the parameters it declares; a name no server declares is an error."""
+) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, list[object]]]]:
+    """Give each server the parameters it declares: fixed values, checked, and swept
+    ones (a list, e.g. workers [1, 2, 4]: one server instance per value, the parameter a
+    factor column of the results). A name no server declares is an error."""
     declared = {key for spec in specs.values() for key in spec.params}
     for key in server_params:
         if key not in declared:
@@ -77,10 +84,44 @@ def split_server_params(
                 f"server_params: {key!r} is not a parameter of {', '.join(specs)}; "
                 f"valid choices: {', '.join(sorted(declared))}"
             )
-    return {
-        name: spec.resolve_params({k: v for k, v in server_params.items() if k in spec.params})
-        for name, spec in specs.items()
-    }
+    fixed: dict[str, dict[str, float]] = {}
+    sweeps: dict[str, dict[str, list[object]]] = {}
+    for name, spec in specs.items():
+        own = {k: v for k, v in server_params.items() if k in spec.params}
+        swept = {k: list(v) for k, v in own.items() if isinstance(v, list | tuple)}
+        for key, values in swept.items():
+            for value in values:
+                spec.resolve_params({key: value})  # each value checked now
+        fixed[name] = spec.resolve_params({k: v for k, v in own.items() if k not in swept})
+        if swept:
+            sweeps[name] = swept
+    return fixed, sweeps
+
+
+def select_targets(
+    registry: Registry,
+    servers: object,
+    variants: Mapping[str, object] | None,
+    paths: Mapping[str, object] | None,
+    requests: Mapping[str, object] | None,
+    mix: Mapping[str, float] | None,
+    server_params: Mapping[str, object] | None,
+) -> tuple[list[Target], dict[str, dict[str, float]]]:
+    """The targets an experiment measures, and each server's fixed parameters."""
+    names = as_list("servers", servers)
+    specs = {name: registry.get(name) for name in names}
+    fixed, sweeps = split_server_params(specs, server_params or {})
+    targets = registry.targets(names, variants, paths, requests, sweeps)
+    if mix:
+        weights = {name: float(weight) for name, weight in dict(mix).items()}
+        for spec in specs.values():
+            for name in weights:
+                spec.request(name)
+        if any(w <= 0 for w in weights.values()):
+            raise ValueError(f"mix: {mix!r}; every weight must be above zero")
+        targets = list(dict.fromkeys(Target(t.server, t.variant, params=t.params) for t in targets))
+        targets = [t.with_mix(tuple(weights.items())) for t in targets]
+    return targets, fixed
 
 
 def _counts(name: str, value: object) -> list[int]:
@@ -99,8 +140,7 @@ class Config:
 
     @property
     def slug(self) -> str:
-        name = re.sub(r"[^A-Za-z0-9]+", "-", self.target.label).strip("-")
-        return f"{name}_{self.tool.slug}"
+        return f"{slug(self.target.label)}_{self.tool.slug}"
 
 
 def _warmup_seconds(warmup: object) -> float:
@@ -120,15 +160,20 @@ def run_wrk_experiment(
     threads: object,
     duration: object,
     timeout: object = "2s",
+    requests: Mapping[str, object] | None = None,
+    mix: Mapping[str, float] | None = None,
     warmup: object = "2s",
     repetitions: object = 5,
     server_params: Mapping[str, object] | None = None,
+    records: object = 1,
     pin_cpus: bool = True,
     registry: Registry | None = None,
 ) -> Run:
     """Measure every target under every connection count with wrk (see run_experiment)."""
     registry = registry or Registry.load()
-    targets = registry.targets(servers, variants, paths)
+    targets, params = select_targets(
+        registry, servers, variants, paths, requests, mix, server_params
+    )
     loads = [
         ClosedLoopLoad.from_params(c, threads, duration, timeout)
         for c in _counts("connections", connections)
@@ -141,7 +186,8 @@ def run_wrk_experiment(
         [Wrk(load) for load in loads],
         warmup_s=_warmup_seconds(warmup),
         repetitions=require_int("repetitions", repetitions, 1),
-        server_params=server_params or {},
+        server_params=params,
+        records=require_int("records", records, 0),
         pinning=plan_pinning(bool(pin_cpus)),
         ceilings=latest_ceilings(),
     )
@@ -160,9 +206,12 @@ def run_locust_experiment(
     user_class: object = "HttpUser",
     processes: object | None = None,
     workers: object = 0,
+    requests: Mapping[str, object] | None = None,
+    mix: Mapping[str, float] | None = None,
     warmup: object = "2s",
     repetitions: object = 5,
     server_params: Mapping[str, object] | None = None,
+    records: object = 1,
     pin_cpus: bool = True,
     registry: Registry | None = None,
 ) -> Run:
@@ -171,9 +220,12 @@ def run_locust_experiment(
     ``processes`` defaults to the cores left for the load tool once the servers have
     theirs (Locust's own ``--processes``). ``workers`` > 0 runs Locust distributed
     instead: a master expecting that many workers, started here on the same cores.
+    ``mix`` sends several requests by weight, as a locustfile's weighted tasks do.
     """
     registry = registry or Registry.load()
-    targets = registry.targets(servers, variants, paths)
+    targets, params = select_targets(
+        registry, servers, variants, paths, requests, mix, server_params
+    )
     pinning = plan_pinning(bool(pin_cpus))
     if processes is None:
         processes = 1 if workers else len(pinning.load_cpus or os.sched_getaffinity(0))
@@ -188,7 +240,8 @@ def run_locust_experiment(
         [Locust(load) for load in loads],
         warmup_s=_warmup_seconds(warmup),
         repetitions=require_int("repetitions", repetitions, 1),
-        server_params=server_params or {},
+        server_params=params,
+        records=require_int("records", records, 0),
         pinning=pinning,
         ceilings=latest_ceilings(),
     )
@@ -230,10 +283,73 @@ def run_calibration(
         tools,
         warmup_s=_warmup_seconds(warmup),
         repetitions=require_int("repetitions", repetitions, 1),
-        server_params={},
+        server_params={server: {}},
         pinning=plan_pinning(True),
         ceilings=NOT_CALIBRATED,  # measuring the ceilings themselves
     )
+
+
+def extra_columns(registry: Registry, targets: list[Target], tools: list[LoadTool]) -> list[str]:
+    """The columns an experiment adds to the core ones: a column per factor, what its
+    tools measure beyond the core, the data-loss counts of write runs, the services'
+    CPU and memory."""
+    columns: list[str] = []
+    for target in targets:
+        spec = registry.get(target.server)
+        variant = spec.variants[target.variant] if target.variant else None
+        columns += [*spec.factors, *(variant.factors if variant else {}), *dict(target.params)]
+    for tool in tools:
+        columns += list(getattr(tool, "extra_columns", ()))
+    if any(_captures(registry.get(t.server), t) for t in targets):
+        columns += [*data_loss.COLUMNS, "store_commits_per_request"]
+    if any(needed for t in targets for needed in _services_of(registry, t)):
+        columns += SERVICE_COLUMNS
+    return list(dict.fromkeys(columns))
+
+
+def _services_of(registry: Registry, target: Target) -> list[str]:
+    spec = registry.get(target.server)
+    variant = spec.variants[target.variant] if target.variant else None
+    return [*spec.services, *(variant.services if variant else {})]
+
+
+def loaded_requests(spec: ServerSpec, target: Target) -> list[tuple[Request, float]]:
+    """What a target sends: its mix, its request, its ad-hoc path, or the first request."""
+    if target.path:
+        return [(ad_hoc_get(target.path), 1.0)]
+    if target.mix:
+        return [(spec.request(name), weight) for name, weight in target.mix]
+    return [(spec.request(target.request) if target.request else spec.requests[0], 1.0)]
+
+
+def _captures(spec: ServerSpec, target: Target) -> bool:
+    """Whether a target creates records, so its runs get the data-loss check."""
+    return spec.records is not None and any(
+        r.name == spec.records.create for r, _ in loaded_requests(spec, target)
+    )
+
+
+def load_plan(instance: Instance, target: Target, capture_dir: Path | None) -> LoadPlan:
+    """The target's requests as load tools send them, on the instance's records."""
+    requests = loaded_requests(instance.spec, target)
+    ids = tuple(r.id for r in instance.records)
+    plan = tuple(
+        LoadRequest(
+            name=target.path or request.name,
+            method=request.method,
+            path=request.path,
+            headers=dict(request.headers),
+            body=request.body,
+            ids=ids if "{id}" in request.path else (),
+            expected_status=request.expect.status,
+            weight=weight,
+        )
+        for request, weight in requests
+    )
+    if not _captures(instance.spec, target):
+        return LoadPlan(plan)
+    create = instance.spec.request(instance.spec.records.create)
+    return LoadPlan(plan, capture_status=create.expect.status, capture_dir=capture_dir)
 
 
 def run_experiment(
@@ -244,121 +360,146 @@ def run_experiment(
     *,
     warmup_s: float,
     repetitions: int,
-    server_params: Mapping[str, object],
+    server_params: Mapping[str, Mapping[str, float]],
     pinning: Pinning,
     ceilings: Ceilings,
+    records: int = 1,
 ) -> Run:
     """Measure every target under every tool ``repetitions`` times, interleaved
     A B C A B C …, after verifying every server and warming each up once.
 
     Interleaving makes drift on a shared machine hit every configuration alike instead
-    of whichever happened to run last. Targets on the same server and variant share one
-    server process. Nothing starts before every parameter has been validated, and only
-    one experiment measures on a machine at a time (runlock). A server that dies is
-    reported, its runs flagged ``server_died``, and the others are still measured.
+    of whichever happened to run last. Targets on the same server instance (server,
+    variant, swept parameters) share one server process and its services. Nothing
+    starts before every parameter has been validated, and only one experiment measures
+    on a machine at a time (runlock). Before each measured run the instance's services
+    are emptied and ``records`` records created for requests on an id. A server that
+    dies is reported, its runs flagged ``server_died``, and the others still measured.
     Each row's ``headroom`` is relative to ``ceilings`` (see calibration).
     """
     specs = {t.server: registry.get(t.server) for t in targets}
-    params_by_server = split_server_params(specs, server_params)
+    for target in targets:
+        for request, _ in loaded_requests(specs[target.server], target):
+            if request.needs_record and not records:
+                raise ValueError(
+                    f"records: 0, but {target.label} sends {request.path}, which needs the "
+                    "id of a created record; use records >= 1"
+                )
     configs = [Config(t, tool) for t in targets for tool in tools]
-    with machine_lock(experiment) as lock:
-        run = Run.create(
-            experiment,
-            params={
-                "targets": [t.label for t in targets],
-                "tools": sorted({tool.setting for tool in tools}),
-                "loads": [asdict(tool.load) for tool in tools],
-                "warmup_s": warmup_s,
-                "repetitions": repetitions,
-                "runs_planned": repetitions * len(configs),
-                "server_params": params_by_server,
-                "pinning": asdict(pinning),
-                "registry": repo_relative(registry.path),
-                "calibration": {"run_id": ceilings.run_id, "ceilings_rps": ceilings.by_setting},
-            },
+    params = {
+        "targets": [t.label for t in targets],
+        "tools": sorted({tool.setting for tool in tools}),
+        "loads": [asdict(tool.load) for tool in tools],
+        "warmup_s": warmup_s,
+        "repetitions": repetitions,
+        "runs_planned": repetitions * len(configs),
+        "records": records,
+        "server_params": {name: dict(server_params.get(name, {})) for name in specs},
+        "pinning": asdict(pinning),
+        "registry": repo_relative(registry.path),
+        "calibration": {"run_id": ceilings.run_id, "ceilings_rps": ceilings.by_setting},
+    }
+    key = fingerprint(experiment, params)
+    if reuse_enabled() and (stored := stored_run_with(key)):
+        print(
+            f"{experiment}: reusing run {stored.name}, measured with the same code, "
+            "parameters and machine (BENCHBOOK_REUSE_RUNS=1)",
+            flush=True,
         )
+        return Run(stored)
+    with machine_lock(experiment) as lock:
+        columns = extra_columns(registry, targets, tools)
+        run = Run.create(experiment, params=params, fingerprint=key, extra_columns=columns)
         lock.name_run(run.run_id)
         for spec in specs.values():
             build_server(spec)
         with ExitStack() as stack:
-            instances = _start_servers(stack, run, specs, targets, tools, params_by_server, pinning)
-            servers_by_target = {t: instances[Target(t.server, t.variant)] for t in targets}
-            for instance, server in instances.items():
-                verify_server(server, _paths_of(server, instance, targets))
+            instances: dict[Target, Instance] = {}
+            for target in targets:
+                if target.instance not in instances:
+                    instance = start_instance(
+                        stack,
+                        registry,
+                        specs[target.server],
+                        target.instance,
+                        {**server_params.get(target.server, {}), **dict(target.params)},
+                        run.path / "servers",
+                        pinning.server_cpus,
+                    )
+                    instances[target.instance] = instance
+            for instance in instances.values():
+                _verify(instance, targets, records)
             run.update_manifest(
                 servers={
-                    s.target.label: {"command": s.process.argv, "log": repo_relative(s.log_path)}
-                    for s in instances.values()
+                    i.target.label: {
+                        "command": i.server.process.argv,
+                        "log": repo_relative(i.server.log_path),
+                        "services": {
+                            name: {"command": s.process.argv, "log": repo_relative(s.log_path)}
+                            for name, s in i.services.items()
+                        },
+                    }
+                    for i in instances.values()
                 }
             )
-            if warmup_s:
-                for instance, server in instances.items():
-                    print(f"warm-up {instance.label}: {warmup_s:g} s", flush=True)
-                    tools[-1].run(
-                        server.url,
-                        load_path(server, instance),
-                        run.raw_path(f"warmup_{Config(instance, tools[-1]).slug}"),
-                        pinning.load_cpus,
-                        duration_s=warmup_s,
-                    )
-            _measure_in_turns(run, configs, servers_by_target, repetitions, pinning, ceilings)
+            if warmup_s:  # once per server instance, with its first target's load
+                firsts = {t.instance: t for t in reversed(targets)}
+                for target in dict.fromkeys(t.instance for t in targets):
+                    _warm_up(run, instances[target], firsts[target], tools[-1], warmup_s,
+                             pinning, records)  # fmt: skip
+            _measure_in_turns(run, configs, instances, repetitions, pinning, ceilings, records)
         run.update_manifest(completed_utc=datetime.now(UTC).isoformat(timespec="seconds"))
     return run
 
 
-def _start_servers(
-    stack: ExitStack,
+def _warm_up(
     run: Run,
-    specs: Mapping[str, ServerSpec],
-    targets: list[Target],
-    tools: list[LoadTool],
-    params_by_server: Mapping[str, Mapping[str, float]],
+    instance: Instance,
+    target: Target,
+    tool: LoadTool,
+    seconds: float,
     pinning: Pinning,
-) -> dict[Target, RunningServer]:
-    """One process per server and variant, stopped when ``stack`` closes."""
-    instances: dict[Target, RunningServer] = {}
-    for target in targets:
-        instance = Target(target.server, target.variant)
-        if instance not in instances:
-            instances[instance] = stack.enter_context(
-                start_server(
-                    specs[target.server],
-                    instance,
-                    params_by_server[target.server],
-                    log_path=run.path / "servers" / f"{Config(instance, tools[0]).slug}.log",
-                    cpus=pinning.server_cpus,
-                )
-            )
-    return instances
+    records: int,
+) -> None:
+    """One unrecorded run, so that measured runs find the server warm."""
+    print(f"warm-up {instance.target.label}: {seconds:g} s", flush=True)
+    instance.reset(records)
+    slug_ = Config(target, tool).slug
+    plan = load_plan(instance, target, run.raw_path(f"warmup_{slug_}_created"))
+    tool.run(instance.server.url, plan, run.raw_path(f"warmup_{slug_}"), pinning.load_cpus,
+             duration_s=seconds)  # fmt: skip
 
 
-def _paths_of(server: RunningServer, instance: Target, targets: list[Target]) -> list[str]:
-    """The paths loaded on one server process."""
-    return list(
-        dict.fromkeys(
-            load_path(server, t)
-            for t in targets
-            if (t.server, t.variant) == (instance.server, instance.variant)
-        )
-    )
+def _verify(instance: Instance, targets: list[Target], records: int) -> None:
+    """Every registry request and every loaded path of one instance, before any load."""
+    label = instance.target.label
+    try:
+        instance.reset(max(records, 1))
+    except VerificationError as error:
+        raise VerificationError(
+            f"{label} failed verification, so it is not benchmarked:\n  {error}"
+        ) from None
+    paths = [t.path for t in targets if t.instance == instance.target and t.path]
+    verify(instance.port, instance.spec, label, paths, instance.records)
 
 
 def _measure_in_turns(
     run: Run,
     configs: list[Config],
-    servers_by_target: Mapping[Target, RunningServer],
+    instances: Mapping[Target, Instance],
     repetitions: int,
     pinning: Pinning,
     ceilings: Ceilings,
+    records: int,
 ) -> None:
     """The measured runs, interleaved; a server that died is skipped from then on."""
-    dead: set[int] = set()  # pids of servers that exited
+    dead: set[Target] = set()
     total = repetitions * len(configs)
     for rep in range(1, repetitions + 1):
         for i, config in enumerate(configs):
-            server = servers_by_target[config.target]
+            instance = instances[config.target.instance]
             step = (rep - 1) * len(configs) + i + 1
-            if server.process.pid in dead:
+            if instance.target in dead:
                 print(f"[{step}/{total}] {config.target.label}: skipped, its server died",
                       flush=True)  # fmt: skip
                 continue
@@ -367,10 +508,10 @@ def _measure_in_turns(
                 + config.tool.describe(),
                 flush=True,
             )
-            row = measure_run(run, server, config, rep, pinning, ceilings)
+            row = measure_run(run, instance, config, rep, pinning, ceilings, records)
             run.append(row)
             if "server_died" in row["flags"]:
-                dead.add(server.process.pid)
+                dead.add(instance.target)
                 print(f"    {row['incident']}", flush=True)
                 continue
             p99 = row["lat_p99_ms"]
@@ -384,50 +525,80 @@ def _measure_in_turns(
                 print(f"    {row['incident']}", flush=True)
 
 
-def load_path(server: RunningServer, target: Target) -> str:
-    """The path loaded: the target's own, or the server's first registry endpoint."""
-    return target.path or server.spec.endpoints[0].path
+def _sampled_request(instance: Instance, plan_requests: list[Request]) -> Request | None:
+    """What to check during a run: a loaded request that writes nothing, else any
+    registry request that writes nothing (checks must not add records)."""
+    for request in [*plan_requests, *instance.spec.requests]:
+        if not request.writes:
+            return request
+    return None
 
 
 def measure_run(
     run: Run,
-    server: RunningServer,
+    instance: Instance,
     config: Config,
     rep: int,
     pinning: Pinning,
     ceilings: Ceilings = NOT_CALIBRATED,
+    records: int = 1,
 ) -> dict[str, object]:
     """One load-tool invocation → one tidy row, raw output saved before it is parsed.
 
-    The server's responses are sampled during the run and every endpoint re-verified
-    after it: wrong answers flag the row ``bad_response``. A server that exits during
-    the run gives a row flagged ``server_died`` that says what happened; its numbers,
-    if the tool produced any, are kept but never ranked."""
-    path = load_path(server, config.target)
+    The store is reset first (services emptied, records created). The server's
+    responses are sampled during the run and every request re-verified after it: wrong
+    answers flag the row ``bad_response``. A run that created records is checked for
+    lost ones (``data_loss``). A server that exits during the run gives a row flagged
+    ``server_died`` that says what happened; its numbers, if the tool produced any, are
+    kept but never ranked."""
+    server, target = instance.server, config.target
+    requests = [r for r, _ in loaded_requests(instance.spec, target)]
     row: dict[str, object] = {
         "experiment": run.manifest()["experiment"],
         "repetition": rep,
-        "target": config.target.label,
-        "server": config.target.server,
-        "language": server.spec.language,
-        "variant": config.target.variant or "",
-        "endpoint": path,
+        "target": target.label,
+        "server": target.server,
+        "language": instance.spec.language,
+        "variant": target.variant or "",
+        "request": "+".join(r.name for r in requests),
+        "method": "+".join(dict.fromkeys(r.method for r in requests)),
+        "endpoint": "+".join(r.path for r in requests),
         "tool": config.tool.name,
         "tool_setting": config.tool.setting,
+        **instance.factors,
         **config.tool.row_fields(),
     }
     if not server.process.running():
-        return row | _died(server, f"the pause before repetition {rep}")
+        return row | _died(instance, f"the pause before repetition {rep}")
+    raw_prefix = run.raw_path(f"rep{rep:02d}_{config.slug}")
+    capture_dir = raw_prefix.with_name(raw_prefix.name + "_created")
+    instance.reset(records)
+    plan = load_plan(instance, target, capture_dir)
+    before = instance.store_count() if plan.capture_status else None
+    sampled = _sampled_request(instance, requests)
     host_before = host_cpu_jiffies()
     try:
-        with TreeSampler(server.process.pid) as sampler, ResponseSampler(server, path) as watch:
-            result = config.tool.run(
-                server.url, path, run.raw_path(f"rep{rep:02d}_{config.slug}"), pinning.load_cpus
+        with ExitStack() as samplers:
+            sampler = samplers.enter_context(TreeSampler(server.process.pid))
+            service_samplers = [
+                samplers.enter_context(TreeSampler(s.process.pid))
+                for s in instance.services.values()
+            ]
+            watch = samplers.enter_context(
+                ResponseSampler(
+                    lambda: (
+                        request_problems(instance.port, sampled, instance.records)
+                        if sampled
+                        else []
+                    ),
+                    server.process.running,
+                )
             )
+            result = config.tool.run(server.url, plan, raw_prefix, pinning.load_cpus)
     except (LoadToolError, SamplerError, psutil.NoSuchProcess):
         if server.process.running():
             raise
-        return row | _died(server, f"repetition {rep}")
+        return row | _died(instance, f"repetition {rep}")
     host_after = host_cpu_jiffies()
     usage = sampler.usage
     server_cpu_pct = usage.cpu_pct
@@ -443,6 +614,9 @@ def measure_run(
         "host_steal_pct": round(steal_pct(host_before, host_after), 1),
         "raw_path": repo_relative(result.raw_path),
     }
+    if service_samplers:
+        row["service_cpu_pct"] = round(sum(s.usage.cpu_pct for s in service_samplers), 1)
+        row["service_rss_mb"] = round(sum(s.usage.peak_rss_mb for s in service_samplers), 1)
     available = len(pinning.load_cpus or os.sched_getaffinity(0))
     flags = checks.flags_for(
         row,
@@ -451,19 +625,40 @@ def measure_run(
         ceiling_is_tools=config.tool.setting in ceilings.tool_bound,
     )
     if not server.process.running():
-        return row | _died(server, f"repetition {rep}", flags)
-    problems = watch.problems + [f"after the run: {p}" for p in server_problems(server, [path])]
+        return row | _died(instance, f"repetition {rep}", flags)
+    incidents = []
+    if plan.capture_status and before is not None:
+        after = instance.store_count()
+        slack = int(row.get("connections") or row.get("users") or 0)
+        found = data_loss.check(instance, capture_dir, before, after, slack)
+        row |= found.columns()
+        if before.commits is not None and after.commits is not None and row["requests"]:
+            row["store_commits_per_request"] = round(
+                (after.commits - before.commits) / float(row["requests"]), 3
+            )
+        if found.problems:
+            flags.append("data_loss")
+            incidents.append(
+                f"{target.label} lost data in repetition {rep}: " + "; ".join(found.problems)
+            )
+    paths = [target.path] if target.path else []
+    problems = watch.problems + [
+        f"after the run: {p}"
+        for p in all_problems(instance.port, instance.spec, paths, instance.records)
+    ]
     if problems:
         flags.append("bad_response")
-        row["incident"] = (
-            f"{config.target.label} served wrong responses in repetition {rep} "
+        incidents.append(
+            f"{target.label} served wrong responses in repetition {rep} "
             f"(verification passed before the load): " + "; ".join(problems)
         )
-    else:
-        row["incident"] = ""
+    row["incident"] = " ".join(incidents)
     row["flags"] = ";".join(flags)
     return row
 
 
-def _died(server: RunningServer, during: str, flags: list[str] = ()) -> dict[str, object]:
-    return {"flags": ";".join([*flags, "server_died"]), "incident": died_message(server, during)}
+def _died(instance: Instance, during: str, flags: list[str] = ()) -> dict[str, object]:
+    return {
+        "flags": ";".join([*flags, "server_died"]),
+        "incident": died_message(instance.server, during),
+    }

@@ -16,9 +16,12 @@ import pandas as pd
 from benchbook import provenance
 from benchbook.layout import repo_relative, runs_dir
 
-# One row per load-tool invocation. Latency in milliseconds everywhere.
-COLUMNS = [
-    "run_id", "experiment", "repetition", "target", "server", "language", "variant", "endpoint",
+# One row per load-tool invocation, these columns first; an experiment adds one column
+# per factor (storage, workers, …) and what its tools and checks measure beyond these.
+# Latency in milliseconds everywhere.
+CORE_COLUMNS = [
+    "run_id", "experiment", "repetition", "target", "server", "language", "variant",
+    "request", "method", "endpoint",
     "tool", "tool_setting", "connections", "users", "threads", "duration_s", "requests", "rps",
     "bytes_per_s", "lat_mean_ms", "lat_stdev_ms", "lat_p50_ms", "lat_p75_ms", "lat_p90_ms",
     "lat_p99_ms", "lat_p999_ms", "lat_max_ms", "err_connect", "err_read", "err_write",
@@ -35,7 +38,14 @@ class Run:
         self.run_id = path.name
 
     @classmethod
-    def create(cls, experiment: str, params: dict[str, Any]) -> "Run":
+    def create(
+        cls,
+        experiment: str,
+        params: dict[str, Any],
+        fingerprint: str = "",
+        extra_columns: list[str] | None = None,
+    ) -> "Run":
+        """A new run folder; its results have CORE_COLUMNS and then ``extra_columns``."""
         now = datetime.now(UTC)
         run_id = f"{now:%Y%m%dT%H%M%SZ}-{experiment}-{secrets.token_hex(2)}"
         path = runs_dir() / run_id
@@ -47,6 +57,8 @@ class Run:
                 "experiment": experiment,
                 "created_utc": now.isoformat(timespec="seconds"),
                 "params": params,
+                "fingerprint": fingerprint,  # see reuse: what a stand-in must match
+                "columns": CORE_COLUMNS + [c for c in extra_columns or [] if c not in CORE_COLUMNS],
                 "provenance": provenance.collect(),
             }
         )
@@ -72,24 +84,29 @@ class Run:
     def raw_path(self, name: str) -> Path:
         return self.path / "raw" / name
 
+    @property
+    def columns(self) -> list[str]:
+        return self.manifest().get("columns", CORE_COLUMNS)
+
     def append(self, row: dict[str, Any]) -> None:
-        unknown = set(row) - set(COLUMNS)
+        columns = self.columns
+        unknown = set(row) - set(columns)
         if unknown:
-            raise ValueError(f"row has columns not in results.COLUMNS: {sorted(unknown)}")
+            raise ValueError(f"row has columns this run did not declare: {sorted(unknown)}")
         new = not self.results_path.exists()
         with open(self.results_path, "a", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=COLUMNS)
+            writer = csv.DictWriter(f, fieldnames=columns)
             if new:
                 writer.writeheader()
             writer.writerow({"run_id": self.run_id, **row})
 
     def results(self) -> pd.DataFrame:
         text_columns = [
-            "target", "server", "language", "variant", "endpoint", "tool", "tool_setting",
-            "flags", "incident",
+            "target", "server", "language", "variant", "request", "method", "endpoint", "tool",
+            "tool_setting", "flags", "incident",
         ]  # fmt: skip
         frame = pd.read_csv(self.results_path, dtype=dict.fromkeys(text_columns, str))
-        return frame.fillna({"variant": "", "flags": "", "incident": ""})
+        return frame.fillna({c: "" for c in text_columns if c in frame})
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         """Shown in a notebook, a run names its folder; the report finds its manifest here."""

@@ -1,10 +1,8 @@
 """Build, start, verify and stop the servers named in the registry."""
 
 import http.client
-import re
 import socket
 import subprocess
-import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -12,7 +10,7 @@ from pathlib import Path
 
 from benchbook.layout import REPO_ROOT
 from benchbook.processes import ManagedProcess
-from benchbook.registry import Endpoint, ServerSpec, Target, fill
+from benchbook.registry import ServerSpec, Target, fill
 
 READY_TIMEOUT_S = 30.0
 STDERR_TAIL_LINES = 20
@@ -20,10 +18,6 @@ STDERR_TAIL_LINES = 20
 
 class ServerStartError(RuntimeError):
     """The server exited or never answered; the message carries its last log lines."""
-
-
-class VerificationError(RuntimeError):
-    """An endpoint did not give the response the registry requires."""
 
 
 def build_server(spec: ServerSpec) -> None:
@@ -81,15 +75,17 @@ def start_server(
     log_path: Path,
     cpus: Sequence[int] | None = None,
     ready_timeout_s: float = READY_TIMEOUT_S,
+    placeholders: Mapping[str, object] | None = None,
 ) -> RunningServer:
     """Start the server and wait until it answers HTTP on its readiness path.
 
+    ``placeholders`` fill what the harness set up for it ({redis_port}, {data_dir}).
     Output goes to ``log_path`` so that a failure can quote it and nothing is lost.
     """
     port = free_port()
-    values = {**params, "port": port}
+    values = {**params, **(placeholders or {}), "port": port}
     variant = spec.variants[target.variant] if target.variant else None
-    argv = fill(spec.command, values) + (list(variant.args) if variant else [])
+    argv = fill(spec.command, values) + (fill(variant.args, values) if variant else [])
     env = {
         k: fill([v], values)[0] for k, v in {**spec.env, **(variant.env if variant else {})}.items()
     }
@@ -116,7 +112,7 @@ def _wait_ready(server: RunningServer, timeout_s: float) -> None:
                 f"{log_tail(server.log_path)}"
             )
         try:
-            _get(server.port, server.spec.ready_path, timeout_s=5.0)
+            _answers(server.port, server.spec.ready_path)
             return
         except OSError:
             time.sleep(0.05)
@@ -126,105 +122,14 @@ def _wait_ready(server: RunningServer, timeout_s: float) -> None:
     )
 
 
-def _get(port: int, path: str, timeout_s: float) -> tuple[int, str, str]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout_s)
+def _answers(port: int, path: str) -> None:
+    """Any HTTP answer on ``path`` (OSError while the server is not listening yet)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5.0)
     try:
         conn.request("GET", path)
-        response = conn.getresponse()
-        body = response.read().decode(errors="replace")
-        return response.status, response.getheader("Content-Type", ""), body
+        conn.getresponse().read()
     finally:
         conn.close()
-
-
-def endpoint_problems(server: RunningServer, endpoint: Endpoint) -> list[str]:
-    """What is wrong with one endpoint's response (empty when it is right)."""
-    try:
-        status, content_type, body = _get(server.port, endpoint.path, timeout_s=5.0)
-    except OSError as err:
-        return [f"GET {endpoint.path}: no response ({err})"]
-    problems = []
-    if status != endpoint.status:
-        problems.append(f"GET {endpoint.path}: status {status}, expected {endpoint.status}")
-    if endpoint.content_type and not content_type.startswith(endpoint.content_type):
-        problems.append(
-            f"GET {endpoint.path}: Content-Type {content_type!r}, "
-            f"expected {endpoint.content_type!r}"
-        )
-    if endpoint.body is not None and body != endpoint.body:
-        problems.append(f"GET {endpoint.path}: body {body[:200]!r}, expected {endpoint.body!r}")
-    if endpoint.body_pattern is not None and not re.fullmatch(endpoint.body_pattern, body):
-        problems.append(
-            f"GET {endpoint.path}: body {body[:200]!r} does not match {endpoint.body_pattern!r}"
-        )
-    return problems
-
-
-def path_problems(server: RunningServer, path: str) -> list[str]:
-    """What is wrong with the response on ``path``: judged by the registry endpoint of
-    that path, or, for a path the registry does not list, by its status being 2xx."""
-    endpoint = next((e for e in server.spec.endpoints if e.path == path), None)
-    if endpoint is not None:
-        return endpoint_problems(server, endpoint)
-    try:
-        status, _, body = _get(server.port, path, timeout_s=5.0)
-    except OSError as err:
-        return [f"GET {path}: no response ({err})"]
-    if not 200 <= status < 300:
-        return [f"GET {path} answered {status} ({body[:200]!r})"]
-    return []
-
-
-def server_problems(server: RunningServer, load_paths: Sequence[str]) -> list[str]:
-    """Every registry endpoint and every loaded path, checked once."""
-    problems = [p for e in server.spec.endpoints for p in endpoint_problems(server, e)]
-    listed = {e.path for e in server.spec.endpoints}
-    return problems + [p for path in load_paths if path not in listed
-                       for p in path_problems(server, path)]  # fmt: skip
-
-
-def verify_server(server: RunningServer, load_paths: Sequence[str] = ()) -> None:
-    """Check every registry endpoint and loaded path before any load: a broken server is
-    never measured."""
-    problems = server_problems(server, load_paths)
-    if problems:
-        raise VerificationError(
-            f"{server.target.label} failed verification, so it is not benchmarked:\n  "
-            + "\n  ".join(problems)
-        )
-
-
-class ResponseSampler:
-    """Checks the loaded path about once a second while a load runs, on a connection of
-    its own: a server can pass verification and then serve wrong answers under load.
-    Only the first few problems are kept."""
-
-    INTERVAL_S = 1.0
-    KEEP = 3
-
-    def __init__(self, server: RunningServer, path: str):
-        self._server, self._path = server, path
-        self.checked = 0
-        self.problems: list[str] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._check, daemon=True)
-
-    def _check(self) -> None:
-        while not self._stop.wait(self.INTERVAL_S):
-            if not self._server.process.running():
-                return
-            found = path_problems(self._server, self._path)
-            self.checked += 1
-            if found and len(self.problems) < self.KEEP:
-                self.problems.append(f"during the run: {found[0]}")
-
-    def __enter__(self) -> "ResponseSampler":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
 
 
 def died_message(server: RunningServer, during: str) -> str:

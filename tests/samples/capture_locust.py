@@ -11,7 +11,8 @@ import tempfile
 from pathlib import Path
 
 from benchbook.layout import REGISTRY_PATH, REPO_ROOT
-from benchbook.loadgen.locust import LOCUSTFILE
+from benchbook.loadgen import get_plan
+from benchbook.loadgen.locust import LOCUSTFILE, plan_json
 from benchbook.registry import Registry, Target
 from benchbook.servers import build_server, start_server
 
@@ -20,10 +21,10 @@ TEST_REGISTRY = REPO_ROOT / "tests" / "servers" / "servers.toml"
 
 # sample name: (registry, server, server params, user class, extra Locust arguments)
 CAPTURES = {
-    "all_ok": (REGISTRY_PATH, "go-iodelay", {"delay_ms": 0}, "FastHttpUserGet", []),
-    "failures": (TEST_REGISTRY, "status-500", {}, "HttpUserGet", []),
+    "all_ok": (REGISTRY_PATH, "go-iodelay", {"delay_ms": 0}, "FastHttpUserPlan", []),
+    "failures": (TEST_REGISTRY, "status-500", {}, "HttpUserPlan", []),
     "processes": (
-        REGISTRY_PATH, "go-iodelay", {"delay_ms": 0}, "FastHttpUserGet",
+        REGISTRY_PATH, "go-iodelay", {"delay_ms": 0}, "FastHttpUserPlan",
         ["--processes", "2", "--json"],
     ),
 }  # fmt: skip
@@ -42,6 +43,7 @@ def main() -> None:
                 sys.executable, "-m", "locust", "-f", str(LOCUSTFILE), user, "--headless",
                 "-u", "10", "-r", "10", "-t", "3s", "--host", s.url, "--json-file", prefix,
                 "--csv", prefix, "--csv-full-history", "--only-summary",
+                "--bb-plan", plan_json(get_plan("/")),
                 "--bb-wait-min", "0.01", "--bb-wait-max", "0.02", *extra,
             ]  # fmt: skip
             done = subprocess.run(argv, capture_output=True, text=True)

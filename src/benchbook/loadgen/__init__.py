@@ -1,12 +1,14 @@
 """Load generators: one module per tool, each producing the same tidy measurement.
 
-A tool object (``Wrk``, ``Locust``) holds one validated load and knows how to run it
-against ``host + path``, leaving its raw output on disk before parsing it.
+A tool object (``Wrk``, ``Locust``, …) holds one validated load and knows how to send a
+LoadPlan — the requests of the registry, with their methods, headers, bodies and the ids
+of records created first — to a server, leaving its raw output on disk before parsing
+it into the core measurement columns. Adding a tool is one module with such a class.
 """
 
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -70,6 +72,53 @@ def run_to_files(
 
 
 @dataclass(frozen=True)
+class LoadRequest:
+    """A registry request as a load tool sends it: ``{id}`` in the path cycles through
+    ``ids`` (records created before the run), ``{unique}`` in the body becomes a value no
+    other request sends. In a mix, each request is sent in proportion to its ``weight``."""
+
+    name: str
+    method: str
+    path: str
+    headers: Mapping[str, str] = field(default_factory=dict)
+    body: str | None = None
+    ids: tuple[str, ...] = ()
+    expected_status: int = 200
+    weight: float = 1.0
+
+
+@dataclass(frozen=True)
+class LoadPlan:
+    """What a run sends. ``capture_status``: keep the body of every response with this
+    status (the records a write run created), as ``capture_dir``/<tool's files>, for
+    the check that nothing was lost."""
+
+    requests: tuple[LoadRequest, ...]
+    capture_status: int | None = None
+    capture_dir: Path | None = None
+
+    def __post_init__(self) -> None:
+        if not self.requests:
+            raise ValueError("a load plan needs at least one request")
+        for request in self.requests:
+            if "{id}" in request.path and not request.ids:
+                raise ValueError(f"{request.name}: {request.path} needs ids of created records")
+
+    @property
+    def single_path(self) -> str | None:
+        """The one fixed path a plan of one plain GET sends (tools that can only GET)."""
+        (only, *rest) = self.requests
+        if rest or only.method != "GET" or only.body or only.headers or "{id}" in only.path:
+            return None
+        return only.path
+
+
+def get_plan(path: str) -> LoadPlan:
+    """The simplest plan: GET one path (named by the path, as Locust names it)."""
+    return LoadPlan((LoadRequest(path, "GET", path),))
+
+
+@dataclass(frozen=True)
 class ToolRun:
     measured: dict[str, float | int | None]  # the measurement columns of a tidy row
     wall_s: float
@@ -100,7 +149,7 @@ class LoadTool(Protocol):
     def run(
         self,
         host: str,
-        path: str,
+        plan: LoadPlan,
         raw_prefix: Path,
         cpus: tuple[int, ...] | None,
         duration_s: float | None = None,

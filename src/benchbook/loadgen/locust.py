@@ -13,20 +13,27 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import pandas as pd
 
 from benchbook.layout import REPO_ROOT
-from benchbook.loadgen import Finished, LoadToolError, ToolRun, require_loopback, run_to_files
+from benchbook.loadgen import (
+    Finished,
+    LoadPlan,
+    LoadToolError,
+    ToolRun,
+    require_loopback,
+    run_to_files,
+)
 from benchbook.params import parse_duration, require_choice, require_int
 from benchbook.processes import ManagedProcess
 from benchbook.sampling import TreeSampler, cpu_seconds_between
 from benchbook.servers import free_port
 
 LOCUSTFILE = Path(__file__).with_name("locustfile.py")
-USER_CLASSES = {"HttpUser": "HttpUserGet", "FastHttpUser": "FastHttpUserGet"}
+USER_CLASSES = {"HttpUser": "HttpUserPlan", "FastHttpUser": "FastHttpUserPlan"}
 WORKERS_CONNECT_S = 30  # the master gives up (exit 1) if its workers are not all there
 WORKERS_EXIT_S = 15  # workers quit when the master tells them; this long at most
 # Start-up (imports, forks, workers connecting) and shutdown on top of -t; past that, hung.
@@ -102,8 +109,17 @@ class LocustLoad:
         )
 
 
+def plan_json(plan: LoadPlan) -> str:
+    """The plan as the locustfile reads it (--bb-plan)."""
+    return json.dumps({"requests": [asdict(r) for r in plan.requests]}, separators=(",", ":"))
+
+
 def locust_command(
-    host: str, path: str, load: LocustLoad, output_prefix: Path, master_port: int | None = None
+    host: str,
+    plan: LoadPlan,
+    load: LocustLoad,
+    output_prefix: Path,
+    master_port: int | None = None,
 ) -> list[str]:
     """The Locust command line; final statistics go to stdout (--json), per-second
     history and failures to ``<prefix>_*.csv``. With ``load.workers``, the command of a
@@ -114,10 +130,16 @@ def locust_command(
         "--headless", "--only-summary",
         "--users", str(load.users), "--spawn-rate", f"{load.spawn_rate:g}",
         "--run-time", f"{max(1, round(load.duration_s))}s",
-        "--host", host, "--bb-path", path,
+        "--host", host, "--bb-plan", plan_json(plan),
         "--bb-wait-min", f"{load.wait_min_s:g}", "--bb-wait-max", f"{load.wait_max_s:g}",
         "--json", "--csv", str(output_prefix), "--csv-full-history",
     ]  # fmt: skip
+    if plan.capture_status and plan.capture_dir:
+        plan.capture_dir.mkdir(parents=True, exist_ok=True)
+        argv += [
+            "--bb-capture", str(plan.capture_dir / "locust"),
+            "--bb-capture-status", str(plan.capture_status),
+        ]  # fmt: skip
     if load.processes > 1:
         argv += ["--processes", str(load.processes)]
     if load.workers:
@@ -143,7 +165,7 @@ def worker_command(master_host: str, master_port: int) -> list[str]:
 
 def run_locust(
     host: str,
-    path: str,
+    plan: LoadPlan,
     load: LocustLoad,
     output_prefix: Path,
     cpus: Sequence[int] | None = None,
@@ -154,10 +176,10 @@ def run_locust(
     their CPU time counts as the tool's."""
     log_path = output_prefix.with_suffix(".log")
     if not load.workers:
-        argv = locust_command(host, path, load, output_prefix)
+        argv = locust_command(host, plan, load, output_prefix)
         finished = run_to_files(argv, log_path, stats_path(output_prefix), cpus, deadline(load))
     else:
-        finished = _run_distributed(host, path, load, output_prefix, log_path, cpus)
+        finished = _run_distributed(host, plan, load, output_prefix, log_path, cpus)
     # Locust exits 1 when any request failed; that is a result, not a crash.
     if finished.exit_code not in (0, 1):
         raise LocustError(
@@ -169,7 +191,7 @@ def run_locust(
 
 def _run_distributed(
     host: str,
-    path: str,
+    plan: LoadPlan,
     load: LocustLoad,
     output_prefix: Path,
     log_path: Path,
@@ -193,7 +215,7 @@ def _run_distributed(
             )
             workers.append((worker, stack.enter_context(TreeSampler(worker.pid))))
         master = run_to_files(
-            locust_command(host, path, load, output_prefix, port),
+            locust_command(host, plan, load, output_prefix, port),
             log_path,
             stats_path(output_prefix),
             cpus,
@@ -295,6 +317,19 @@ def per_second(stats_file: Path) -> pd.DataFrame:
     )
 
 
+def steady_rps(stats_file: Path, settle_s: float) -> float:
+    """Requests per second once every user is running and ``settle_s`` more has passed
+    (their first requests, sent at start, no longer count), to the last whole second.
+    NaN when the run was too short to settle."""
+    series = per_second(stats_file)
+    full = series.index[series["users"] == series["users"].max()]
+    if full.empty:
+        return float("nan")
+    start = series.loc[full[0], "t_s"] + settle_s
+    steady = series[(series["t_s"] >= start) & (series.index < series.index[-1])]
+    return float(steady["rps"].mean()) if len(steady) else float("nan")
+
+
 def _histogram(entries: list[dict]) -> dict[float, int]:
     """Response time (ms, rounded as Locust rounds it) → count, all names pooled."""
     histogram: dict[float, int] = {}
@@ -367,7 +402,7 @@ def parse_locust_stats(entries: list[dict]) -> dict[str, float | int | None]:
 # What Locust's failures say, by kind (HttpUser's requests and FastHttpUser's
 # geventhttpclient word them differently): the first kind whose text matches wins.
 FAILURE_KINDS = {
-    "non_2xx": ("HTTPError(", "BadStatusCode(", "status code"),
+    "non_2xx": ("BadStatus:", "HTTPError(", "BadStatusCode(", "status code"),
     "err_timeout": ("Timeout", "timed out", "timeout("),
     "err_connect": ("ConnectionRefused", "Connection refused", "NewConnectionError"),
     "err_read": (
@@ -446,13 +481,13 @@ class Locust:
     def run(
         self,
         host: str,
-        path: str,
+        plan: LoadPlan,
         raw_prefix: Path,
         cpus: Sequence[int] | None,
         duration_s: float | None = None,
     ) -> ToolRun:
         load = replace(self.load, duration_s=duration_s) if duration_s else self.load
-        finished = run_locust(host, path, load, raw_prefix, cpus)
+        finished = run_locust(host, plan, load, raw_prefix, cpus)
         try:
             entries = final_stats(stats_path(raw_prefix).read_text(errors="replace"))
         except LocustError as err:

@@ -6,16 +6,25 @@ failure never loses a measurement. Latency comes from our Lua ``done()`` reporte
 """
 
 import json
+import secrets
 import shutil
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchbook.loadgen import Finished, LoadToolError, ToolRun, require_loopback, run_to_files
+from benchbook.loadgen import (
+    Finished,
+    LoadPlan,
+    LoadToolError,
+    ToolRun,
+    require_loopback,
+    run_to_files,
+)
 from benchbook.params import ClosedLoopLoad
 
 REPORTER = Path(__file__).with_name("wrk_report.lua")
+PLAN_SCRIPT = Path(__file__).with_name("wrk_plan.lua")
 MARKER = "BENCHBOOK_WRK "
 # wrk stops itself after -d; past this much more (plus its --timeout), it is hung.
 DEADLINE_GRACE_S = 15.0
@@ -43,8 +52,54 @@ def wrk_version() -> str:
     return (done.stdout or done.stderr).splitlines()[0].strip()
 
 
-def wrk_command(url: str, load: ClosedLoopLoad, duration_s: float | None = None) -> list[str]:
-    """The wrk command line for ``load`` (``duration_s`` overrides, e.g. for warm-up)."""
+def lua_string(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)  # a JSON string literal is a Lua one too
+
+
+def weighted_order(weights: list[float]) -> list[int]:
+    """Smooth weighted round robin over integer weights: 5, 4, 4 → 13 slots, each request
+    spread evenly (1-based, as Lua indexes)."""
+    counts = [round(w) for w in weights]
+    if any(c < 1 for c in counts) or any(
+        abs(c - w) > 1e-9 for c, w in zip(counts, weights, strict=True)
+    ):
+        raise ValueError(f"wrk mixes need whole-number weights ≥ 1, got {weights}")
+    current, order = [0] * len(counts), []
+    for _ in range(sum(counts)):
+        current = [c + w for c, w in zip(current, counts, strict=True)]
+        best = max(range(len(counts)), key=current.__getitem__)
+        current[best] -= sum(counts)
+        order.append(best + 1)
+    return order
+
+
+def plan_script(plan: LoadPlan, nonce: str, capture_prefix: Path | None) -> str:
+    """A wrk Lua script sending ``plan``, with benchbook's reporter after it."""
+    entries = []
+    for r in plan.requests:
+        headers = ", ".join(f"[{lua_string(k)}] = {lua_string(v)}" for k, v in r.headers.items())
+        ids = ", ".join(lua_string(i) for i in r.ids)
+        body = lua_string(r.body) if r.body is not None else "nil"
+        entries.append(
+            f"  {{method = {lua_string(r.method)}, path = {lua_string(r.path)}, "
+            f"headers = {{{headers}}}, body = {body}, ids = {{{ids}}}}}"
+        )
+    order = ", ".join(map(str, weighted_order([r.weight for r in plan.requests])))
+    lines = ["plan = {", ",\n".join(entries), "}", f"order = {{{order}}}"]
+    lines.append(f"nonce = {lua_string(nonce)}")
+    if plan.capture_status and capture_prefix:
+        lines.append(f"capture_status = {plan.capture_status}")
+        lines.append(f"capture_prefix = {lua_string(str(capture_prefix))}")
+    else:
+        lines.append("capture_status = nil")
+    return "\n".join(lines) + "\n\n" + PLAN_SCRIPT.read_text() + "\n" + REPORTER.read_text()
+
+
+def wrk_command(
+    url: str, load: ClosedLoopLoad, duration_s: float | None = None, script: Path = REPORTER
+) -> list[str]:
+    """The wrk command line for ``load`` (``duration_s`` overrides, e.g. for warm-up);
+    ``script`` is the reporter, or a plan script that ends with it."""
     require_loopback("url", url)
     seconds = load.duration_s if duration_s is None else duration_s
     return [
@@ -54,7 +109,7 @@ def wrk_command(url: str, load: ClosedLoopLoad, duration_s: float | None = None)
         f"-d{max(1, round(seconds))}s",
         f"--timeout={max(1, round(load.timeout_s))}s",
         "--latency",
-        "-s", str(REPORTER),
+        "-s", str(script),
         url,
     ]  # fmt: skip
 
@@ -65,9 +120,10 @@ def run_wrk(
     raw_path: Path,
     cpus: Sequence[int] | None = None,
     duration_s: float | None = None,
+    script: Path = REPORTER,
 ) -> Finished:
     """Run wrk once, its stdout and stderr going to ``raw_path``; raise if it failed."""
-    argv = wrk_command(url, load, duration_s)
+    argv = wrk_command(url, load, duration_s, script)
     seconds = load.duration_s if duration_s is None else duration_s
     deadline_s = seconds + load.timeout_s + DEADLINE_GRACE_S
     finished = run_to_files(argv, raw_path, None, cpus, deadline_s)
@@ -146,12 +202,24 @@ class Wrk:
     def run(
         self,
         host: str,
-        path: str,
+        plan: LoadPlan,
         raw_prefix: Path,
         cpus: Sequence[int] | None,
         duration_s: float | None = None,
     ) -> ToolRun:
+        """A plain GET runs with the reporter alone (wrk's fastest path); any other plan
+        with a generated Lua script, kept beside the output."""
         raw_path = raw_prefix.with_name(raw_prefix.name + ".txt")
-        finished = run_wrk(host + path, self.load, raw_path, cpus, duration_s)
+        path, script = plan.single_path, REPORTER
+        if path is None or plan.capture_status:
+            path = "/"
+            script = raw_prefix.with_name(raw_prefix.name + ".lua")
+            script.parent.mkdir(parents=True, exist_ok=True)
+            capture = None
+            if plan.capture_dir:
+                plan.capture_dir.mkdir(parents=True, exist_ok=True)
+                capture = plan.capture_dir / "wrk"
+            script.write_text(plan_script(plan, secrets.token_hex(4), capture))
+        finished = run_wrk(host + path, self.load, raw_path, cpus, duration_s, script)
         measured = parse_wrk_output(raw_path.read_text(errors="replace"))
         return ToolRun(measured, finished.wall_s, finished.client_cpu_s, raw_path)
