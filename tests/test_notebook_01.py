@@ -10,6 +10,7 @@ from conftest import descendants
 from pypdf import PdfReader
 
 from benchbook.execute import execute_notebook
+from benchbook.findings_format import FINDINGS_MIME
 from benchbook.layout import REPO_ROOT
 from benchbook.report import build_report
 from benchbook.results import RUN_MIME
@@ -35,7 +36,7 @@ def outputs(path: Path) -> list[dict]:
 @pytest.mark.slow
 def test_notebook_shows_a_results_table_for_every_server(executed: Path) -> None:
     html = [o["data"]["text/html"] for o in outputs(executed) if "text/html" in o.get("data", {})]
-    table = next(h for h in html if "req/s CI low" in h)
+    table = next(h for h in html if "req/s CI" in h)
     for target in TARGETS:
         assert target in table
     assert "flags" in table and "short_run" in table  # smoke runs are flagged as short
@@ -68,11 +69,26 @@ def test_sweep_measures_every_connection_count(executed: Path) -> None:
 
 
 @pytest.mark.slow
+def test_findings_give_the_answer_the_article_and_every_stored_run(executed: Path) -> None:
+    (found,) = [
+        o["data"][FINDINGS_MIME] for o in outputs(executed) if FINDINGS_MIME in o.get("data", {})
+    ]
+    assert found["source"]["url"].startswith("https://github.com/dmux/")
+    assert "GOMAXPROCS was 1" in found["answer"]
+    for headline in found["headlines"]:
+        assert headline["article_ratio"] == pytest.approx(39651.56 / 8082.66)
+        assert headline["reproduced"] in ("reproduced", "not reproduced")
+        assert headline["n"] == "2+2" and headline["ci_level"] == pytest.approx(2 / 3)
+        (current,) = [run for run in headline["spread"] if run["current"]]
+        assert current["ratio"] == pytest.approx(headline["ratio"])
+
+
+@pytest.mark.slow
 def test_report_has_the_experiment_section_an_image_and_a_pdf(executed, tmp_path) -> None:
     html, pdf = tmp_path / "index.html", tmp_path / "report.pdf"
     build_report([executed], html, pdf)
     page = html.read_text()
     assert "Goroutines vs an asyncio event loop" in page
-    assert "data:image/png;base64," in page
+    assert "data:image/svg+xml;base64," in page  # charts as SVG, vector in the PDF too
     assert "<script src=" not in page
     assert len(PdfReader(pdf).pages) >= 1

@@ -30,8 +30,11 @@ def test_every_path_is_measured_and_compared_per_id_and_pooled(rendered: str) ->
 
 
 @pytest.mark.slow
-def test_conclusion_states_the_verdict_and_the_crossover(rendered: str) -> None:
-    assert "sc (sequential)" in rendered and "cc (goroutines)" in rendered
-    assert "p = " in rendered and "n = " in rendered
+def test_conclusion_states_the_verdict_its_caveats_and_the_crossover(rendered: str) -> None:
+    assert "between **sc** and **cc**" in rendered and "6 runs each" in rendered
+    assert "sc/cc per id: 2: " in rendered  # whether the ids agree, not only the pool
+    assert "GOMAXPROCS was 1" in rendered
     assert "With connections = 1" in rendered and "With connections = 4" in rendered
     assert "the article's sc/cc ratio was 1.07×" in rendered
+    # Validity covers the crossover's runs too
+    assert "`short_run`" in rendered and "go-fanout /cc/9?work=3000 (2/2)" in rendered
