@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from aiohttp import web
-from redis.asyncio import Redis
+from redis.asyncio import BlockingConnectionPool, Redis
 
 # The author's generator alphabet: letters and digits without the look-alikes l, O and 0.
 ALPHABET = "abcdefghijkmnopqrstuvwxyzABCDEFGHIJKLMNPQRSTUVWXYZ123456789"
@@ -176,14 +176,24 @@ def _scheme_from_env() -> Scheme:
     raise ValueError(f"SHORTENER_IDS={value!r}: want 'atomic' or 'two-step'")
 
 
+# Connections to Redis per worker, and how long a request may wait for one.
+POOL_SIZE = 50
+POOL_WAIT_S = 10
+
+
 def make_app() -> web.Application:
     """The application; gunicorn calls this in every worker (``shortener:make_app()``)."""
     redis_url = os.environ.get("SHORTENER_REDIS_URL", "redis://127.0.0.1:6379/0")
     scheme = _scheme_from_env()
 
     async def redis_client(app: web.Application) -> AsyncIterator[None]:
-        # Created on the worker's own event loop, after gunicorn has forked it.
-        client = Redis.from_url(redis_url, decode_responses=True)
+        # Created on the worker's own event loop, after gunicorn has forked it. A request
+        # waits for a free connection when all are busy, as go-redis's pool makes Go's
+        # wait, instead of failing with "Too many connections" under 400 connections.
+        pool = BlockingConnectionPool.from_url(
+            redis_url, max_connections=POOL_SIZE, timeout=POOL_WAIT_S, decode_responses=True
+        )
+        client = Redis(connection_pool=pool)
         await client.ping()  # fail at boot, not on the first request
         app[STORE] = Store(client, scheme)
         yield
