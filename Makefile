@@ -22,9 +22,9 @@ ANALYSIS := $(filter-out $(MEASURING) $(RENDERED_WITH),$(shell find src/benchboo
 	-name '*.py' -not -path '*/__pycache__/*')) $(wildcard data/published/*.csv)
 PROFILE_STAMP := report/executed/.profile
 
-.PHONY: setup tools build report test lint lab run bench-harness clean
+.PHONY: setup tools build go-tools report test lint lab run bench-harness clean
 
-setup: $(INSTALLED) tools build
+setup: $(INSTALLED) tools build go-tools
 
 $(INSTALLED): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,13 @@ tools:
 
 build: $(INSTALLED)
 	$(BIN)/python -m benchbook build
+
+# Load tools built with Go (ghz, vegeta, benchstat), pinned in servers/go/tools/go.mod.
+GO_TOOLS := build/bin/ghz build/bin/vegeta build/bin/benchstat
+go-tools: $(GO_TOOLS)
+$(GO_TOOLS) &: servers/go/tools/go.mod servers/go/tools/go.sum
+	GOBIN=$(CURDIR)/build/bin go -C servers/go/tools install tool
+	@touch $(GO_TOOLS)
 
 report: report/index.html report/report.pdf
 

@@ -6,6 +6,19 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[2]
 REGISTRY_PATH = REPO_ROOT / "servers" / "servers.toml"
 PUBLISHED_DIR = REPO_ROOT / "data" / "published"
+# Where `make setup` builds the Go servers and the Go load tools (ghz, vegeta, benchstat).
+BUILD_BIN = REPO_ROOT / "build" / "bin"
+
+
+def built_tool(name: str) -> Path:
+    """A tool `make setup` builds into build/bin, or an error that says how to get it."""
+    path = BUILD_BIN / name
+    if not path.exists():
+        raise FileNotFoundError(
+            f"{name} is not built: run `make setup` (it builds ghz, vegeta and benchstat "
+            f"from servers/go/tools into {BUILD_BIN})"
+        )
+    return path
 
 
 def runs_dir() -> Path:
