@@ -31,6 +31,10 @@ FLAG_MEANINGS = {
     "server_died": "the server exited during the run",
     "data_loss": "records the server confirmed (e.g. 201 Created) were lost: ids handed out "
     "twice, records that read back wrong, or a store whose count does not match",
+    "rate_shortfall": "the open-loop tool sent less than 95 % of the rate asked: the tool, "
+    "not the schedule, set the load",
+    "workers_exhausted": "every worker the open-loop tool may use was waiting for a reply "
+    "at once, so later requests left late and that delay is missing from the latencies",
 }
 # What a flag does to a comparison, in a few words (cautions in verdicts).
 FLAG_CONSEQUENCES = {
@@ -44,7 +48,10 @@ FLAG_CONSEQUENCES = {
     "bad_response": "those runs are left out",
     "server_died": "those runs are left out",
     "data_loss": "those runs are left out",
+    "rate_shortfall": "the rate it is listed under was not offered",
+    "workers_exhausted": "its latency figures understate what users would wait",
 }
+RATE_SHORTFALL_SHARE = 0.95  # of the rate an open-loop run asked for
 # Flags that make a row's numbers not a measurement of the server doing its job: such
 # rows are kept and shown, but never ranked or summarised with the valid ones.
 INVALID_FLAGS = ("bad_response", "server_died", "data_loss")
@@ -54,11 +61,14 @@ def is_valid(flags: str) -> bool:
     return not any(flag in INVALID_FLAGS for flag in flags.split(";"))
 
 
-def littles_law_gap(connections: float, rps: float, mean_latency_ms: float | None) -> float | None:
-    """Relative gap between the in-flight count implied by Little's law and `connections`."""
+def littles_law_gap(
+    connections: float, rps: float, mean_latency_ms: float | None, think_ms: float = 0.0
+) -> float | None:
+    """Relative gap between the connections implied by Little's law and `connections`:
+    each connection is busy for a response time plus its think time per request."""
     if not mean_latency_ms or not connections:
         return None
-    return rps * mean_latency_ms / 1000 / connections - 1
+    return rps * (mean_latency_ms + think_ms) / 1000 / connections - 1
 
 
 def _number(value: object) -> float | None:
@@ -86,10 +96,20 @@ def flags_for(
         flags.append("near_tool_ceiling")
     if closed_loop:
         gap = littles_law_gap(
-            float(row["connections"]), float(row["rps"]), _number(row["lat_mean_ms"])
+            float(row["connections"]),
+            float(row["rps"]),
+            _number(row["lat_mean_ms"]),
+            _number(row.get("think_ms")) or 0.0,
         )
         if gap is None or abs(gap) > LITTLES_LAW_TOLERANCE:
             flags.append("littles_law")
+    target_rate = _number(row.get("target_rate"))
+    if target_rate:
+        if (_number(row.get("achieved_rate")) or 0) < RATE_SHORTFALL_SHARE * target_rate:
+            flags.append("rate_shortfall")
+        in_flight, workers = _number(row.get("max_in_flight")), _number(row.get("max_workers"))
+        if in_flight and workers and in_flight >= workers:
+            flags.append("workers_exhausted")
     if float(row["duration_s"]) < SHORT_RUN_S or int(row["requests"]) < SHORT_RUN_REQUESTS:
         flags.append("short_run")
     return flags

@@ -19,7 +19,7 @@ from benchbook.tables import flag_counts, valid_rows, with_derived
 # Flags that change what a number means (short_run only makes rare percentiles rough).
 SUSPECT_FLAGS = (
     "errors", "timeouts", "non_2xx", "client_bound", "near_tool_ceiling", "littles_law",
-    "bad_response", "server_died", "data_loss",
+    "bad_response", "server_died", "data_loss", "rate_shortfall", "workers_exhausted",
 )  # fmt: skip
 # Where the CPU of the side that served was this high, it was near its own limit too.
 SERVER_BUSY_CPU_PCT = 80.0

@@ -25,6 +25,7 @@ from benchbook.instances import Instance, slug, start_instance
 from benchbook.layout import repo_relative
 from benchbook.loadgen import LoadPlan, LoadRequest, LoadTool, LoadToolError
 from benchbook.loadgen.locust import Locust, LocustLoad
+from benchbook.loadgen.vegeta import OpenLoopLoad, Vegeta, vegeta_path
 from benchbook.loadgen.wrk import Wrk, wrk_path
 from benchbook.params import ClosedLoopLoad, as_list, parse_duration, require_int
 from benchbook.registry import Registry, Request, ServerSpec, Target
@@ -166,24 +167,29 @@ def run_wrk_experiment(
     repetitions: object = 5,
     server_params: Mapping[str, object] | None = None,
     records: object = 1,
+    uncorrected: bool = False,
+    think: object = 0,
     pin_cpus: bool = True,
     registry: Registry | None = None,
 ) -> Run:
-    """Measure every target under every connection count with wrk (see run_experiment)."""
+    """Measure every target under every connection count with wrk (see run_experiment).
+    ``think``: each connection waits this long after a reply before its next request
+    (wrk's Lua ``delay()``: a closed loop at roughly connections ÷ think requests per
+    second). ``uncorrected`` adds the percentiles of what wrk timed before its
+    coordinated-omission fill-in (loadgen.wrk.uncorrected_percentiles)."""
     registry = registry or Registry.load()
     targets, params = select_targets(
         registry, servers, variants, paths, requests, mix, server_params
     )
     loads = [
-        ClosedLoopLoad.from_params(c, threads, duration, timeout)
+        ClosedLoopLoad.from_params(c, threads, duration, timeout, think)
         for c in _counts("connections", connections)
     ]
     wrk_path()  # fail now, not after the servers started, if wrk is missing
     return run_experiment(
         experiment,
         registry,
-        targets,
-        [Wrk(load) for load in loads],
+        [Config(t, Wrk(load, bool(uncorrected))) for t in targets for load in loads],
         warmup_s=_warmup_seconds(warmup),
         repetitions=require_int("repetitions", repetitions, 1),
         server_params=params,
@@ -236,13 +242,67 @@ def run_locust_experiment(
     return run_experiment(
         experiment,
         registry,
-        targets,
-        [Locust(load) for load in loads],
+        [Config(t, Locust(load)) for t in targets for load in loads],
         warmup_s=_warmup_seconds(warmup),
         repetitions=require_int("repetitions", repetitions, 1),
         server_params=params,
         records=require_int("records", records, 0),
         pinning=pinning,
+        ceilings=latest_ceilings(),
+    )
+
+
+def run_vegeta_experiment(
+    experiment: str,
+    servers: object,
+    variants: Mapping[str, object] | None = None,
+    paths: Mapping[str, object] | None = None,
+    *,
+    rates: object,
+    duration: object,
+    max_workers: object = 1000,
+    max_connections: object = 100,
+    timeout: object = "10s",
+    requests: Mapping[str, object] | None = None,
+    warmup: object = "2s",
+    repetitions: object = 5,
+    server_params: Mapping[str, object] | None = None,
+    records: object = 1,
+    pin_cpus: bool = True,
+    registry: Registry | None = None,
+) -> Run:
+    """Measure every target at every rate with vegeta, an open loop (see run_experiment).
+
+    ``rates``: requests per second, one or a list; or per server, a mapping from server
+    name to its own list (a sweep around each server's own capacity)."""
+    registry = registry or Registry.load()
+    targets, params = select_targets(registry, servers, variants, paths, requests, None,
+                                     server_params)  # fmt: skip
+    per_server = rates if isinstance(rates, Mapping) else {t.server: rates for t in targets}
+    for name in per_server:
+        if name not in {t.server for t in targets}:
+            raise ValueError(f"rates: given for {name!r}, which is not among the servers")
+
+    def loads(server: str) -> list[OpenLoopLoad]:
+        if server not in per_server:
+            raise ValueError(f"rates: none given for {server}")
+        given = per_server[server]
+        return [
+            OpenLoopLoad.from_params(rate, duration, max_workers, max_connections, timeout)
+            for rate in (given if isinstance(given, list | tuple) else [given])
+        ]
+
+    vegeta_path()  # fail now, not after the servers started, if vegeta is not built
+    configs = [Config(t, Vegeta(load)) for t in targets for load in loads(t.server)]
+    return run_experiment(
+        experiment,
+        registry,
+        configs,
+        warmup_s=_warmup_seconds(warmup),
+        repetitions=require_int("repetitions", repetitions, 1),
+        server_params=params,
+        records=require_int("records", records, 0),
+        pinning=plan_pinning(bool(pin_cpus)),
         ceilings=latest_ceilings(),
     )
 
@@ -279,8 +339,7 @@ def run_calibration(
     return run_experiment(
         CALIBRATION_EXPERIMENT,
         registry,
-        targets,
-        tools,
+        [Config(t, tool) for t in targets for tool in tools],
         warmup_s=_warmup_seconds(warmup),
         repetitions=require_int("repetitions", repetitions, 1),
         server_params={server: {}},
@@ -355,8 +414,7 @@ def load_plan(instance: Instance, target: Target, capture_dir: Path | None) -> L
 def run_experiment(
     experiment: str,
     registry: Registry,
-    targets: list[Target],
-    tools: list[LoadTool],
+    configs: list["Config"],
     *,
     warmup_s: float,
     repetitions: int,
@@ -365,8 +423,8 @@ def run_experiment(
     ceilings: Ceilings,
     records: int = 1,
 ) -> Run:
-    """Measure every target under every tool ``repetitions`` times, interleaved
-    A B C A B C …, after verifying every server and warming each up once.
+    """Measure every configuration (a target under a load tool) ``repetitions`` times,
+    interleaved A B C A B C …, after verifying every server and warming each up once.
 
     Interleaving makes drift on a shared machine hit every configuration alike instead
     of whichever happened to run last. Targets on the same server instance (server,
@@ -377,6 +435,8 @@ def run_experiment(
     dies is reported, its runs flagged ``server_died``, and the others still measured.
     Each row's ``headroom`` is relative to ``ceilings`` (see calibration).
     """
+    targets = list(dict.fromkeys(c.target for c in configs))
+    tools = list(dict.fromkeys(c.tool for c in configs))
     specs = {t.server: registry.get(t.server) for t in targets}
     for target in targets:
         for request, _ in loaded_requests(specs[target.server], target):
@@ -385,7 +445,6 @@ def run_experiment(
                     f"records: 0, but {target.label} sends {request.path}, which needs the "
                     "id of a created record; use records >= 1"
                 )
-    configs = [Config(t, tool) for t in targets for tool in tools]
     params = {
         "targets": [t.label for t in targets],
         "tools": sorted({tool.setting for tool in tools}),
@@ -442,10 +501,10 @@ def run_experiment(
                     for i in instances.values()
                 }
             )
-            if warmup_s:  # once per server instance, with its first target's load
-                firsts = {t.instance: t for t in reversed(targets)}
-                for target in dict.fromkeys(t.instance for t in targets):
-                    _warm_up(run, instances[target], firsts[target], tools[-1], warmup_s,
+            if warmup_s:  # once per server instance, with its first configuration's load
+                firsts = {c.target.instance: c for c in reversed(configs)}
+                for instance, config in firsts.items():
+                    _warm_up(run, instances[instance], config.target, config.tool, warmup_s,
                              pinning, records)  # fmt: skip
             _measure_in_turns(run, configs, instances, repetitions, pinning, ceilings, records)
         run.update_manifest(completed_utc=datetime.now(UTC).isoformat(timespec="seconds"))

@@ -67,22 +67,30 @@ def require_choice(name: str, value: str, choices: Iterable[str]) -> str:
 
 @dataclass(frozen=True)
 class ClosedLoopLoad:
-    """A closed-loop load (a fixed number of connections each waiting for its reply)."""
+    """A closed-loop load (a fixed number of connections each waiting for its reply,
+    and then ``think_s`` more before sending the next: 0 sends at once)."""
 
     connections: int
     threads: int
     duration_s: float
     timeout_s: float
+    think_s: float = 0.0
 
     @classmethod
     def from_params(
-        cls, connections: object, threads: object, duration: object, timeout: object
+        cls,
+        connections: object,
+        threads: object,
+        duration: object,
+        timeout: object,
+        think: object = 0,
     ) -> "ClosedLoopLoad":
         load = cls(
             connections=require_int("connections", connections, 1),
             threads=require_int("threads", threads, 1),
             duration_s=parse_duration("duration", duration),
             timeout_s=parse_duration("timeout", timeout),
+            think_s=parse_duration("think", think, allow_zero=True),
         )
         for name, seconds in (("duration", load.duration_s), ("timeout", load.timeout_s)):
             if seconds < 1 or seconds != int(seconds):

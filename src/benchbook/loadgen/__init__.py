@@ -104,6 +104,22 @@ class LoadPlan:
             if "{id}" in request.path and not request.ids:
                 raise ValueError(f"{request.name}: {request.path} needs ids of created records")
 
+    def order(self) -> list[int]:
+        """Smooth weighted round robin over whole-number weights: 5, 4, 4 → 13 slots,
+        each request (by index) spread evenly. Tools that cannot draw at random send
+        their requests in this order."""
+        weights = [r.weight for r in self.requests]
+        counts = [round(w) for w in weights]
+        if any(c < 1 or c != w for c, w in zip(counts, weights, strict=True)):
+            raise ValueError(f"mixes need whole-number weights ≥ 1, got {weights}")
+        current, order = [0] * len(counts), []
+        for _ in range(sum(counts)):
+            current = [c + w for c, w in zip(current, counts, strict=True)]
+            best = max(range(len(counts)), key=current.__getitem__)
+            current[best] -= sum(counts)
+            order.append(best)
+        return order
+
     @property
     def single_path(self) -> str | None:
         """The one fixed path a plan of one plain GET sends (tools that can only GET)."""

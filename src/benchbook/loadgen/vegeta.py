@@ -16,17 +16,24 @@ vegeta exits 0 whatever the replies were; success is read from the status codes 
 ``vegeta encode -to csv`` gives the per-request results, for exact percentiles.
 """
 
+import base64
 import json
 import math
 import re
+import secrets
+import subprocess
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from io import StringIO
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from benchbook.loadgen import LoadToolError
+from benchbook.layout import built_tool
+from benchbook.loadgen import LoadPlan, LoadToolError, ToolRun, require_loopback, run_to_files
 from benchbook.loadgen.locust import percentile_column
+from benchbook.params import parse_duration, require_int
 
 REQUIRED = ("latencies", "bytes_in", "duration", "wait", "requests", "rate", "throughput",
             "success", "status_codes", "errors")  # fmt: skip
@@ -215,3 +222,196 @@ def error_counts_from_records(frame: pd.DataFrame) -> dict[str, int]:
     for message, n in frame.loc[frame["code"] == 0, "error"].value_counts().items():
         counts[error_kind(str(message))] += int(n)
     return counts | {"non_2xx": int((frame["code"] >= 400).sum())}
+
+
+def parse_hdrplot(text: str, shares: Sequence[float] = (0.5, 0.75, 0.9, 0.99, 0.999)) -> dict:
+    """Latency percentiles (ms) from ``vegeta report -type hdrplot`` (vegeta's HDR
+    histogram, quantiles down to 1 in a million): for each share, the value at the
+    first listed quantile at or above it."""
+    rows = []
+    for line in text.splitlines()[1:]:
+        parts = line.split()
+        if len(parts) == 4:
+            rows.append((float(parts[1]), float(parts[0])))
+    if not rows or not text.startswith("Value(ms)"):
+        raise VegetaError("not vegeta's hdrplot report (`vegeta report -type hdrplot`)")
+    found = {}
+    for share in shares:
+        value = next((v for q, v in rows if q >= share - 1e-12), rows[-1][1])
+        found[percentile_column(share)] = value
+    return found
+
+
+def max_in_flight(frame: pd.DataFrame) -> int:
+    """The most requests that were waiting for a reply at once (from the per-request
+    records): when it reaches the workers vegeta may use, the schedule slipped."""
+    starts = frame["timestamp_ns"].to_numpy()
+    ends = starts + frame["latency_ns"].to_numpy()
+    events = sorted([(t, 1) for t in starts] + [(t, -1) for t in ends], key=lambda e: (e[0], e[1]))
+    current = peak = 0
+    for _, change in events:
+        current += change
+        peak = max(peak, current)
+    return peak
+
+
+# An open-loop run is short of its rate when it sent less than this share of it.
+RATE_SHORTFALL = 0.95
+# vegeta stops after -duration; past this much more (plus its -timeout), it is hung.
+DEADLINE_GRACE_S = 15.0
+
+
+@dataclass(frozen=True)
+class OpenLoopLoad:
+    """Requests sent on a schedule: ``rate`` per second for ``duration_s``, whatever the
+    replies do, by at most ``max_workers`` workers over at most ``max_connections``
+    connections (bounded, so an overloaded server cannot exhaust the ephemeral ports)."""
+
+    rate: float
+    duration_s: float
+    max_workers: int
+    max_connections: int
+    timeout_s: float
+
+    @classmethod
+    def from_params(
+        cls, rate: object, duration: object, max_workers: object, max_connections: object,
+        timeout: object,
+    ) -> "OpenLoopLoad":  # fmt: skip
+        try:
+            per_second = float(rate)
+        except (TypeError, ValueError):
+            raise ValueError(f"rate: {rate!r} is not a number of requests per second") from None
+        if not per_second > 0:
+            raise ValueError(f"rate: {per_second:g} must be above zero")
+        load = cls(
+            rate=per_second,
+            duration_s=parse_duration("duration", duration),
+            max_workers=require_int("max_workers", max_workers, 1),
+            max_connections=require_int("max_connections", max_connections, 1),
+            timeout_s=parse_duration("timeout", timeout),
+        )
+        if load.max_connections > load.max_workers:
+            raise ValueError(
+                f"max_connections: {load.max_connections} is more than max_workers "
+                f"({load.max_workers}); a worker holds at most one connection"
+            )
+        return load
+
+
+def vegeta_path() -> Path:
+    return built_tool("vegeta")
+
+
+def target_count(plan: LoadPlan, requests: float) -> int:
+    """Targets to write: one per request when bodies must be unique, else one cycle of
+    the mix over every record (vegeta starts again from the first)."""
+    if any(r.body and "{unique}" in r.body for r in plan.requests):
+        return max(1, math.ceil(requests))
+    return len(plan.order()) * max([1, *(len(r.ids) for r in plan.requests)])
+
+
+def targets_file(url: str, plan: LoadPlan, count: int, path: Path) -> None:
+    """``count`` targets in vegeta's JSON format, cycling through the plan's requests by
+    weight, ``{id}`` through the records and ``{unique}`` numbered: vegeta sends them in
+    order (and starts again from the first if it needs more)."""
+    order = plan.order()
+    nonce = secrets.token_hex(4)
+    with open(path, "w") as out:
+        for n in range(count):
+            r = plan.requests[order[n % len(order)]]
+            target_path = r.path.replace("{id}", r.ids[n % len(r.ids)]) if r.ids else r.path
+            target = {
+                "method": r.method,
+                "url": url + target_path,
+                "header": {k: [v] for k, v in r.headers.items()},
+            }
+            if r.body is not None:
+                body = r.body.replace("{unique}", f"{nonce}-{n}")
+                target["body"] = base64.b64encode(body.encode()).decode()
+            out.write(json.dumps(target) + "\n")
+
+
+@dataclass(frozen=True)
+class Vegeta:
+    """vegeta as a LoadTool: an open loop at ``load.rate`` requests per second."""
+
+    load: OpenLoopLoad
+    name = "vegeta"
+    closed_loop = False
+    extra_columns = ("target_rate", "achieved_rate", "max_workers", "max_in_flight")
+
+    @property
+    def slug(self) -> str:
+        return f"r{self.load.rate:g}"
+
+    @property
+    def setting(self) -> str:
+        return "vegeta"
+
+    def describe(self) -> str:
+        return (
+            f"vegeta attack -rate {self.load.rate:g}/s -duration {self.load.duration_s:g}s "
+            f"-max-workers {self.load.max_workers} -max-connections {self.load.max_connections}"
+        )
+
+    def row_fields(self) -> dict[str, object]:
+        return {"target_rate": self.load.rate, "max_workers": self.load.max_workers}
+
+    def client_cores(self, available: int) -> int:
+        return available  # Go: as many threads as the cores it is pinned to
+
+    def run(
+        self,
+        host: str,
+        plan: LoadPlan,
+        raw_prefix: Path,
+        cpus: Sequence[int] | None,
+        duration_s: float | None = None,
+    ) -> ToolRun:
+        """attack → results.bin, then its JSON report and its per-request CSV, all kept."""
+        require_loopback("host", host)
+        seconds = self.load.duration_s if duration_s is None else duration_s
+        raw_prefix.parent.mkdir(parents=True, exist_ok=True)
+        targets = raw_prefix.with_name(raw_prefix.name + "_targets.jsonl")
+        targets_file(host, plan, target_count(plan, self.load.rate * seconds), targets)
+        results = raw_prefix.with_name(raw_prefix.name + ".bin")
+        argv = [
+            str(vegeta_path()), "attack", "-format", "json", "-targets", str(targets),
+            "-rate", f"{self.load.rate:g}/s", "-duration", f"{seconds:g}s",
+            "-max-workers", str(self.load.max_workers),
+            "-max-connections", str(self.load.max_connections),
+            "-timeout", f"{self.load.timeout_s:g}s", "-redirects", "-1",
+            "-output", str(results),
+        ]  # fmt: skip
+        log = raw_prefix.with_name(raw_prefix.name + ".log")
+        deadline = seconds + self.load.timeout_s + DEADLINE_GRACE_S
+        finished = run_to_files(argv, log, None, cpus, deadline)
+        if finished.exit_code != 0:
+            raise VegetaError(
+                f"vegeta exited with code {finished.exit_code}; its log is {log}:\n"
+                + log.read_text(errors="replace")[-2000:]
+            )
+        report = raw_prefix.with_name(raw_prefix.name + ".json")
+        hdrplot = raw_prefix.with_name(raw_prefix.name + "_hdrplot.txt")
+        records = raw_prefix.with_name(raw_prefix.name + ".csv")
+        for out, options in ((report, ["report", "-type", "json"]),
+                             (hdrplot, ["report", "-type", "hdrplot"]),
+                             (records, ["encode", "-to", "csv"])):  # fmt: skip
+            with open(out, "w") as f:
+                subprocess.run([str(vegeta_path()), *options, str(results)], stdout=f,
+                               check=True, timeout=120)  # fmt: skip
+        parsed = parse_vegeta_report(report.read_text(errors="replace"))
+        measured = {k: v for k, v in parsed.items() if k not in ("throughput", "status_counts")}
+        if parsed["requests"] > parsed["err_connect"] + parsed["err_timeout"]:
+            measured |= parse_hdrplot(hdrplot.read_text(errors="replace"))
+        frame = parse_vegeta_csv(records.read_text(errors="replace"))
+        if (frame["code"] == 0).any():
+            measured |= error_counts_from_records(frame)
+        measured["max_in_flight"] = max_in_flight(frame)
+        # Kept: the JSON report and the HDR quantiles. The per-request records (tens of
+        # MB at tens of thousands of requests per second) gave the error kinds and the
+        # most requests in flight above, and are not kept.
+        results.unlink()
+        records.unlink()
+        return ToolRun(measured, finished.wall_s, finished.client_cpu_s, report)

@@ -56,23 +56,6 @@ def lua_string(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)  # a JSON string literal is a Lua one too
 
 
-def weighted_order(weights: list[float]) -> list[int]:
-    """Smooth weighted round robin over integer weights: 5, 4, 4 → 13 slots, each request
-    spread evenly (1-based, as Lua indexes)."""
-    counts = [round(w) for w in weights]
-    if any(c < 1 for c in counts) or any(
-        abs(c - w) > 1e-9 for c, w in zip(counts, weights, strict=True)
-    ):
-        raise ValueError(f"wrk mixes need whole-number weights ≥ 1, got {weights}")
-    current, order = [0] * len(counts), []
-    for _ in range(sum(counts)):
-        current = [c + w for c, w in zip(current, counts, strict=True)]
-        best = max(range(len(counts)), key=current.__getitem__)
-        current[best] -= sum(counts)
-        order.append(best + 1)
-    return order
-
-
 def plan_script(plan: LoadPlan, nonce: str, capture_prefix: Path | None) -> str:
     """A wrk Lua script sending ``plan``, with benchbook's reporter after it."""
     entries = []
@@ -84,7 +67,7 @@ def plan_script(plan: LoadPlan, nonce: str, capture_prefix: Path | None) -> str:
             f"  {{method = {lua_string(r.method)}, path = {lua_string(r.path)}, "
             f"headers = {{{headers}}}, body = {body}, ids = {{{ids}}}}}"
         )
-    order = ", ".join(map(str, weighted_order([r.weight for r in plan.requests])))
+    order = ", ".join(str(i + 1) for i in plan.order())
     lines = ["plan = {", ",\n".join(entries), "}", f"order = {{{order}}}"]
     lines.append(f"nonce = {lua_string(nonce)}")
     if plan.capture_status and capture_prefix:
@@ -135,6 +118,44 @@ def run_wrk(
     return finished
 
 
+HISTOGRAM_MARKER = "BENCHBOOK_WRK_HIST "
+UNCORRECTED = {0.5: "lat_p50_uncorrected_ms", 0.9: "lat_p90_uncorrected_ms",
+               0.99: "lat_p99_uncorrected_ms", 0.999: "lat_p999_uncorrected_ms"}  # fmt: skip
+
+
+def uncorrected_percentiles(
+    text: str, connections: int, duration_us: int, requests: int
+) -> dict[str, float | None]:
+    """wrk 4 fills its latency histogram in after the run for the requests its closed
+    loop never sent (``stats_correct`` in wrk's stats.c): every recorded latency L of at
+    least twice the mean interval e between a connection's requests also counts at
+    L - e, L - 2e, … down to e. Undone here, exactly, from the dumped histogram: the
+    original count at m > e is C[m] - C[m + e]. The percentiles of what wrk actually
+    timed, in ms — what a closed-loop tool without that fill-in (Locust) reports."""
+    lines = [line for line in text.splitlines() if line.startswith(HISTOGRAM_MARKER)]
+    if len(lines) != 1:
+        raise WrkError(f"expected one '{HISTOGRAM_MARKER.strip()}' line, found {len(lines)}")
+    corrected = dict(json.loads(lines[0][len(HISTOGRAM_MARKER) :]))
+    per_connection = requests // connections
+    if not corrected or not per_connection:
+        return dict.fromkeys(UNCORRECTED.values())
+    interval = duration_us // per_connection
+    original = {
+        value: count - (corrected.get(value + interval, 0) if value > interval else 0)
+        for value, count in corrected.items()
+    }
+    total = sum(original.values())
+    found, seen = {}, 0
+    shares = iter(sorted(UNCORRECTED))
+    share = next(shares)
+    for value in sorted(original):
+        seen += original[value]
+        while share is not None and seen >= share * total:
+            found[UNCORRECTED[share]] = value / 1000
+            share = next(shares, None)
+    return found
+
+
 def parse_wrk_output(text: str) -> dict[str, float | int | None]:
     """The measurement columns of a tidy row, from wrk's output with our reporter's line.
 
@@ -174,11 +195,18 @@ def parse_wrk_output(text: str) -> dict[str, float | int | None]:
 
 @dataclass(frozen=True)
 class Wrk:
-    """wrk as a LoadTool: a closed loop of ``load.connections`` connections."""
+    """wrk as a LoadTool: a closed loop of ``load.connections`` connections. With
+    ``uncorrected``, each row also gets the percentiles of what wrk timed before its
+    coordinated-omission fill-in (costs about a second per run to dump the histogram)."""
 
     load: ClosedLoopLoad
+    uncorrected: bool = False
     name = "wrk"
     closed_loop = True
+
+    @property
+    def extra_columns(self) -> tuple[str, ...]:
+        return ("think_ms",) + (tuple(UNCORRECTED.values()) if self.uncorrected else ())
 
     @property
     def slug(self) -> str:
@@ -191,10 +219,15 @@ class Wrk:
         return "wrk"
 
     def describe(self) -> str:
-        return f"wrk -t{self.load.threads} -c{self.load.connections} -d{self.load.duration_s:g}s"
+        think = f", {self.load.think_s * 1000:g} ms between requests" if self.load.think_s else ""
+        return (
+            f"wrk -t{self.load.threads} -c{self.load.connections} -d{self.load.duration_s:g}s"
+            + think
+        )
 
     def row_fields(self) -> dict[str, object]:
-        return {"connections": self.load.connections, "threads": self.load.threads}
+        think = {"think_ms": self.load.think_s * 1000} if self.load.think_s else {}
+        return {"connections": self.load.connections, "threads": self.load.threads} | think
 
     def client_cores(self, available: int) -> int:
         return min(self.load.threads, available)
@@ -211,15 +244,31 @@ class Wrk:
         with a generated Lua script, kept beside the output."""
         raw_path = raw_prefix.with_name(raw_prefix.name + ".txt")
         path, script = plan.single_path, REPORTER
-        if path is None or plan.capture_status:
-            path = "/"
+        if path is None or plan.capture_status or self.uncorrected or self.load.think_s:
             script = raw_prefix.with_name(raw_prefix.name + ".lua")
             script.parent.mkdir(parents=True, exist_ok=True)
-            capture = None
-            if plan.capture_dir:
-                plan.capture_dir.mkdir(parents=True, exist_ok=True)
-                capture = plan.capture_dir / "wrk"
-            script.write_text(plan_script(plan, secrets.token_hex(4), capture))
+            if path is None or plan.capture_status:
+                path = "/"
+                capture = None
+                if plan.capture_dir:
+                    plan.capture_dir.mkdir(parents=True, exist_ok=True)
+                    capture = plan.capture_dir / "wrk"
+                text = plan_script(plan, secrets.token_hex(4), capture)
+            else:
+                text = REPORTER.read_text()
+            dump = "dump_histogram = true\n" if self.uncorrected else ""
+            think = (
+                f"function delay() return {self.load.think_s * 1000:g} end\n"
+                if self.load.think_s
+                else ""
+            )
+            script.write_text(dump + think + text)
         finished = run_wrk(host + path, self.load, raw_path, cpus, duration_s, script)
-        measured = parse_wrk_output(raw_path.read_text(errors="replace"))
+        output = raw_path.read_text(errors="replace")
+        measured = parse_wrk_output(output)
+        if self.uncorrected:
+            measured |= uncorrected_percentiles(
+                output, self.load.connections, round(measured["duration_s"] * 1e6),
+                int(measured["requests"]),
+            )  # fmt: skip
         return ToolRun(measured, finished.wall_s, finished.client_cpu_s, raw_path)

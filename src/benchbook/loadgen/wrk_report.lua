@@ -27,3 +27,18 @@ done = function(summary, latency, requests)
     stat(latency.min), stat(latency.mean), stat(latency.stdev), stat(latency.max),
     table.concat(pct, ",")))
 end
+
+-- With `dump_histogram = true` set before this reporter, a second line lists every
+-- distinct latency (µs) with its count, as wrk reports them after its correction, so
+-- the harness can undo the correction (see loadgen.wrk.uncorrected_percentiles).
+local reporter_done = done
+done = function(summary, latency, requests)
+  reporter_done(summary, latency, requests)
+  if not dump_histogram then return end
+  local parts = {}
+  for i = 1, #latency do
+    local value, count = latency(i)
+    parts[#parts + 1] = string.format("[%d,%d]", value, count)
+  end
+  io.write('BENCHBOOK_WRK_HIST [' .. table.concat(parts, ",") .. ']\n')
+end
