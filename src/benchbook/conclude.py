@@ -26,13 +26,17 @@ SERVER_BUSY_CPU_PCT = 80.0
 
 
 class Metric:
-    """How a measured column reads in a sentence."""
+    """How a measured column reads in a sentence (``scale`` converts the column's unit
+    to the one printed: ns/op as µs)."""
 
-    def __init__(self, name: str, unit: str, higher_is_better: bool):
+    def __init__(self, name: str, unit: str, higher_is_better: bool, scale: float = 1.0):
         self.name, self.unit, self.higher_is_better = name, unit, higher_is_better
+        self.scale = scale
 
     def value(self, x: float) -> str:
-        return fmt.count(x) if self.unit in ("req/s", "requests") else fmt.milliseconds(x)
+        if self.unit in ("req/s", "requests"):
+            return fmt.count(x)
+        return fmt.milliseconds(x * self.scale)
 
 
 METRICS = {
@@ -41,6 +45,9 @@ METRICS = {
     "lat_p50_ms": Metric("median latency", "ms", False),
     "lat_p90_ms": Metric("p90 latency", "ms", False),
     "lat_p99_ms": Metric("p99 latency", "ms", False),
+    "ns_per_op": Metric("time per call", "µs", False, scale=1e-3),
+    "bytes_per_op": Metric("memory allocated per call", "B", False),
+    "allocs_per_op": Metric("allocations per call", "allocations", False),
 }
 
 
@@ -99,7 +106,7 @@ def verdict(c: Comparison, a: str, b: str, column: str, unit: str = "", brief: b
         times = fmt.significant(1 / c.ratio if c.ratio < 1 else c.ratio)
         lead = f"**{a}**'s {m.name} was **{times}× {direction}** than **{b}**'s"
     if brief:
-        return f"{lead} ({interval})."
+        return f"{lead} (ratio {fmt.ratio(c.ratio)}, {interval})."
     return f"{lead} (ratio {fmt.ratio(c.ratio)}, {interval}; {evidence})."
 
 

@@ -22,8 +22,10 @@ from benchbook.calibration import (
     latest_ceilings,
 )
 from benchbook.instances import Instance, slug, start_instance
-from benchbook.layout import repo_relative
+from benchbook.layout import BUILD_BIN, GO_MODULE, built_tool, repo_relative
 from benchbook.loadgen import LoadPlan, LoadRequest, LoadTool, LoadToolError
+from benchbook.loadgen.ghz import Ghz, GrpcLoad
+from benchbook.loadgen.gobench import compile_benchmarks, parse_gobench, run_benchmarks, tidy_rows
 from benchbook.loadgen.locust import Locust, LocustLoad
 from benchbook.loadgen.vegeta import OpenLoopLoad, Vegeta, vegeta_path
 from benchbook.loadgen.wrk import Wrk, wrk_path
@@ -307,6 +309,176 @@ def run_vegeta_experiment(
     )
 
 
+def run_ghz_experiment(
+    experiment: str,
+    servers: object,
+    *,
+    requests: Mapping[str, object],
+    concurrency: object,
+    calls: object,
+    connections: object = 1,
+    timeout: object = "20s",
+    warmup: object = "2s",
+    repetitions: object = 5,
+    server_params: Mapping[str, object] | None = None,
+    pin_cpus: bool = True,
+    registry: Registry | None = None,
+) -> Run:
+    """Measure gRPC servers with ghz: ``calls`` calls of a registry GRPC request,
+    ``concurrency`` at a time (see run_experiment); one run per concurrency level."""
+    registry = registry or Registry.load()
+    targets, params = select_targets(registry, servers, None, None, requests, None,
+                                     server_params)  # fmt: skip
+    loads = [
+        GrpcLoad.from_params(c, calls, connections, timeout)
+        for c in _counts("concurrency", concurrency)
+    ]
+    built_tool("ghz")  # fail now, not after the servers started, if ghz is not built
+    return run_experiment(
+        experiment,
+        registry,
+        [Config(t, Ghz(load)) for t in targets for load in loads],
+        warmup_s=_warmup_seconds(warmup),
+        repetitions=require_int("repetitions", repetitions, 1),
+        server_params=params,
+        pinning=plan_pinning(bool(pin_cpus)),
+        ceilings=latest_ceilings(),
+    )
+
+
+GOBENCH_COLUMNS = [
+    "backend", "transport", "benchmark", "operation", "procs", "iterations", "ns_per_op",
+    "bytes_per_op", "allocs_per_op", "errors_per_op",
+]  # fmt: skip
+
+
+def run_gobench_experiment(
+    experiment: str,
+    backends: Mapping[str, Mapping[str, str]],
+    *,
+    bench: str,
+    package: str = "./governance/bench/",
+    benchtime: str = "200ms",
+    repetitions: object = 6,
+    env: Mapping[str, str] | None = None,
+    verify_servers: bool = True,
+    pin_cpus: bool = True,
+    registry: Registry | None = None,
+) -> Run:
+    """Go's own benchmarks as a measurement source: ``go test -bench`` clients of the
+    servers of each backend (``{"python": {"http": "python-governance-http", "grpc":
+    …}}``: their addresses reach the benchmarks as GOVERNANCE_<TRANSPORT>_ADDR), run
+    ``repetitions`` times, interleaved across backends, on the load tool's CPUs. One
+    tidy row per benchmark result: ns/op, B/op and allocs/op, and ops/s as ``rps``.
+
+    Benchmarks here fail on any error (a failed run raises). ``verify_servers=False``
+    exists for one purpose: reproducing an article that timed failures (its loop only
+    logs errors, and reports ``errors/op``): such rows are flagged ``bad_response``
+    and never ranked.
+    """
+    registry = registry or Registry.load()
+    if not backends:
+        raise ValueError("backends: none given, e.g. {'go': {'http': 'go-governance-http'}}")
+    specs = {
+        server: registry.get(server) for servers in backends.values() for server in servers.values()
+    }
+    reps = require_int("repetitions", repetitions, 1)
+    if not bench:
+        raise ValueError("bench: give a -bench pattern, e.g. 'Ops|ParallelHealth'")
+    pinning = plan_pinning(bool(pin_cpus))
+    params = {
+        "backends": {label: dict(servers) for label, servers in backends.items()},
+        "bench": bench, "package": package, "benchtime": benchtime, "repetitions": reps,
+        "env": dict(env or {}), "verify_servers": verify_servers, "pinning": asdict(pinning),
+    }  # fmt: skip
+    key = fingerprint(experiment, params)
+    if reuse_enabled() and (stored := stored_run_with(key)):
+        print(f"{experiment}: reusing run {stored.name} (BENCHBOOK_REUSE_RUNS=1)", flush=True)
+        return Run(stored)
+    with machine_lock(experiment) as lock:
+        run = Run.create(experiment, params, key, extra_columns=GOBENCH_COLUMNS)
+        lock.name_run(run.run_id)
+        for spec in specs.values():
+            build_server(spec)
+        binary = compile_benchmarks(package, GO_MODULE, BUILD_BIN / f"{slug(package)}.test")
+        with ExitStack() as stack:
+            instances = {}
+            for server, spec in specs.items():
+                instances[server] = start_instance(
+                    stack, registry, spec, Target(server), spec.resolve_params({}),
+                    run.path / "servers", pinning.server_cpus,
+                )  # fmt: skip
+            if verify_servers:
+                for server, instance in instances.items():
+                    verify(instance.port, instance.spec, server)
+            for rep in range(1, reps + 1):
+                for label, servers in backends.items():
+                    print(f"[{rep}/{reps}] go test -bench {bench!r} against {label}", flush=True)
+                    addresses = {
+                        f"GOVERNANCE_{transport.upper()}_ADDR": f"127.0.0.1:{instances[s].port}"
+                        for transport, s in servers.items()
+                    }
+                    raw = run.raw_path(f"rep{rep:02d}_{slug(label)}.txt")
+                    variables = {**addresses, **(env or {})}
+                    finished = run_benchmarks(
+                        binary, bench, benchtime, variables, raw, pinning.load_cpus
+                    )
+                    if finished.exit_code != 0:
+                        parse_gobench(raw.read_text(errors="replace"))  # raises with the cause
+                    for row in gobench_rows(run, label, servers, instances, rep, raw):
+                        run.append(row)
+        run.update_manifest(completed_utc=datetime.now(UTC).isoformat(timespec="seconds"))
+    return run
+
+
+def gobench_rows(
+    run: Run,
+    label: str,
+    servers: Mapping[str, str],
+    instances: Mapping[str, Instance],
+    rep: int,
+    raw: Path,
+) -> list[dict[str, object]]:
+    """One tidy row per benchmark result of one run of the benchmark binary."""
+    rows = []
+    for result in tidy_rows(parse_gobench(raw.read_text(errors="replace"))):
+        server = servers[result["transport"]]
+        errors = result.get("errors_per_op")
+        parallel = result["benchmark"].startswith("Parallel")
+        row = {
+            "experiment": run.manifest()["experiment"],
+            "repetition": rep,
+            "target": f"{server} {result['name'].rsplit('-', 1)[0]}",
+            "server": server,
+            "language": instances[server].spec.language,
+            "variant": "",
+            "request": result["operation"],
+            "tool": "go test -bench",
+            "tool_setting": "go test -bench",
+            # RunParallel's goroutines: SetParallelism(p) × GOMAXPROCS ("p16", suffix -P)
+            "connections": int(result["operation"][1:]) * (result["procs"] or 1)
+            if parallel
+            else None,
+            "requests": result["iterations"],
+            "duration_s": result["iterations"] * result["ns_per_op"] / 1e9,
+            "rps": 1e9 / result["ns_per_op"],
+            "lat_mean_ms": None if parallel else result["ns_per_op"] / 1e6,
+            "backend": label,
+            **{c: result.get(c) for c in GOBENCH_COLUMNS if c in result and c != "backend"},
+            "raw_path": repo_relative(raw),
+            "flags": "bad_response" if errors else "",
+            "incident": (
+                f"{server} {result['name'].rsplit('-', 1)[0]}: {errors:.0%} of its iterations "
+                "failed and the benchmark timed the failures (the article's loop only logs "
+                "errors)"
+                if errors
+                else ""
+            ),
+        }
+        rows.append(row)
+    return rows
+
+
 def run_calibration(
     server: str = "go-hello",
     *,
@@ -402,6 +574,7 @@ def load_plan(instance: Instance, target: Target, capture_dir: Path | None) -> L
             ids=ids if "{id}" in request.path else (),
             expected_status=request.expect.status,
             weight=weight,
+            proto=request.grpc.proto if request.grpc else None,
         )
         for request, weight in requests
     )

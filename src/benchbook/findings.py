@@ -143,19 +143,21 @@ def headline(
     article: str = "",
     article_ratio: float | None = None,
     judge_tool_limit: bool = False,
+    measured_else: str = "",
     select: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
 ) -> Headline:
     """One headline comparison a/b on ``column`` (valid runs only), its verdict with the
     caveats of its flags, the reproduction verdict against ``article_ratio``, and the same
     comparison in every stored run of ``experiment`` (``select`` picks the rows of a run
-    that belong to it, e.g. one load of several)."""
+    that belong to it, e.g. one load of several). ``measured_else``: why the article's
+    figure measured something else, when a notebook showed it (e.g. its backend 404'd)."""
     data = select(results) if select else results
     valid = valid_rows(data)
     va = valid.loc[valid["target"] == a, column].dropna()
     vb = valid.loc[valid["target"] == b, column].dropna()
     c = compare(va, vb) if len(va) and len(vb) else None
     limited = tool_limited(data, [a, b]) if judge_tool_limit else ""
-    reproduced, why = reproduction(c, article_ratio, limited)
+    reproduced, why = reproduction(c, article_ratio, measured_else or limited)
     current = set(data["run_id"]) if "run_id" in data else set()
     return Headline(
         label=label,

@@ -20,7 +20,10 @@ def significant(value: float, digits: int = 2) -> str:
 
 
 def ratio_digits(value: float) -> int:
-    """Two significant digits; three near 1, where two would hide a 7 % effect (1.07)."""
+    """Two significant digits; three near 1, where two would hide a 7 % effect (1.07);
+    every digit of a ratio of 100 or more (106×, not 110×)."""
+    if abs(value) >= 100:
+        return math.floor(math.log10(abs(value))) + 1
     return 3 if 0.5 <= abs(value) <= 2 else 2
 
 

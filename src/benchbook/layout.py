@@ -6,6 +6,7 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[2]
 REGISTRY_PATH = REPO_ROOT / "servers" / "servers.toml"
 PUBLISHED_DIR = REPO_ROOT / "data" / "published"
+GO_MODULE = REPO_ROOT / "servers" / "go"  # the Go servers and their client benchmarks
 # Where `make setup` builds the Go servers and the Go load tools (ghz, vegeta, benchstat).
 BUILD_BIN = REPO_ROOT / "build" / "bin"
 

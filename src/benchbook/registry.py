@@ -35,17 +35,27 @@ class Expect:
 
 
 @dataclass(frozen=True)
+class GrpcSpec:
+    """A gRPC server's API: the .proto (for ghz) and the generated Python module whose
+    descriptors give verification the messages (no code generator at run time)."""
+
+    proto: str
+    descriptors: str
+
+
+@dataclass(frozen=True)
 class Request:
     """One request a server answers. ``path`` may hold ``{id}``: the id of a record the
     harness created first (see Records); ``body`` may hold ``{unique}``: a value no
     other request of the run sends (a new URL to shorten, say)."""
 
     name: str
-    method: str
+    method: str  # an HTTP method, or GRPC: path is then "package.Service/Method"
     path: str
-    expect: Expect
+    expect: Expect  # for GRPC: status is the gRPC code (0: OK), json the response's fields
     headers: Mapping[str, str] = field(default_factory=dict)
-    body: str | None = None
+    body: str | None = None  # for GRPC: the request message as JSON
+    grpc: "GrpcSpec | None" = None  # where a GRPC request's messages are described
 
     @property
     def needs_record(self) -> bool:
@@ -120,6 +130,7 @@ class ServerSpec:
     services: tuple[str, ...] = ()
     records: Records | None = None
     factors: Mapping[str, object] = field(default_factory=dict)
+    grpc: GrpcSpec | None = None  # a gRPC server: ready when it accepts a connection
 
     def request(self, name: str) -> Request:
         found = {r.name: r for r in self.requests}
@@ -309,10 +320,12 @@ def _load_path(server: str, path: str) -> str:
     return path
 
 
-def _parse_request(server: str, entry: Mapping) -> Request:
+def _parse_request(server: str, entry: Mapping, grpc: GrpcSpec | None) -> Request:
     method = entry.get("method", "GET").upper()
     path = entry["path"]
     expect = dict(entry["expect"])
+    if method == "GRPC" and grpc is None:
+        raise ValueError(f"{server}: a GRPC request needs the server's grpc table")
     return Request(
         name=entry.get("name", f"{method} {path}"),
         method=method,
@@ -320,6 +333,7 @@ def _parse_request(server: str, entry: Mapping) -> Request:
         expect=Expect(**expect),
         headers=dict(entry.get("headers", {})),
         body=entry.get("body"),
+        grpc=grpc if method == "GRPC" else None,
     )
 
 
@@ -338,6 +352,7 @@ def _parse_service(name: str, entry: Mapping) -> ServiceSpec:
 def _parse_server(name: str, entry: Mapping) -> ServerSpec:
     try:
         records = entry.get("records")
+        grpc = GrpcSpec(**entry["grpc"]) if "grpc" in entry else None
         return ServerSpec(
             name=name,
             language=entry["language"],
@@ -351,7 +366,7 @@ def _parse_server(name: str, entry: Mapping) -> ServerSpec:
                 key: ServerParam(default=p["default"], minimum=p.get("min", 0))
                 for key, p in entry.get("params", {}).items()
             },
-            requests=tuple(_parse_request(name, r) for r in entry["requests"]),
+            requests=tuple(_parse_request(name, r, grpc) for r in entry["requests"]),
             variants={
                 v: Variant(
                     args=tuple(spec.get("args", ())),
@@ -364,6 +379,7 @@ def _parse_server(name: str, entry: Mapping) -> ServerSpec:
             services=tuple(entry.get("services", ())),
             records=Records(**records) if records else None,
             factors=dict(entry.get("factors", {})),
+            grpc=grpc,
         )
     except (KeyError, TypeError) as err:
         raise ValueError(f"servers.toml: entry {name!r} is malformed ({err})") from None

@@ -112,7 +112,10 @@ def _wait_ready(server: RunningServer, timeout_s: float) -> None:
                 f"{log_tail(server.log_path)}"
             )
         try:
-            _answers(server.port, server.spec.ready_path)
+            if server.spec.grpc:  # HTTP/2 only: accepting a connection is its readiness
+                socket.create_connection(("127.0.0.1", server.port), timeout=5.0).close()
+            else:
+                _answers(server.port, server.spec.ready_path)
             return
         except OSError:
             time.sleep(0.05)

@@ -221,3 +221,19 @@ def comparison_table(
         )
     table = pd.DataFrame(rows)
     return table.set_index(list(by)) if by else table.set_axis(["pooled"])
+
+
+def grid_table(
+    results: pd.DataFrame, rows: str, columns: Sequence[str], value: str
+) -> pd.DataFrame:
+    """Median of ``value`` per ``rows`` × ``columns`` cell (valid runs), with its CI as
+    text: e.g. operations × (backend, transport) — notebook 05's 2 × 2 per operation."""
+    table = {}
+    for keys, group in valid_rows(results).groupby([rows, *columns], sort=False):
+        s = summarize(group[value])
+        label = " ".join(str(k) for k in keys[1:])
+        table.setdefault(label, {})[keys[0]] = (
+            f"{fmt.significant(s.median, 3)} ({fmt.significant(s.low, 3)}–"
+            f"{fmt.significant(s.high, 3)})"
+        )
+    return pd.DataFrame(table)

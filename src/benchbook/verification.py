@@ -7,7 +7,9 @@ path) use records the harness created first through the server's own create requ
 so a GET is never measured on an id that does not exist.
 """
 
+import functools
 import http.client
+import importlib.util
 import itertools
 import json
 import re
@@ -17,6 +19,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import grpc
+from google.protobuf import json_format, message_factory
+
+from benchbook.layout import REPO_ROOT
 from benchbook.registry import Expect, Request, ServerSpec
 
 TIMEOUT_S = 5.0
@@ -83,9 +89,47 @@ def render(template: str, record: Record | None = None, unique: str | None = Non
     return TEMPLATE.sub(value, template)
 
 
+@functools.cache
+def _grpc_methods(descriptors: str) -> Any:
+    """The descriptor pool of a generated ``*_pb2.py``, loaded by file path."""
+    path = REPO_ROOT / descriptors
+    module_spec = importlib.util.spec_from_file_location(f"_bb_{path.stem}", path)
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    return module.DESCRIPTOR.pool
+
+
+def send_grpc(port: int, request: Request, body: str | None) -> Response:
+    """One unary gRPC call: the request message from JSON, the answer as JSON (its
+    fields by their .proto names), the status as the gRPC code (0: OK)."""
+    service, method = request.path.rsplit("/", 1)
+    descriptor = _grpc_methods(request.grpc.descriptors).FindServiceByName(service)
+    call_descriptor = descriptor.FindMethodByName(method)
+    request_class = message_factory.GetMessageClass(call_descriptor.input_type)
+    response_class = message_factory.GetMessageClass(call_descriptor.output_type)
+    message = json_format.Parse(body or "{}", request_class())
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        call = channel.unary_unary(
+            f"/{service}/{method}",
+            request_serializer=request_class.SerializeToString,
+            response_deserializer=response_class.FromString,
+        )
+        try:
+            answer = call(message, timeout=TIMEOUT_S)
+        except grpc.RpcError as error:
+            return Response(error.code().value[0], {}, error.details() or "", body)
+    text = json_format.MessageToJson(answer, preserving_proto_field_name=True)
+    return Response(0, {"content-type": "application/grpc"}, text, body)
+
+
 def send(port: int, request: Request, record: Record | None = None) -> Response:
     """One request as the registry describes it, on a connection of its own."""
     body = render(request.body, record, unique_token()) if request.body is not None else None
+    if request.method == "GRPC":
+        try:
+            return send_grpc(port, request, body)
+        except grpc.RpcError as error:
+            raise OSError(f"gRPC call failed: {error}") from None
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=TIMEOUT_S)
     try:
         conn.request(

@@ -43,6 +43,7 @@ def run_to_files(
     stdout_path: Path | None,
     cpus: Sequence[int] | None,
     deadline_s: float,
+    env: Mapping[str, str] | None = None,
 ) -> Finished:
     """Run a load tool to its end: the command line and stderr to ``log_path``, stdout
     to ``stdout_path`` (or the log too), so its output is on disk before any parsing.
@@ -56,7 +57,11 @@ def run_to_files(
         try:
             start = time.monotonic()
             with ManagedProcess(
-                argv, stdout=stdout or log, stderr=log if stdout else subprocess.STDOUT, cpus=cpus
+                argv,
+                env=env,
+                stdout=stdout or log,
+                stderr=log if stdout else subprocess.STDOUT,
+                cpus=cpus,
             ) as proc:
                 with TreeSampler(proc.pid) as sampler:
                     try:
@@ -85,6 +90,7 @@ class LoadRequest:
     ids: tuple[str, ...] = ()
     expected_status: int = 200
     weight: float = 1.0
+    proto: str | None = None  # a GRPC request's .proto, for gRPC load tools
 
 
 @dataclass(frozen=True)

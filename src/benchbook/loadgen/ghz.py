@@ -17,9 +17,21 @@ import json
 import math
 import re
 import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from benchbook.loadgen import LoadToolError
+from benchbook.layout import REPO_ROOT, built_tool
+from benchbook.loadgen import (
+    LoadPlan,
+    LoadRequest,
+    LoadToolError,
+    ToolRun,
+    require_loopback,
+    run_to_files,
+)
+from benchbook.params import parse_duration, require_int
 
 PERCENTILES = {50: "lat_p50_ms", 75: "lat_p75_ms", 90: "lat_p90_ms", 99: "lat_p99_ms"}
 REQUIRED = (
@@ -145,3 +157,113 @@ def _nearest_rank(ordered: list[float], share: float) -> float:
     """The smallest value with at least ``share`` of the values at or below it, as ghz
     ranks its own percentiles."""
     return ordered[max(0, math.ceil(share * len(ordered) - 1e-9) - 1)]
+
+
+# ghz runs a number of calls, not a duration: past this long (plus one second per
+# DEADLINE_CALLS_PER_S calls) it is hung.
+DEADLINE_GRACE_S = 60.0
+DEADLINE_CALLS_PER_S = 50
+
+
+@dataclass(frozen=True)
+class GrpcLoad:
+    """``calls`` unary calls, ``concurrency`` at a time over ``connections`` HTTP/2
+    connections (ghz's -c, -n, --connections), each call given ``timeout_s``.
+
+    A number of calls rather than a duration (ghz's -z): at -z's deadline ghz cuts the
+    calls in flight and counts them as Unavailable failures."""
+
+    concurrency: int
+    calls: int
+    connections: int
+    timeout_s: float
+
+    @classmethod
+    def from_params(
+        cls, concurrency: object, calls: object, connections: object, timeout: object
+    ) -> "GrpcLoad":
+        load = cls(
+            concurrency=require_int("concurrency", concurrency, 1),
+            calls=require_int("calls", calls, 1),
+            connections=require_int("connections", connections, 1),
+            timeout_s=parse_duration("timeout", timeout),
+        )
+        if load.connections > load.concurrency:
+            raise ValueError(
+                f"connections: {load.connections} is more than concurrency "
+                f"({load.concurrency}); ghz spreads the concurrent calls over its connections"
+            )
+        return load
+
+
+def ghz_command(address: str, request: LoadRequest, load: GrpcLoad, calls: int) -> list[str]:
+    """The ghz command for one gRPC request of a plan (``{unique}`` in its body becomes
+    ghz's per-call UUID)."""
+    if request.method != "GRPC" or not request.proto:
+        raise ValueError(f"ghz sends gRPC calls; {request.name} is {request.method}")
+    body = (request.body or "{}").replace("{unique}", "{{newUUID}}")
+    return [
+        str(built_tool("ghz")), "--insecure", "--proto", str(REPO_ROOT / request.proto),
+        "--call", request.path, "-d", body, "-c", str(load.concurrency), "-n", str(calls),
+        "--connections", str(load.connections), "--timeout", f"{load.timeout_s:g}s",
+        "-O", "json", address,
+    ]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Ghz:
+    """ghz as a LoadTool: a closed loop of ``load.concurrency`` calls in flight. ghz
+    exits 0 when every call failed: the statuses decide, and only OK calls count as
+    throughput (``rps``)."""
+
+    load: GrpcLoad
+    name = "ghz"
+    closed_loop = True
+    extra_columns = ("ok", "non_ok")
+
+    @property
+    def slug(self) -> str:
+        return f"c{self.load.concurrency}-n{self.load.calls}"
+
+    @property
+    def setting(self) -> str:
+        return "ghz"
+
+    def describe(self) -> str:
+        return (
+            f"ghz -c {self.load.concurrency} -n {self.load.calls} "
+            f"--connections {self.load.connections}"
+        )
+
+    def row_fields(self) -> dict[str, object]:
+        return {"connections": self.load.concurrency}  # calls in flight, for Little's law
+
+    def client_cores(self, available: int) -> int:
+        return available
+
+    def run(
+        self,
+        host: str,
+        plan: LoadPlan,
+        raw_prefix: Path,
+        cpus: Sequence[int] | None,
+        duration_s: float | None = None,
+    ) -> ToolRun:
+        """``duration_s`` (a warm-up) sends about 200 calls per concurrent stream instead."""
+        require_loopback("host", host)
+        (request,) = plan.requests
+        calls = self.load.concurrency * 200 if duration_s else self.load.calls
+        argv = ghz_command(host.removeprefix("http://"), request, self.load, calls)
+        raw_path = raw_prefix.with_name(raw_prefix.name + ".json")
+        log = raw_prefix.with_name(raw_prefix.name + ".log")
+        deadline = DEADLINE_GRACE_S + calls / DEADLINE_CALLS_PER_S
+        finished = run_to_files(argv, log, raw_path, cpus, deadline)
+        if finished.exit_code != 0:
+            raise GhzError(
+                f"ghz exited with code {finished.exit_code}; its log is {log}:\n"
+                + log.read_text(errors="replace")[-2000:]
+            )
+        parsed = parse_ghz_json(raw_path.read_text(errors="replace"))
+        measured = {k: v for k, v in parsed.items() if k not in ("count", "status_counts")}
+        measured["rps"] = parsed["ok"] / parsed["duration_s"]  # failed calls are no throughput
+        return ToolRun(measured, finished.wall_s, finished.client_cpu_s, raw_path)

@@ -14,10 +14,13 @@ errors (``errors/op``) passes: its rows carry the count for the checks to flag.
 """
 
 import re
-from collections.abc import Sequence
+import subprocess
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
-from benchbook.loadgen import LoadToolError
+from benchbook.layout import built_tool
+from benchbook.loadgen import Finished, LoadToolError, run_to_files
 
 # Benchmark<name>, then the iteration count, then value-unit pairs (benchfmt).
 RESULT = re.compile(r"Benchmark(?P<name>\S+)\s+(?P<iterations>\d+)\s+(?P<pairs>\S.*)")
@@ -181,3 +184,55 @@ def tidy_rows(
             }
         )
     return rows
+
+
+# A benchmark binary runs one sub-benchmark after another; past this long it is hung.
+DEADLINE_S = 600.0
+
+
+def compile_benchmarks(package: str, module_dir: Path, out: Path) -> Path:
+    """``go test -c``: the benchmark binary, built once and run for every repetition
+    (so each run times the benchmarks, not the compiler)."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(
+        ["go", "test", "-c", "-o", str(out), package],
+        cwd=module_dir, capture_output=True, text=True,
+    )  # fmt: skip
+    if done.returncode != 0:
+        raise GoBenchError(f"go test -c {package} failed (in {module_dir}):\n{done.stderr}")
+    return out
+
+
+def run_benchmarks(
+    binary: Path,
+    bench: str,
+    benchtime: str,
+    env: Mapping[str, str],
+    raw_path: Path,
+    cpus: Sequence[int] | None,
+) -> Finished:
+    """One run of every benchmark matching ``bench``, once each (-test.count 1: the
+    harness interleaves the repetitions), its output on disk before anything parses it."""
+    argv = [
+        str(binary), "-test.run", "^$", "-test.bench", bench, "-test.benchmem",
+        "-test.benchtime", benchtime, "-test.count", "1",
+    ]  # fmt: skip
+    return run_to_files(argv, raw_path, None, cpus, DEADLINE_S, env)
+
+
+def benchstat(outputs: Mapping[str, Sequence[Path]], scratch: Path) -> str:
+    """benchstat's own table over runs of the benchmark binary, one column per label
+    (e.g. python, go): the cross-check of our statistics. benchstat wants at least 6
+    runs of a benchmark for a confidence interval; it prints '~' where it finds no
+    significant difference."""
+    scratch.mkdir(parents=True, exist_ok=True)
+    inputs = []
+    for label, paths in outputs.items():
+        joined = scratch / f"{label}.txt"
+        joined.write_text("".join(p.read_text(errors="replace") for p in paths))
+        inputs.append(f"{label}={joined}")
+    done = subprocess.run([str(built_tool("benchstat")), *inputs], capture_output=True,
+                          text=True, timeout=120)  # fmt: skip
+    if done.returncode != 0:
+        raise GoBenchError(f"benchstat failed: {done.stderr}")
+    return done.stdout

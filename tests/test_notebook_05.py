@@ -1,0 +1,44 @@
+"""Notebook 05 (seed 001, HTTP/JSON vs gRPC) executed for real with the smoke profile."""
+
+import nbformat
+import pytest
+from conftest import descendants
+
+from benchbook.execute import execute_notebook
+from benchbook.findings_format import FINDINGS_MIME
+from benchbook.layout import REPO_ROOT
+
+NOTEBOOK = REPO_ROOT / "notebooks" / "05_grpc_vs_http.ipynb"
+SMOKE = REPO_ROOT / "notebooks" / "profiles" / "smoke.yaml"
+
+
+@pytest.fixture(scope="module")
+def executed(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict]:
+    out = tmp_path_factory.mktemp("executed") / "05_grpc_vs_http.ipynb"
+    execute_notebook(NOTEBOOK, out, SMOKE, {})
+    nb = nbformat.read(out, as_version=4)
+    data = [o.get("data", {}) for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+    text = "\n".join(d.get("text/html", "") + d.get("text/markdown", "") for d in data)
+    (found,) = [d[FINDINGS_MIME] for d in data if FINDINGS_MIME in d]
+    return text, found
+
+
+@pytest.mark.slow
+def test_the_106x_is_reproduced_against_a_404_backend_and_refused(executed) -> None:
+    text, found = executed
+    assert "The article's loop reports CreateSession over HTTP **" in text
+    assert "100% of its HTTP calls failed" in text
+    assert "http-not-found failed verification, so it is not benchmarked" in text
+    (_, create, _) = found["headlines"]
+    assert create["reproduced"] == "the article measured something else"
+    assert "answered 404" in create["reproduced_why"]
+
+
+@pytest.mark.slow
+def test_the_two_by_two_benchstat_and_the_network_path_are_shown(executed) -> None:
+    text, _ = executed
+    for column in ("python http", "python grpc", "go http", "go grpc"):
+        assert column in text, column
+    assert "sec/op" in text and "vs base" in text  # benchstat's own table
+    assert "python-governance-grpc HealthCheck" in text and "go-governance-http HealthCheck" in text
+    assert descendants() == []
