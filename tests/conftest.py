@@ -1,9 +1,12 @@
 import os
 from pathlib import Path
 
+import nbformat
 import psutil
 import pytest
 
+from benchbook.execute import execute_notebook
+from benchbook.findings_format import FINDINGS_MIME
 from benchbook.layout import REPO_ROOT
 from benchbook.processes import watchdog_pid
 from benchbook.registry import Registry
@@ -53,3 +56,23 @@ def descendants() -> list[psutil.Process]:
         except psutil.NoSuchProcess:
             pass
     return alive
+
+
+# How long a runner subprocess may take to get its load going: it waits for the machine
+# lock while another benchbook run (a `make report` beside the tests) is measuring.
+RUNNER_START_S = 600
+
+NOTEBOOKS = REPO_ROOT / "notebooks"
+SMOKE = NOTEBOOKS / "profiles" / "smoke.yaml"
+
+
+def smoke_run(name: str, out_dir: Path, overrides: dict | None = None) -> tuple[str, dict]:
+    """A notebook executed for real with the smoke profile: every HTML and Markdown
+    output concatenated, and its findings (the report's summary row)."""
+    out = out_dir / f"{name}.ipynb"
+    execute_notebook(NOTEBOOKS / f"{name}.ipynb", out, SMOKE, overrides or {})
+    nb = nbformat.read(out, as_version=4)
+    data = [o.get("data", {}) for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+    text = "\n".join(d.get("text/html", "") + d.get("text/markdown", "") for d in data)
+    (found,) = [d[FINDINGS_MIME] for d in data if FINDINGS_MIME in d]
+    return text, found

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from conftest import descendants
+from conftest import RUNNER_START_S, descendants
 
 from benchbook.experiment import run_wrk_experiment
 from benchbook.loadgen import LoadToolError, wrk
@@ -142,7 +142,7 @@ def start_runner_until_wrk_runs(
 ) -> tuple[subprocess.Popen, list[psutil.Process]]:
     """A separate interpreter running an experiment, caught while wrk is loading."""
     runner = start(RUNNER)
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + RUNNER_START_S
     while time.monotonic() < deadline:
         assert runner.poll() is None, "the runner ended before wrk started"
         children = psutil.Process(runner.pid).children(recursive=True)

@@ -1,26 +1,12 @@
 """Notebook 05 (seed 001, HTTP/JSON vs gRPC) executed for real with the smoke profile."""
 
-import nbformat
 import pytest
-from conftest import descendants
-
-from benchbook.execute import execute_notebook
-from benchbook.findings_format import FINDINGS_MIME
-from benchbook.layout import REPO_ROOT
-
-NOTEBOOK = REPO_ROOT / "notebooks" / "05_grpc_vs_http.ipynb"
-SMOKE = REPO_ROOT / "notebooks" / "profiles" / "smoke.yaml"
+from conftest import descendants, smoke_run
 
 
 @pytest.fixture(scope="module")
 def executed(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict]:
-    out = tmp_path_factory.mktemp("executed") / "05_grpc_vs_http.ipynb"
-    execute_notebook(NOTEBOOK, out, SMOKE, {})
-    nb = nbformat.read(out, as_version=4)
-    data = [o.get("data", {}) for c in nb.cells if c.cell_type == "code" for o in c.outputs]
-    text = "\n".join(d.get("text/html", "") + d.get("text/markdown", "") for d in data)
-    (found,) = [d[FINDINGS_MIME] for d in data if FINDINGS_MIME in d]
-    return text, found
+    return smoke_run("05_grpc_vs_http", tmp_path_factory.mktemp("executed"))
 
 
 @pytest.mark.slow

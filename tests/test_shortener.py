@@ -11,7 +11,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from conftest import descendants
+from conftest import RUNNER_START_S, descendants
 
 from benchbook.experiment import run_locust_experiment, run_wrk_experiment
 from benchbook.instances import start_instance
@@ -99,7 +99,7 @@ RUNNER = textwrap.dedent(
 def test_redis_stops_on_ctrl_c_and_when_the_kernel_dies(how, runs_dir) -> None:
     runner = subprocess.Popen([sys.executable, "-c", RUNNER])
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + RUNNER_START_S
         while time.monotonic() < deadline:
             children = psutil.Process(runner.pid).children(recursive=True)
             names = {c.name() for c in children if c.is_running()}

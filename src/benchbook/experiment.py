@@ -153,6 +153,32 @@ def _warmup_seconds(warmup: object) -> float:
     return seconds
 
 
+def _measure(
+    experiment: str,
+    registry: Registry,
+    configs: list["Config"],
+    params: Mapping[str, Mapping[str, float]],
+    *,
+    warmup: object,
+    repetitions: object,
+    records: object,
+    pinning: Pinning,
+) -> Run:
+    """run_experiment with the notebook-facing parameters checked and this machine's
+    load-tool ceilings."""
+    return run_experiment(
+        experiment,
+        registry,
+        configs,
+        warmup_s=_warmup_seconds(warmup),
+        repetitions=require_int("repetitions", repetitions, 1),
+        server_params=params,
+        records=require_int("records", records, 0),
+        pinning=pinning,
+        ceilings=latest_ceilings(),
+    )
+
+
 def run_wrk_experiment(
     experiment: str,
     servers: object,
@@ -188,16 +214,16 @@ def run_wrk_experiment(
         for c in _counts("connections", connections)
     ]
     wrk_path()  # fail now, not after the servers started, if wrk is missing
-    return run_experiment(
+    configs = [Config(t, Wrk(load, bool(uncorrected))) for t in targets for load in loads]
+    return _measure(
         experiment,
         registry,
-        [Config(t, Wrk(load, bool(uncorrected))) for t in targets for load in loads],
-        warmup_s=_warmup_seconds(warmup),
-        repetitions=require_int("repetitions", repetitions, 1),
-        server_params=params,
-        records=require_int("records", records, 0),
+        configs,
+        params,
+        warmup=warmup,
+        repetitions=repetitions,
+        records=records,
         pinning=plan_pinning(bool(pin_cpus)),
-        ceilings=latest_ceilings(),
     )
 
 
@@ -241,16 +267,16 @@ def run_locust_experiment(
         LocustLoad.from_params(u, spawn_rate, wait, duration, user_class, processes, workers)
         for u in _counts("users", users)
     ]
-    return run_experiment(
+    configs = [Config(t, Locust(load)) for t in targets for load in loads]
+    return _measure(
         experiment,
         registry,
-        [Config(t, Locust(load)) for t in targets for load in loads],
-        warmup_s=_warmup_seconds(warmup),
-        repetitions=require_int("repetitions", repetitions, 1),
-        server_params=params,
-        records=require_int("records", records, 0),
+        configs,
+        params,
+        warmup=warmup,
+        repetitions=repetitions,
+        records=records,
         pinning=pinning,
-        ceilings=latest_ceilings(),
     )
 
 
@@ -296,16 +322,15 @@ def run_vegeta_experiment(
 
     vegeta_path()  # fail now, not after the servers started, if vegeta is not built
     configs = [Config(t, Vegeta(load)) for t in targets for load in loads(t.server)]
-    return run_experiment(
+    return _measure(
         experiment,
         registry,
         configs,
-        warmup_s=_warmup_seconds(warmup),
-        repetitions=require_int("repetitions", repetitions, 1),
-        server_params=params,
-        records=require_int("records", records, 0),
+        params,
+        warmup=warmup,
+        repetitions=repetitions,
+        records=records,
         pinning=plan_pinning(bool(pin_cpus)),
-        ceilings=latest_ceilings(),
     )
 
 
@@ -321,6 +346,7 @@ def run_ghz_experiment(
     warmup: object = "2s",
     repetitions: object = 5,
     server_params: Mapping[str, object] | None = None,
+    records: object = 1,
     pin_cpus: bool = True,
     registry: Registry | None = None,
 ) -> Run:
@@ -334,15 +360,16 @@ def run_ghz_experiment(
         for c in _counts("concurrency", concurrency)
     ]
     built_tool("ghz")  # fail now, not after the servers started, if ghz is not built
-    return run_experiment(
+    configs = [Config(t, Ghz(load)) for t in targets for load in loads]
+    return _measure(
         experiment,
         registry,
-        [Config(t, Ghz(load)) for t in targets for load in loads],
-        warmup_s=_warmup_seconds(warmup),
-        repetitions=require_int("repetitions", repetitions, 1),
-        server_params=params,
+        configs,
+        params,
+        warmup=warmup,
+        repetitions=repetitions,
+        records=records,
         pinning=plan_pinning(bool(pin_cpus)),
-        ceilings=latest_ceilings(),
     )
 
 

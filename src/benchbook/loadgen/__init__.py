@@ -37,6 +37,23 @@ class LoadToolError(RuntimeError):
     """A load tool failed or hung; the message says what happened and where its output is."""
 
 
+def require_exit(
+    finished: "Finished",
+    tool: str,
+    log: Path,
+    error: type[LoadToolError] = LoadToolError,
+    accepted: tuple[int, ...] = (0,),
+) -> "Finished":
+    """``finished``, or ``error`` quoting the end of the tool's log when it exited with
+    a code that is not a result (``accepted``)."""
+    if finished.exit_code not in accepted:
+        raise error(
+            f"{tool} exited with code {finished.exit_code}; its log is {log}:\n"
+            + log.read_text(errors="replace")[-2000:]
+        )
+    return finished
+
+
 def run_to_files(
     argv: list[str],
     log_path: Path,

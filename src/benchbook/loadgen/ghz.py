@@ -28,6 +28,7 @@ from benchbook.loadgen import (
     LoadRequest,
     LoadToolError,
     ToolRun,
+    require_exit,
     require_loopback,
     run_to_files,
 )
@@ -257,12 +258,8 @@ class Ghz:
         raw_path = raw_prefix.with_name(raw_prefix.name + ".json")
         log = raw_prefix.with_name(raw_prefix.name + ".log")
         deadline = DEADLINE_GRACE_S + calls / DEADLINE_CALLS_PER_S
-        finished = run_to_files(argv, log, raw_path, cpus, deadline)
-        if finished.exit_code != 0:
-            raise GhzError(
-                f"ghz exited with code {finished.exit_code}; its log is {log}:\n"
-                + log.read_text(errors="replace")[-2000:]
-            )
+        finished = require_exit(run_to_files(argv, log, raw_path, cpus, deadline), "ghz", log,
+                                GhzError)  # fmt: skip
         parsed = parse_ghz_json(raw_path.read_text(errors="replace"))
         measured = {k: v for k, v in parsed.items() if k not in ("count", "status_counts")}
         measured["rps"] = parsed["ok"] / parsed["duration_s"]  # failed calls are no throughput

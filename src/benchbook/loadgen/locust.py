@@ -24,6 +24,7 @@ from benchbook.loadgen import (
     LoadPlan,
     LoadToolError,
     ToolRun,
+    require_exit,
     require_loopback,
     run_to_files,
 )
@@ -181,12 +182,7 @@ def run_locust(
     else:
         finished = _run_distributed(host, plan, load, output_prefix, log_path, cpus)
     # Locust exits 1 when any request failed; that is a result, not a crash.
-    if finished.exit_code not in (0, 1):
-        raise LocustError(
-            f"locust exited with code {finished.exit_code}; its log is {log_path}:\n"
-            + log_path.read_text(errors="replace")[-2000:]
-        )
-    return finished
+    return require_exit(finished, "locust", log_path, LocustError, accepted=(0, 1))
 
 
 def _run_distributed(

@@ -31,7 +31,14 @@ from typing import Any
 import pandas as pd
 
 from benchbook.layout import built_tool
-from benchbook.loadgen import LoadPlan, LoadToolError, ToolRun, require_loopback, run_to_files
+from benchbook.loadgen import (
+    LoadPlan,
+    LoadToolError,
+    ToolRun,
+    require_exit,
+    require_loopback,
+    run_to_files,
+)
 from benchbook.loadgen.locust import percentile_column
 from benchbook.params import parse_duration, require_int
 
@@ -386,12 +393,8 @@ class Vegeta:
         ]  # fmt: skip
         log = raw_prefix.with_name(raw_prefix.name + ".log")
         deadline = seconds + self.load.timeout_s + DEADLINE_GRACE_S
-        finished = run_to_files(argv, log, None, cpus, deadline)
-        if finished.exit_code != 0:
-            raise VegetaError(
-                f"vegeta exited with code {finished.exit_code}; its log is {log}:\n"
-                + log.read_text(errors="replace")[-2000:]
-            )
+        finished = require_exit(run_to_files(argv, log, None, cpus, deadline), "vegeta", log,
+                                VegetaError)  # fmt: skip
         report = raw_prefix.with_name(raw_prefix.name + ".json")
         hdrplot = raw_prefix.with_name(raw_prefix.name + "_hdrplot.txt")
         records = raw_prefix.with_name(raw_prefix.name + ".csv")

@@ -18,6 +18,7 @@ from benchbook.loadgen import (
     LoadPlan,
     LoadToolError,
     ToolRun,
+    require_exit,
     require_loopback,
     run_to_files,
 )
@@ -109,13 +110,8 @@ def run_wrk(
     argv = wrk_command(url, load, duration_s, script)
     seconds = load.duration_s if duration_s is None else duration_s
     deadline_s = seconds + load.timeout_s + DEADLINE_GRACE_S
-    finished = run_to_files(argv, raw_path, None, cpus, deadline_s)
-    if finished.exit_code != 0:
-        raise WrkError(
-            f"wrk exited with code {finished.exit_code}; its output is in {raw_path}:\n"
-            + raw_path.read_text(errors="replace")[-2000:]
-        )
-    return finished
+    return require_exit(run_to_files(argv, raw_path, None, cpus, deadline_s), "wrk", raw_path,
+                        WrkError)  # fmt: skip
 
 
 HISTOGRAM_MARKER = "BENCHBOOK_WRK_HIST "
