@@ -310,3 +310,90 @@ def spread_dots(
     if ax.get_legend_handles_labels()[0]:
         fig.legend(loc="outside right center", fontsize=6, frameon=False, handlelength=1.6)
     return fig
+
+
+def hockey_stick(
+    results: pd.DataFrame,
+    targets: Sequence[str],
+    slos: Mapping[str, float],
+    title: str,
+    capacities: Mapping[str, tuple[float, str]] | None = None,
+) -> Figure:
+    """Latency against offered load under an open loop, for a few targets on one chart:
+    p99 (solid) and p50 (dotted) medians over runs with their CI as bands, both axes on
+    log scales (rates and latencies span decades), each target's SLO as a dashed
+    horizontal line and its capacity at that SLO (``capacities``: target → (req/s, "" or
+    "at least")) as a dotted vertical one, in the target's colour. A rate the tool fell
+    short of in any run is crossed (rate_shortfall): it was not all offered."""
+    fig, ax = plt.subplots(figsize=(7, 5.2))
+    shortfall_drawn = False
+    for target in targets:
+        runs = results[results["target"] == target]
+        if runs.empty:
+            raise ValueError(f"no runs of {target!r}; have {sorted(set(results['target']))}")
+        colour = colour_for(target)
+        for column, label, line in (("lat_p99_ms", "p99", "-"), ("lat_p50_ms", "p50", ":")):
+            curve = medians_with_ci(runs, column, by=("target_rate",)).sort_values("target_rate")
+            ax.plot(curve["target_rate"], curve["median"], color=colour, linestyle=line,
+                    marker="o", markersize=4, label=f"{target}: {label}")  # fmt: skip
+            ax.fill_between(curve["target_rate"], curve["low"], curve["high"], color=colour,
+                            alpha=0.15, linewidth=0)  # fmt: skip
+        short = runs[runs["flags"].fillna("").str.contains("rate_shortfall")]
+        if len(short):
+            p99 = medians_with_ci(runs, "lat_p99_ms", by=("target_rate",)).set_index("target_rate")
+            rates = sorted(set(short["target_rate"]) & set(p99.index))
+            label = None if shortfall_drawn else "vegeta short of the rate (rate_shortfall)"
+            ax.plot(rates, p99.loc[rates, "median"], linestyle="none", marker="x", markersize=9,
+                    color="black", label=label)  # fmt: skip
+            shortfall_drawn = True
+        slo = slos.get(target)
+        if slo is not None and slo == slo:
+            ax.axhline(slo, color=colour, linestyle="--", linewidth=1.2,
+                       label=f"SLO of {target}: p99 ≤ {slo:.3g} ms")  # fmt: skip
+        rps, bound = (capacities or {}).get(target, (float("nan"), ""))
+        if rps == rps:
+            at = "≥ " if bound == "at least" else ""
+            ax.axvline(rps, color=colour, linestyle=(0, (1, 2)), linewidth=1.5,
+                       label=f"capacity of {target} at its SLO: {at}{rps:,.0f} req/s")  # fmt: skip
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("offered rate (req/s, log scale)")
+    ax.set_ylabel("latency (ms, log scale)")
+    ax.set_title(title)
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2)
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+
+
+def freeze_chart(percentiles: pd.DataFrame, title: str, model: str = "pause model") -> Figure:
+    """The freeze server's latency percentiles by source (openloop.freeze_percentiles):
+    a bar per measured source with CI whiskers, hatched to tell them apart, and the
+    model as a black tick on each group; log scale (the fast path and the stall are
+    three decades apart)."""
+    percentile_labels = list(dict.fromkeys(percentiles["percentile"]))
+    sources = [s for s in dict.fromkeys(percentiles["source"]) if s != model]
+    hatches = ("", "//", "..", "xx", "\\\\")
+    width = 0.8 / max(len(sources), 1)
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    for i, source in enumerate(sources):
+        part = percentiles[percentiles["source"] == source].set_index("percentile")
+        part = part.reindex(percentile_labels)
+        xs = [x + (i - (len(sources) - 1) / 2) * width for x in range(len(percentile_labels))]
+        err = [part["median"] - part["low"], part["high"] - part["median"]]
+        ax.bar(xs, part["median"], width, yerr=err, capsize=3, color=colour_for(source),
+               hatch=hatches[i % len(hatches)], edgecolor="white", label=source)  # fmt: skip
+    expected = percentiles[percentiles["source"] == model].set_index("percentile")
+    if len(expected):
+        expected = expected.reindex(percentile_labels)
+        ax.plot(range(len(percentile_labels)), expected["median"], linestyle="none", marker="_",
+                markersize=40, markeredgewidth=2, color="black", label=model)  # fmt: skip
+    ax.set_xticks(range(len(percentile_labels)), percentile_labels)
+    ax.set_yscale("log")
+    ax.set_xlabel("percentile of latency")
+    ax.set_ylabel("latency (ms, log scale)")
+    ax.set_title(title)
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
+    fig.tight_layout()
+    plt.close(fig)
+    return fig

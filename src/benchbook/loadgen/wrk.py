@@ -134,14 +134,17 @@ def uncorrected_percentiles(
     corrected = dict(json.loads(lines[0][len(HISTOGRAM_MARKER) :]))
     per_connection = requests // connections
     if not corrected or not per_connection:
-        return dict.fromkeys(UNCORRECTED.values())
+        return dict.fromkeys([*UNCORRECTED.values(), "lat_mean_uncorrected_ms"])
     interval = duration_us // per_connection
     original = {
         value: count - (corrected.get(value + interval, 0) if value > interval else 0)
         for value, count in corrected.items()
     }
     total = sum(original.values())
-    found, seen = {}, 0
+    found: dict[str, float | None] = {
+        "lat_mean_uncorrected_ms": sum(v * c for v, c in original.items()) / total / 1000
+    }
+    seen = 0
     shares = iter(sorted(UNCORRECTED))
     share = next(shares)
     for value in sorted(original):
@@ -202,7 +205,8 @@ class Wrk:
 
     @property
     def extra_columns(self) -> tuple[str, ...]:
-        return ("think_ms",) + (tuple(UNCORRECTED.values()) if self.uncorrected else ())
+        timed = (*UNCORRECTED.values(), "lat_mean_uncorrected_ms") if self.uncorrected else ()
+        return ("think_ms", *timed)
 
     @property
     def slug(self) -> str:
