@@ -6,6 +6,7 @@ every measurement is on disk (raw output, then its row) before the next one begi
 """
 
 import os
+import tempfile
 from collections.abc import Mapping
 from contextlib import ExitStack
 from dataclasses import asdict, dataclass
@@ -504,6 +505,22 @@ def gobench_rows(
         }
         rows.append(row)
     return rows
+
+
+def check_servers(servers: object, registry: Registry | None = None) -> None:
+    """Start each server (with its services), verify every request, stop it: what an
+    experiment does before it measures anything, without recording a run. Raises
+    VerificationError naming what is wrong."""
+    registry = registry or Registry.load()
+    for name in as_list("servers", servers):
+        spec = registry.get(name)
+        build_server(spec)
+        with ExitStack() as stack:
+            logs = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="benchbook-")))
+            instance = start_instance(
+                stack, registry, spec, Target(name), spec.resolve_params({}), logs, None
+            )
+            _verify(instance, [Target(name)], records=1)
 
 
 def run_calibration(
