@@ -152,11 +152,12 @@ def test_spread_dots_mark_the_article_and_switch_to_log_beyond_ten_times() -> No
         {"date": "a", "ratio": 0.0031, "ci_low": 0.002, "ci_high": 0.0045, "current": False},
         {"date": "b", "ratio": 14.3, "ci_low": 11.0, "ci_high": 20.6, "current": True},
         {"date": "c", "ratio": None, "ci_low": None, "ci_high": None, "current": False},
+        {"date": "d", "ratio": "NaN", "ci_low": None, "ci_high": None, "current": False},
     ]
     fig = plots.spread_dots(runs, article_ratio=4.91)
     ax = fig.axes[0]
     assert ax.get_xscale() == "log" and "log scale" in ax.get_xlabel()
-    assert [t.get_text() for t in ax.get_yticklabels()] == ["a", "b", "c"]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["a", "b", "c", "d"]
     legend = [t.get_text() for t in fig.legends[0].get_texts()]
     assert legend == ["this report", "article: 4.91×", "no difference"]
     narrow = plots.spread_dots(runs[1:2], article_ratio=None)

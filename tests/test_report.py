@@ -17,6 +17,7 @@ from PIL import Image
 from pypdf import PdfReader
 
 from benchbook.execute import execute_notebook
+from benchbook.findings import Findings, Headline
 from benchbook.findings_format import FINDINGS_MIME
 from benchbook.report import (
     ReportError,
@@ -610,7 +611,8 @@ def test_findings_make_the_summary_an_answer_box_and_a_headline_table(tmp_path: 
     page = render_report([findings_notebook(tmp_path / "new.ipynb", findings)])
     summary = page[page.index('id="summary"') : page.index('id="spread"')]
     assert "Does the report show everything?" in summary and "An article" not in summary
-    assert "10× (CI 8.0–12×)" in summary and "n&nbsp;=&nbsp;5+5" in summary
+    # the brief carries the ratio and its interval, so the cell states them once
+    assert summary.count("8.0–12×") == 1 and "n&nbsp;=&nbsp;5+5" in summary
     assert 'href="#new-Old-experiment"' in summary  # the experiment links to its section
     spread = page[page.index('id="spread"') : page.index('<nav class="toc"')]
     assert spread.count("<tr") == 3 and "93.8 %" in spread and "0.0031×" in spread
@@ -633,3 +635,28 @@ def test_findings_with_only_a_label_and_a_verdict_still_render(tmp_path: Path) -
 def test_a_string_findings_output_is_read_as_json(tmp_path: Path) -> None:
     page = render_report([findings_notebook(tmp_path / "text.ipynb", json.dumps(FINDINGS))])
     assert '<aside class="answer-box"' in page and "ANSWER-TEXT" in page
+
+
+def test_findings_store_a_missing_interval_as_null_not_nan() -> None:
+    # one run a side: a ratio but no interval
+    one_each = Headline(
+        label="a vs b",
+        verdict="v",
+        brief="b",
+        ratio=2.0,
+        ci_low=float("nan"),
+        ci_high=float("nan"),
+        ci_level=0.0,
+        n="1+1",
+        p=1.0,
+        significant=False,
+        article="",
+        article_ratio=None,
+        reproduced="",
+        reproduced_why="",
+        spread=[{"date": "d", "ratio": 2.0, "ci_low": float("nan")}],
+    )
+    stored = Findings("e", "t", "q", "a", [one_each]).as_json()
+    text = json.dumps(stored, allow_nan=False)  # strict JSON, as nbformat validates it
+    assert stored["headlines"][0]["ci_low"] is None and '"ci_low": null' in text
+    assert stored["headlines"][0]["spread"][0]["ci_low"] is None

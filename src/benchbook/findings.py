@@ -8,6 +8,7 @@ any change to the report code.
 """
 
 import json
+import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -71,7 +72,9 @@ class Findings:
     source: dict | None = None
 
     def as_json(self) -> dict:
-        return asdict(self)
+        """JSON-safe: a number that is not one (no interval with too few runs) is null,
+        not the text 'nan' a notebook would store."""
+        return _without_nan(asdict(self))
 
     def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> dict:
         return {FINDINGS_MIME: self.as_json(), "text/markdown": self.markdown()}
@@ -87,6 +90,16 @@ class Findings:
             for h in self.headlines
         ]
         return "\n".join(lines)
+
+
+def _without_nan(value: object) -> object:
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _without_nan(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_nan(v) for v in value]
+    return value
 
 
 def reproduction(

@@ -8,6 +8,7 @@ figures vector graphics, sharp on paper and on screen.
 """
 
 import hashlib
+import math
 import re
 import textwrap
 from collections.abc import Mapping, Sequence
@@ -266,6 +267,13 @@ def timeseries(runs: Mapping[str, pd.DataFrame], title: str) -> Figure:
     return _finish(fig, axes[0], title, legend=False)
 
 
+def _number(value: object) -> float | None:
+    """A number from findings JSON, or None (null, or a NaN stored as text)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+        return None
+    return float(value)
+
+
 def spread_dots(
     runs: Sequence[Mapping],
     article_ratio: float | None = None,
@@ -279,7 +287,7 @@ def spread_dots(
     ax = fig.add_subplot()
     values = []
     for y, run in enumerate(runs):
-        ratio, low, high = run.get("ratio"), run.get("ci_low"), run.get("ci_high")
+        ratio, low, high = (_number(run.get(k)) for k in ("ratio", "ci_low", "ci_high"))
         if ratio is None:
             continue
         values.append(ratio)
