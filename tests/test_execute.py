@@ -95,7 +95,7 @@ def test_profiles_are_shared_but_each_key_must_belong_to_some_notebook(tmp_path)
     quick = yaml.safe_load((REPO_ROOT / "notebooks" / "profiles" / "quick.yaml").read_text())
     checked = checked_parameters(NB03, quick, {})
     assert "locust_duration" not in checked  # notebook 02's: not passed to 03
-    assert checked["crossover_duration"] == "2s"
+    assert checked["crossover_duration"] == "1s"
     with pytest.raises(ValueError, match=r"quick.yaml: 'locust_durtion' is not a parameter of"):
         checked_parameters(NB03, {"locust_durtion": "5s"}, {}, "quick.yaml")
 
