@@ -60,7 +60,7 @@ $(PROFILE_STAMP): FORCE
 	@echo "$(PROFILE)" | cmp -s - $@ || echo "$(PROFILE)" > $@
 
 report/executed/%.ipynb: notebooks/%.ipynb notebooks/profiles/$(PROFILE).yaml $(PROFILE_STAMP) \
-		$(MEASURING) $(ANALYSIS) $(INSTALLED) | tools build
+		$(MEASURING) $(ANALYSIS) $(INSTALLED) | tools build go-tools
 	BENCHBOOK_REUSE_RUNS=1 $(BIN)/python -m benchbook.execute $< $@ \
 	  --profile notebooks/profiles/$(PROFILE).yaml
 

@@ -1,10 +1,13 @@
 """Re-rendering reuses a stored run only when nothing that shapes a measurement changed."""
 
+import subprocess
+
 import pytest
 from conftest import descendants
 
 from benchbook import reuse
 from benchbook.experiment import run_wrk_experiment
+from benchbook.layout import REPO_ROOT
 
 LOAD = dict(connections=2, threads=1, duration="1s", warmup="0s", repetitions=1)
 
@@ -39,3 +42,13 @@ def test_the_repository_lists_its_measuring_code() -> None:
     names = {path.name for path in reuse.measuring_files()}
     assert {"experiment.py", "servers.toml", "wrk.py", "wrk_report.lua"} <= names
     assert "conclude.py" not in names and "report.py" not in names
+
+
+@pytest.mark.parametrize("notebook", ["05_grpc_vs_http", "06_open_loop"])
+def test_make_report_builds_the_go_tools_before_a_notebook(notebook: str) -> None:
+    # -W: as if the tools' go.mod had just changed; -n: print the recipes, run none
+    plan = subprocess.run(
+        ["make", "-n", "-W", "servers/go/tools/go.mod", f"report/executed/{notebook}.ipynb"],
+        cwd=REPO_ROOT, capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    assert plan.index("go -C servers/go/tools install tool") < plan.index("benchbook.execute")

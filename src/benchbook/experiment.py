@@ -413,6 +413,7 @@ def run_gobench_experiment(
     reps = require_int("repetitions", repetitions, 1)
     if not bench:
         raise ValueError("bench: give a -bench pattern, e.g. 'Ops|ParallelHealth'")
+    built_tool("benchstat")  # its cross-check of these rows: fail now, not after measuring
     pinning = plan_pinning(bool(pin_cpus))
     params = {
         "backends": {label: dict(servers) for label, servers in backends.items()},
