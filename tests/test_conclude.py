@@ -11,6 +11,8 @@ from benchbook.conclude import (
     tool_limit_sentence,
     validity_notes,
 )
+from benchbook.findings import reproduction
+from benchbook.stats import compare
 
 
 def runs(
@@ -51,13 +53,25 @@ def test_lower_latency_is_said_as_times_lower_not_a_fraction() -> None:
     assert "0.03×" not in sentence.split("(")[0]
 
 
-def test_no_significant_difference_is_said_in_words_with_the_level_reached() -> None:
+def test_no_significant_difference_is_said_in_words() -> None:
     sentence = compare_values(
-        pd.Series([1.0, 2, 3]), pd.Series([1.5, 2.5, 3.5]), "a", "b", "rps", "req/s"
+        pd.Series([1.0, 2, 3, 4]), pd.Series([1.5, 2.5, 3.5, 4.5]), "a", "b", "rps", "req/s"
     )
     assert sentence.startswith("**No significant difference** in requests per second between")
-    assert "90.0 % CI" in sentence  # 3 runs a side cannot give 95 %
-    assert "With fewer than 4 runs a side no difference could have reached p < 0.05" in sentence
+    assert "95 % CI" in sentence and "Too few" not in sentence  # 4 a side can reach p < 0.05
+
+
+def test_too_few_runs_are_never_called_no_difference() -> None:
+    # 3 runs a side, completely separated: still p = 0.1, so no verdict either way
+    few, more = pd.Series([1.0, 1.1, 1.2]), pd.Series([10.0, 11, 12])
+    sentence = compare_values(more, few, "a", "b", "rps", "req/s")
+    assert sentence.startswith("**Too few runs to tell** **a** from **b** in requests per second")
+    assert "(3+3; p < 0.05 needs 4 a side)" in sentence
+    assert "90.0 % CI" in sentence  # 3 runs a side cannot give 95 %: the level reached
+    assert "No significant difference" not in sentence
+    assert sentence.endswith("Run more repetitions.")
+    reproduced, why = reproduction(compare(more, few), article_ratio=3.0)
+    assert reproduced == "too few runs" and "3+3 runs cannot show any difference" in why
 
 
 def test_the_same_flags_on_both_sides_are_named_once_with_their_consequence() -> None:

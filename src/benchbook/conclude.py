@@ -82,19 +82,23 @@ def verdict(c: Comparison, a: str, b: str, column: str, unit: str = "", brief: b
     evidence = f"{medians}; {fmt.p_value(c.p_value)}; {runs_text(c)}"
     interval = fmt.ci(c.ratio_low, c.ratio_high, c.ratio_confidence)
     if not c.significant:
-        sentence = (
-            f"**No significant difference** in {m.name} between **{a}** and **{b}**: "
-            f"ratio {fmt.ratio(c.ratio)} ({interval})"
-        )
+        if min(c.n_a, c.n_b) < min_detectable_n():
+            # not "no difference": with these few runs none could have been shown
+            sentence = (
+                f"**Too few runs to tell** **{a}** from **{b}** in {m.name} "
+                f"({c.n_a}+{c.n_b}; p < {ALPHA} needs {min_detectable_n()} a side): "
+                f"ratio {fmt.ratio(c.ratio)} ({interval})"
+            )
+            tail = " Run more repetitions."
+        else:
+            sentence = (
+                f"**No significant difference** in {m.name} between **{a}** and **{b}**: "
+                f"ratio {fmt.ratio(c.ratio)} ({interval})"
+            )
+            tail = ""
         if brief:
             return sentence + "."
-        sentence += f", {evidence}."
-        if min(c.n_a, c.n_b) < min_detectable_n():
-            sentence += (
-                f" With fewer than {min_detectable_n()} runs a side no difference could "
-                f"have reached p < {ALPHA}: run more repetitions."
-            )
-        return sentence
+        return f"{sentence}, {evidence}.{tail}"
     if m.higher_is_better:
         lead = (
             f"**{a}** served **{fmt.ratio(c.ratio)} the {m.name}** of **{b}**"

@@ -20,13 +20,14 @@ from benchbook.conclude import compare_targets, flag_tally, verdict
 from benchbook.findings_format import FINDINGS_MIME
 from benchbook.layout import runs_dir
 from benchbook.published import source
-from benchbook.stats import Comparison, compare
+from benchbook.stats import ALPHA, Comparison, compare, min_detectable_n
 from benchbook.tables import valid_rows
 
 REPRODUCED = "reproduced"
 NOT_REPRODUCED = "not reproduced"
 SOMETHING_ELSE = "the article measured something else"
 NO_ARTICLE = "no article figure"
+TOO_FEW_RUNS = "too few runs"
 # Flags that say a load tool, not the server, set a number.
 TOOL_LIMIT_FLAGS = ("client_bound", "near_tool_ceiling")
 
@@ -117,6 +118,11 @@ def reproduction(
         return NOT_REPRODUCED, "no valid runs to compare"
     article = fmt.ratio(article_ratio)
     ours = f"{fmt.ratio(c.ratio)}, {fmt.ci(c.ratio_low, c.ratio_high, c.ratio_confidence)}"
+    if min(c.n_a, c.n_b) < min_detectable_n():
+        return TOO_FEW_RUNS, (
+            f"{c.n_a}+{c.n_b} runs cannot show any difference at p < {ALPHA} ({ours}; "
+            f"{article} in the article): run more repetitions"
+        )
     if c.ratio_confidence and c.ratio_low <= article_ratio <= c.ratio_high:
         return REPRODUCED, f"the article's {article} lies within the interval here ({ours})"
     if not c.significant:

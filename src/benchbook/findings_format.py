@@ -23,6 +23,7 @@ section, and renders the output itself in place as a table of the headlines. Its
           "article_ratio": 4.91,                            # or null
           "reproduced": "reproduced",  # | "not reproduced" | "the article measured
                                        #   something else" | "no article figure"
+                                       #   | "too few runs" (no difference could show)
           "reproduced_why": "Short reason.",
           "spread": [                  # every stored run of the experiment, oldest first
             {"run_id": "…", "date": "2026-11-22 04:09", "machine": "hostname (2 CPUs)",
@@ -45,4 +46,5 @@ REPRODUCED_LABELS = (
     "not reproduced",
     "the article measured something else",
     "no article figure",
+    "too few runs",
 )

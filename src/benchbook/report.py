@@ -328,7 +328,7 @@ def ratio_with_ci(
 
 
 def reproduced_class(label: str | None) -> str:
-    """CSS class of a reproduction verdict: repro-0 (reproduced) … repro-3 (no figure)."""
+    """CSS class of a reproduction verdict: repro-0 (reproduced) … repro-4 (too few runs)."""
     if label in REPRODUCED_LABELS:
         return f"repro-{REPRODUCED_LABELS.index(label)}"
     return "repro-other"
