@@ -21,8 +21,14 @@ def test_the_freeze_server_is_measured_both_ways_and_what_wrk_missed_is_said(exe
     assert "**wrk's p90 as timed (uncorrected) missed" in text and "ms of stall" in text
     assert "of wrk's requests met a pause" in found["answer"]
     freeze = found["headlines"][0]
-    assert freeze["label"] == "Freeze server, p90 latency: what wrk timed vs the open loop"
+    assert freeze["label"] == (
+        "Freeze server, p90 latency: what wrk timed (before its correction) vs the open loop"
+    )
+    assert "**wrk (as timed)** from **vegeta** in p90 latency" in freeze["verdict"]  # 2+2 runs
     assert freeze["ratio"] < 0.1  # what wrk timed at p90: the fast path, not the stall
+    # Both tools in one run, so the run-to-run spread has this run's comparison.
+    (current,) = [run for run in freeze["spread"] if run["current"]]
+    assert current["ratio"] == pytest.approx(freeze["ratio"])
     assert freeze["article_ratio"] is None and freeze["n"] == "2+2"
 
 

@@ -11,7 +11,12 @@ from conftest import descendants
 
 from benchbook import formatting as fmt
 from benchbook import openloop, plots
-from benchbook.experiment import run_vegeta_experiment, run_wrk_experiment
+from benchbook.experiment import (
+    run_tools_experiment,
+    run_vegeta_experiment,
+    vegeta_tool,
+    wrk_tool,
+)
 from benchbook.stats import compare
 
 # --- the pause model
@@ -46,43 +51,47 @@ def test_a_pause_as_long_as_its_period_has_no_model(pause: float, period: float)
 # --- the freeze comparison, on constructed rows
 
 
-def freeze_rows() -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Three vegeta runs near the model and three wrk runs as the freeze server gives them
-    (numbers of the same shape as real runs: 10 connections, 10 ms think, 3 s)."""
+def freeze_rows() -> pd.DataFrame:
+    """Three vegeta runs near the model and three wrk runs as the freeze server gives them,
+    as one run's results (numbers of the same shape as real runs: 10 connections, 10 ms
+    think, 3 s)."""
     common = {"flags": "", "err_connect": 0, "err_read": 0, "err_write": 0, "err_timeout": 0,
               "non_2xx": 0, "headroom": np.nan, "duration_s": 3.0}  # fmt: skip
     vegeta = pd.DataFrame([
-        common | {"target": "go-freeze", "repetition": r, "rps": 1000.0, "requests": 3000,
+        common | {"target": "go-freeze", "tool": "vegeta", "repetition": r, "rps": 1000.0,
+                  "requests": 3000,
                   "lat_mean_ms": 21.0 + r, "lat_p50_ms": 0.2, "lat_p90_ms": 104.0 + r,
                   "lat_p99_ms": 193.0 + r, "lat_p999_ms": 205.0, "max_in_flight": 202}
         for r in (1, 2, 3)
     ])  # fmt: skip
     wrk = pd.DataFrame([
-        common | {"target": "go-freeze", "repetition": r, "rps": 754.0, "requests": 2263,
-                  "connections": 10, "think_ms": 10.0, "lat_mean_ms": 17.8,
+        common | {"target": "go-freeze", "tool": "wrk", "repetition": r, "rps": 754.0,
+                  "requests": 2263, "connections": 10, "think_ms": 10.0, "lat_mean_ms": 17.8,
                   "lat_p50_ms": 0.3, "lat_p90_ms": 88.0 + r, "lat_p99_ms": 194.0,
                   "lat_p999_ms": 199.0, "lat_p50_uncorrected_ms": 0.3,
                   "lat_p90_uncorrected_ms": 0.5, "lat_p99_uncorrected_ms": 194.0 + r,
                   "lat_p999_uncorrected_ms": 199.0, "flags": "littles_law"}
         for r in (1, 2, 3)
     ])  # fmt: skip
-    return vegeta, wrk
+    return pd.concat([vegeta, wrk], ignore_index=True)
 
 
 def test_freeze_runs_put_what_wrk_timed_beside_what_it_reports() -> None:
-    vegeta, wrk = freeze_rows()
-    runs = openloop.freeze_runs(vegeta, wrk)
+    results = freeze_rows()
+    runs = openloop.freeze_runs(results)
     by_source = runs.groupby("target")["lat_p90_ms"].median()
     assert by_source[openloop.TIMED] == 0.5 and by_source[openloop.REPORTED] == 90.0
     assert runs.loc[runs["target"] == openloop.TIMED, "lat_mean_ms"].isna().all()
     assert (runs.loc[runs["target"] != openloop.OPEN, "flags"] == "littles_law").all()
     with pytest.raises(ValueError, match="uncorrected=True"):
-        openloop.freeze_runs(vegeta, wrk.drop(columns="lat_p90_uncorrected_ms"))
+        openloop.freeze_runs(results.drop(columns="lat_p90_uncorrected_ms"))
+    with pytest.raises(ValueError, match=r"vegeta and wrk; these results have \['wrk'\]"):
+        openloop.freeze_runs(results[results["tool"] == "wrk"])
 
 
 def test_freeze_percentiles_and_the_model_row() -> None:
-    vegeta, wrk = freeze_rows()
-    table = openloop.freeze_percentiles(openloop.freeze_runs(vegeta, wrk), 0.2, 1.0)
+    results = freeze_rows()
+    table = openloop.freeze_percentiles(openloop.freeze_runs(results), 0.2, 1.0)
     cell = table.set_index(["source", "percentile"])
     assert cell.loc[(openloop.OPEN, "p90"), ["median", "low", "high", "n"]].tolist() == [
         106.0, 105.0, 107.0, 3]  # fmt: skip
@@ -95,8 +104,8 @@ def test_freeze_percentiles_and_the_model_row() -> None:
 
 
 def test_missed_stall_names_its_reference_and_says_when_wrk_is_close() -> None:
-    vegeta, wrk = freeze_rows()
-    runs = openloop.freeze_runs(vegeta, wrk)
+    results = freeze_rows()
+    runs = openloop.freeze_runs(results)
     p90 = openloop.missed_stall_sentence(runs, 0.9)
     assert "**wrk's p90 as timed (uncorrected) missed 106 ms of stall**" in p90
     assert "open-loop p90 106 ms − wrk's 0.500 ms" in p90
@@ -108,16 +117,17 @@ def test_missed_stall_names_its_reference_and_says_when_wrk_is_close() -> None:
 
 
 def test_what_wrk_assumed_and_what_reached_a_pause() -> None:
-    vegeta, wrk = freeze_rows()
+    results = freeze_rows()
+    wrk = results[results["tool"] == "wrk"]
     # wrk's own arithmetic: 3,000,000 µs // (2263 // 10 = 226 requests per connection).
     assert openloop.fill_in_interval_ms(wrk) == pytest.approx(13.274)
     # 10 connections × 3 pauses of 2263 requests.
     assert openloop.stalled_share(wrk, 1.0) == pytest.approx(30 / 2263)
-    sentences = " ".join(openloop.freeze_sentences(openloop.freeze_runs(vegeta, wrk), 0.2, 1.0))
+    sentences = " ".join(openloop.freeze_sentences(openloop.freeze_runs(results), 0.2, 1.0))
     assert "At most 1.3% of wrk's requests met a pause" in sentences
     assert "puts fewer requests into each pause" in sentences  # 13.3 ms > 10 + 0.3 ms
     assert "= 21 connections busy, from 10 connections" in sentences  # 754 × 27.8 ms
-    brief = openloop.freeze_brief(openloop.freeze_runs(vegeta, wrk), 0.2, 1.0)
+    brief = openloop.freeze_brief(openloop.freeze_runs(results), 0.2, 1.0)
     assert "more than the 1 % above a p99" in brief
 
 
@@ -269,8 +279,8 @@ def test_load_table_and_hockey_stick_chart() -> None:
 
 
 def test_freeze_chart_shows_every_source_and_the_model() -> None:
-    vegeta, wrk = freeze_rows()
-    table = openloop.freeze_percentiles(openloop.freeze_runs(vegeta, wrk), 0.2, 1.0)
+    results = freeze_rows()
+    table = openloop.freeze_percentiles(openloop.freeze_runs(results), 0.2, 1.0)
     (ax,) = plots.freeze_chart(table, "t").axes
     assert [t.get_text() for t in ax.get_legend().get_texts()] == [
         openloop.MODEL, openloop.OPEN, openloop.REPORTED, openloop.TIMED]  # fmt: skip
@@ -315,14 +325,12 @@ def test_the_open_loop_sees_the_freeze_servers_stall_and_what_wrk_timed_does_not
     registry,
 ) -> None:
     freeze = {"pause_ms": 200, "period_ms": 1000}
-    vegeta = run_vegeta_experiment("openloop_test", ["go-freeze"], rates=1000, duration="3s",
-                                   server_params=freeze, warmup="0s", repetitions=1,
-                                   registry=registry)  # fmt: skip
-    wrk = run_wrk_experiment("openloop_test", ["go-freeze"], connections=10, threads=1,
-                             duration="3s", think="10ms", uncorrected=True, server_params=freeze,
-                             warmup="0s", repetitions=1, registry=registry)  # fmt: skip
+    tools = [vegeta_tool(1000, "3s"), wrk_tool(10, 1, "3s", think="10ms", uncorrected=True)]
+    run = run_tools_experiment("openloop_test", ["go-freeze"], tools, server_params=freeze,
+                               warmup="0s", repetitions=1, registry=registry)  # fmt: skip
     assert descendants() == []
-    runs = openloop.freeze_runs(vegeta.results(), wrk.results())
+    assert sorted(run.results()["tool"]) == ["vegeta", "wrk"]
+    runs = openloop.freeze_runs(run.results())
     p90 = runs.groupby("target")["lat_p90_ms"].median()
     p99 = runs.groupby("target")["lat_p99_ms"].median()
     model = openloop.pause_model(0.2, 1.0)

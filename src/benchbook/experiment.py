@@ -7,7 +7,7 @@ every measurement is on disk (raw output, then its row) before the next one begi
 
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
@@ -323,6 +323,66 @@ def run_vegeta_experiment(
 
     vegeta_path()  # fail now, not after the servers started, if vegeta is not built
     configs = [Config(t, Vegeta(load)) for t in targets for load in loads(t.server)]
+    return _measure(
+        experiment,
+        registry,
+        configs,
+        params,
+        warmup=warmup,
+        repetitions=repetitions,
+        records=records,
+        pinning=plan_pinning(bool(pin_cpus)),
+    )
+
+
+def wrk_tool(
+    connections: object,
+    threads: object,
+    duration: object,
+    timeout: object = "2s",
+    think: object = 0,
+    uncorrected: bool = False,
+) -> Wrk:
+    """wrk at one connection count, for run_tools_experiment (see run_wrk_experiment)."""
+    wrk_path()  # fail now, not after the servers started, if wrk is missing
+    load = ClosedLoopLoad.from_params(
+        require_int("connections", connections, 1), threads, duration, timeout, think
+    )
+    return Wrk(load, bool(uncorrected))
+
+
+def vegeta_tool(
+    rate: object,
+    duration: object,
+    max_workers: object = 1000,
+    max_connections: object = 100,
+    timeout: object = "10s",
+) -> Vegeta:
+    """vegeta at one rate, for run_tools_experiment (see run_vegeta_experiment)."""
+    vegeta_path()  # fail now, not after the servers started, if vegeta is not built
+    return Vegeta(OpenLoopLoad.from_params(rate, duration, max_workers, max_connections, timeout))
+
+
+def run_tools_experiment(
+    experiment: str,
+    servers: object,
+    tools: Sequence[LoadTool],
+    *,
+    warmup: object = "2s",
+    repetitions: object = 5,
+    server_params: Mapping[str, object] | None = None,
+    records: object = 1,
+    pin_cpus: bool = True,
+    registry: Registry | None = None,
+) -> Run:
+    """Every target under each of several load tools (wrk_tool, vegeta_tool), in one run
+    with their repetitions interleaved, so the tools are compared on the same server in
+    the same minutes (see run_experiment). Rows tell the tools apart by ``tool``."""
+    if not tools:
+        raise ValueError("tools: none given, e.g. [wrk_tool(10, 1, '5s'), vegeta_tool(1000, '5s')]")
+    registry = registry or Registry.load()
+    targets, params = select_targets(registry, servers, None, None, None, None, server_params)
+    configs = [Config(t, tool) for t in targets for tool in tools]
     return _measure(
         experiment,
         registry,

@@ -79,13 +79,23 @@ def pause_mean_ms(pause_s: float, period_s: float) -> float:
 # --- the freeze server: open loop, wrk as reported, wrk as timed, the model
 
 
-def freeze_runs(open_loop: pd.DataFrame, closed_loop: pd.DataFrame) -> pd.DataFrame:
-    """Every run of the freeze comparison in one frame, one target per source: the open
-    loop's runs (OPEN), wrk's as it reports them (REPORTED: its histogram after its own
-    fill-in) and the same wrk runs as it timed them (TIMED: the ``_uncorrected`` columns
-    in the latency columns' place; their mean is unknown). Every other column and every
-    flag is kept, so comparisons and validity notes read this frame like any results."""
-    missing = [c for c in UNCORRECTED.values() if c not in closed_loop]
+def freeze_runs(results: pd.DataFrame) -> pd.DataFrame:
+    """Every run of the freeze comparison (one run of vegeta and wrk, interleaved) in one
+    frame, one target per source: the open loop's runs (OPEN), wrk's as it reports them
+    (REPORTED: its histogram after its own fill-in) and the same wrk runs as it timed them
+    (TIMED: the ``_uncorrected`` columns in the latency columns' place; their mean is
+    unknown). Every other column and every flag is kept, so comparisons and validity
+    notes read this frame like any results."""
+    tools = sorted(set(results["tool"]))
+    if tools != ["vegeta", "wrk"]:
+        raise ValueError(
+            f"the freeze comparison needs runs of vegeta and wrk; these results have {tools}"
+        )
+    open_loop = results[results["tool"] == "vegeta"]
+    closed_loop = results[results["tool"] == "wrk"]
+    missing = [
+        c for c in UNCORRECTED.values() if c not in closed_loop or closed_loop[c].isna().all()
+    ]
     if missing:
         raise ValueError(f"the closed-loop results lack {missing}: run wrk with uncorrected=True")
     timed = closed_loop.assign(**{c: closed_loop[u] for c, u in UNCORRECTED.items()})
