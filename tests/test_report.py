@@ -310,9 +310,11 @@ def test_provenance_splits_shared_from_per_run_values_and_loses_none() -> None:
 @pytest.mark.slow
 def test_pdf_has_pages_and_omits_code(built) -> None:
     pages = PdfReader(built[1]).pages
-    text = "".join(page.extract_text() for page in pages)
+    text = " ".join(" ".join(page.extract_text() for page in pages).split())
     assert len(pages) >= 1
     assert "Code and logs are in the HTML version" in text
+    # Provenance prints one line per run and says where the rest is.
+    assert "Printed: one line per run" in text and "20250101T000100Z-test-f00d" in text
     assert CPU_MODEL in text
     assert "subplots" not in text
 
@@ -622,6 +624,58 @@ def test_findings_make_the_summary_an_answer_box_and_a_headline_table(tmp_path: 
     assert section.index("answer-box") < section.index("<h2") < section.index("findings-table")
     table = section[section.index("findings-table") :]
     assert "ANSWER-TEXT" not in table and "medians 41,234 vs 4,123 req/s" in table
+
+
+def test_the_summary_gives_a_reason_only_where_the_badge_and_answer_do_not(
+    tmp_path: Path,
+) -> None:
+    no_figure = HEADLINE | {
+        "reproduced": "no article figure",
+        "article": "",
+        "reproduced_why": "the article gives no figure to compare",
+    }
+    too_few = HEADLINE | {
+        "reproduced": "too few runs",
+        "reproduced_why": "2+2 runs cannot show any difference",
+    }
+    findings = FINDINGS | {"headlines": [HEADLINE, no_figure, too_few]}
+    page = render_report([findings_notebook(tmp_path / "three.ipynb", findings)])
+    summary = page[page.index('id="summary"') : page.index('id="spread"')]
+    # One full-width row for the experiment, one row per headline, no cell spanning rows.
+    assert summary.count('class="summary-experiment"') == 1 and "rowspan" not in summary
+    assert summary.count('class="summary-headline"') == 3
+    assert "same direction, larger here" in summary  # why "reproduced" with 10× vs 4.9×
+    assert "gives no figure" not in summary and "cannot show" not in summary
+    table = page[page.index("findings-table") :]  # the notebook's own table keeps them all
+    assert "gives no figure" in table and "cannot show" in table
+
+
+def test_seven_experiments_summary_fits_the_first_page(tmp_path: Path) -> None:
+    """The size of the real report: 7 notebooks, 16 headlines, each experiment's first
+    with an article figure and the longest label, the others without one."""
+    long = HEADLINE | {
+        "label": "go-iodelay vs python-iodelay uvloop+httptools: requests per second "
+        "within the SLO (go-iodelay: only a lower bound)",
+        "brief": "**go-iodelay** served **3.5× the requests per second within the SLO** of "
+        "**python-iodelay uvloop+httptools** (ratio 3.5×, 95 % CI 1.72–5.74×).",
+        "reproduced_why": "same direction as the article's 4.9×, larger here",
+    }
+    short = HEADLINE | {"label": "wrk vs locust HttpUser x1: requests per second",
+                        "article": "", "reproduced": "no article figure"}  # fmt: skip
+    notebooks = []
+    for number, count in enumerate([2, 2, 2, 2, 2, 3, 3]):
+        headlines = [long] + [short] * (count - 1)
+        findings = FINDINGS | {
+            "title": f"Experiment {number}: a title as long as the real ones get",
+            "question": "How many requests per second can wrk and Locust produce here?",
+            "headlines": [h | {"label": f"LAST-{number}-{i} {h['label']}"}
+                          for i, h in enumerate(headlines)],
+        }  # fmt: skip
+        notebooks.append(findings_notebook(tmp_path / f"{number:02d}.ipynb", findings))
+    pdf = tmp_path / "report.pdf"
+    build_report(notebooks, tmp_path / "index.html", pdf)
+    first = " ".join(PdfReader(pdf).pages[0].extract_text().split())
+    assert "LAST-6-2" in first, " ".join(re.findall(r"LAST-\d-\d", first))  # the last one
 
 
 def test_findings_with_only_a_label_and_a_verdict_still_render(tmp_path: Path) -> None:

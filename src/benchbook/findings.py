@@ -116,21 +116,22 @@ def reproduction(
         return SOMETHING_ELSE, tool_limited
     if c is None or c.ratio != c.ratio:
         return NOT_REPRODUCED, "no valid runs to compare"
+    # The reason sits beside our ratio and interval (summary, headline table): it names
+    # the article's figure and how ours relates to it, not our numbers again.
     article = fmt.ratio(article_ratio)
-    ours = f"{fmt.ratio(c.ratio)}, {fmt.ci(c.ratio_low, c.ratio_high, c.ratio_confidence)}"
     if min(c.n_a, c.n_b) < min_detectable_n():
         return TOO_FEW_RUNS, (
-            f"{c.n_a}+{c.n_b} runs cannot show any difference at p < {ALPHA} ({ours}; "
-            f"{article} in the article): run more repetitions"
+            f"{c.n_a}+{c.n_b} runs cannot show any difference at p < {ALPHA} "
+            f"({article} in the article): run more repetitions"
         )
     if c.ratio_confidence and c.ratio_low <= article_ratio <= c.ratio_high:
-        return REPRODUCED, f"the article's {article} lies within the interval here ({ours})"
+        return REPRODUCED, f"the article's {article} lies within the interval here"
     if not c.significant:
-        return NOT_REPRODUCED, f"no significant difference here ({ours}), {article} in the article"
+        return NOT_REPRODUCED, f"no significant difference here; {article} in the article"
     if (c.ratio > 1) == (article_ratio > 1):
         size = "larger" if abs(c.ratio - 1) > abs(article_ratio - 1) else "smaller"
-        return REPRODUCED, f"same direction, {size} here ({ours}) than in the article ({article})"
-    return NOT_REPRODUCED, f"the opposite direction here ({ours}) to the article's {article}"
+        return REPRODUCED, f"same direction as the article's {article}, {size} here"
+    return NOT_REPRODUCED, f"the opposite direction to the article's {article}"
 
 
 def tool_limited(results: pd.DataFrame, targets: list[str]) -> str:

@@ -48,3 +48,6 @@ REPRODUCED_LABELS = (
     "no article figure",
     "too few runs",
 )
+# Verdicts whose reason adds nothing to the summary's row: no figure to compare, or an
+# answer that already says how few runs there were.
+SELF_EXPLAINED = ("no article figure", "too few runs")

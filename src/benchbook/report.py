@@ -39,7 +39,7 @@ from traitlets.config import Config
 
 from benchbook import formatting as fmt
 from benchbook import plots
-from benchbook.findings_format import FINDINGS_MIME, REPRODUCED_LABELS
+from benchbook.findings_format import FINDINGS_MIME, REPRODUCED_LABELS, SELF_EXPLAINED
 from benchbook.layout import REPO_ROOT
 from benchbook.provenance import git_state
 from benchbook.results import RUN_MIME
@@ -438,6 +438,7 @@ def page_environment() -> jinja2.Environment:
         level=lambda level: "—" if _missing(level) else fmt.level(level).removesuffix(" CI"),
         ratio_with_ci=ratio_with_ci,
         reproduced_class=reproduced_class,
+        summary_why=lambda label: label not in SELF_EXPLAINED,
         run_anchor=run_anchor,
         p_value=lambda p: "—" if _missing(p) else fmt.p_value(p),
     )
