@@ -8,6 +8,7 @@ import shutil
 import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
+from types import SimpleNamespace
 
 import nbformat
 import pytest
@@ -19,12 +20,14 @@ from pypdf import PdfReader
 from benchbook.execute import execute_notebook
 from benchbook.findings import Findings, Headline
 from benchbook.findings_format import FINDINGS_MIME
+from benchbook.layout import REPO_ROOT
 from benchbook.report import (
     ReportError,
     Run,
     build_report,
     ci_text,
     flatten,
+    manifest_pattern,
     mark_wide_tables,
     ratio_text,
     ratio_with_ci,
@@ -543,6 +546,15 @@ def test_logs_mentioning_src_are_not_mistaken_for_resources(tmp_path: Path) -> N
     output = new_output("stream", name="stdout", text="src=https://example.org <script>\n")
     nbformat.write(new_notebook(cells=[new_code_cell("x", outputs=[output])]), path)
     assert "src=https://example.org &lt;script&gt;" in render_report([path])
+
+
+def test_the_manifest_folder_is_named_relative_to_the_repository() -> None:
+    ids = ("20250101T000000Z-a-0001", "20250101T000100Z-b-0002")
+    runs = [SimpleNamespace(run_id=i, manifest_path=REPO_ROOT / "data/runs" / i / "manifest.json")
+            for i in ids]  # fmt: skip
+    assert manifest_pattern(runs) == "data/runs/<run id>/manifest.json"  # not this clone's path
+    elsewhere = [SimpleNamespace(run_id="r", manifest_path=Path("/srv/runs/r/manifest.json"))]
+    assert manifest_pattern(elsewhere) == "/srv/runs/<run id>/manifest.json"
 
 
 def test_manifests_flatten_to_dotted_keys() -> None:

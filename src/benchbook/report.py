@@ -645,13 +645,16 @@ def notebook_rows(sections: Sequence[Section]) -> tuple[list[tuple[str, str]], l
 
 
 def manifest_pattern(runs: Sequence[Run]) -> str | None:
-    """'<dir>/<run id>/manifest.json' when every manifest sits in one folder of runs."""
+    """'data/runs/<run id>/manifest.json' when every manifest sits in one folder of runs
+    (relative to the repository when inside it: the reader's clone is elsewhere)."""
     parents = {run.manifest_path.parent.parent for run in runs}
     if len(parents) == 1 and all(
         run.manifest_path.parent.name == run.run_id and run.manifest_path.name == "manifest.json"
         for run in runs
     ):
-        return f"{parents.pop()}/<run id>/manifest.json"
+        parent = parents.pop()
+        shown = parent.relative_to(REPO_ROOT) if parent.is_relative_to(REPO_ROOT) else parent
+        return f"{shown}/<run id>/manifest.json"
     return None
 
 
