@@ -8,10 +8,16 @@ import nbformat
 import pytest
 import yaml
 from nbformat.v4 import new_code_cell, new_notebook
+from papermill.translators import PythonTranslator
 
 from benchbook.execute import NotebookFailed, execute_notebook
 from benchbook.layout import REPO_ROOT
-from benchbook.notebook_parameters import assignments, checked_parameters, type_value
+from benchbook.notebook_parameters import (
+    assignments,
+    checked_parameters,
+    notebook_parameters,
+    type_value,
+)
 
 KERNELSPEC = {"name": "benchbook", "language": "python", "display_name": "benchbook"}
 
@@ -41,6 +47,16 @@ def failing(tmp_path: Path) -> Path:
     return write_notebook(
         tmp_path / "failing.ipynb", "x = 1", "print(x)", "1 / 0", "print('never')"
     )
+
+
+@pytest.mark.parametrize("notebook", sorted((REPO_ROOT / "notebooks").glob("[0-9]*.ipynb")))
+def test_papermill_reads_every_parameter_we_do(notebook: Path) -> None:
+    """Papermill parses a parameters cell by regex: a line whose comment holds '=' is
+    skipped with 'Unable to parse line', and that parameter is then 'unknown' to it."""
+    cell = next(c for c in nbformat.read(notebook, as_version=4).cells
+                if "parameters" in c.metadata.get("tags", []))  # fmt: skip
+    theirs = {p.name for p in PythonTranslator.inspect(cell)}
+    assert theirs == set(notebook_parameters(notebook))
 
 
 def test_values_are_typed_like_yaml() -> None:
