@@ -157,6 +157,18 @@ def test_a_post_through_locust_creates_checked_records(registry) -> None:
 
 
 @pytest.mark.slow
+def test_python_counts_every_workers_writes(registry) -> None:
+    # Four gunicorn workers: each create is an INCR and a SET, whichever worker runs it.
+    run = run_wrk_experiment(
+        "writes_test", ["python-shortener"], {"python-shortener": ["redis"]},
+        requests={"python-shortener": ["create"]}, server_params={"workers": 4}, **WRITE,
+    )  # fmt: skip
+    row = run.results().iloc[0]
+    assert row["store_commits_per_request"] == pytest.approx(2.0, abs=0.1)
+    assert descendants() == []
+
+
+@pytest.mark.slow
 def test_bolt_posts_commit_once_each(registry) -> None:
     run = run_wrk_experiment(
         "bolt_test", ["go-shortener"], {"go-shortener": ["bolt"]},

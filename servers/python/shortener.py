@@ -69,13 +69,17 @@ def id_for(n: int) -> str:
     return "".join(reversed(chars))
 
 
+# The write commands this server sends (redis-py's incr() sends INCRBY); Redis counts
+# their calls (INFO commandstats).
+WRITE_COMMANDS = ("set", "incrby")
+
+
 @dataclass
 class Store:
-    """The urls in Redis, and this process's count of write commands."""
+    """The urls in Redis."""
 
     redis: Redis
     scheme: Scheme
-    writes: int = 0
 
     async def add(self, url: str) -> str:
         if self.scheme == "two-step":
@@ -83,10 +87,8 @@ class Store:
         # INCR allocates and records the id in one command that Redis runs on its own,
         # so concurrent POSTs, in this process or another, always get different ids.
         n = await self.redis.incr(COUNTER_KEY)
-        self.writes += 1
         new_id = id_for(n - 1)
         await self.redis.set(URL_KEY_PREFIX + new_id, url)
-        self.writes += 1
         return new_id
 
     async def _add_two_step(self, url: str) -> str:
@@ -102,15 +104,19 @@ class Store:
             pipe.set(URL_KEY_PREFIX + new_id, url)
             pipe.set(COUNTER_KEY, n + 1)
             await pipe.execute()
-        self.writes += 2
         return new_id
 
     async def get(self, short_id: str) -> str | None:
         return await self.redis.get(URL_KEY_PREFIX + short_id)
 
     async def stats(self) -> dict[str, int]:
+        """The urls held, and the write commands Redis has run so far. Redis counts
+        them, not this process: gunicorn's workers each have their own memory, and a
+        count kept here would be one worker's share (whichever answered)."""
         urls = await self.redis.eval(COUNT_URL_KEYS, 0, URL_KEY_PREFIX + "*")
-        return {"urls": int(urls), "write_transactions": self.writes}
+        calls = await self.redis.info("commandstats")
+        writes = sum(calls.get(f"cmdstat_{c}", {}).get("calls", 0) for c in WRITE_COMMANDS)
+        return {"urls": int(urls), "write_transactions": writes}
 
 
 STORE = web.AppKey("store", Store)
