@@ -10,7 +10,7 @@ import yaml
 from nbformat.v4 import new_code_cell, new_notebook
 from papermill.translators import PythonTranslator
 
-from benchbook.execute import NotebookFailed, execute_notebook
+from benchbook.execute import NotebookFailed, execute_notebook, load_profile
 from benchbook.layout import REPO_ROOT
 from benchbook.notebook_parameters import (
     assignments,
@@ -114,6 +114,16 @@ def test_profiles_are_shared_but_each_key_must_belong_to_some_notebook(tmp_path)
     assert checked["crossover_duration"] == "1s"
     with pytest.raises(ValueError, match=r"quick.yaml: 'locust_durtion' is not a parameter of"):
         checked_parameters(NB03, {"locust_durtion": "5s"}, {}, "quick.yaml")
+
+
+def test_a_profile_key_given_twice_is_refused(tmp_path: Path) -> None:
+    # Plain YAML keeps the last value: one notebook would silently run the other's.
+    profile = tmp_path / "twice.yaml"
+    profile.write_text("duration: 5s\narticle_repetitions: 4\narticle_repetitions: 2\n")
+    with pytest.raises(ValueError, match=r"'article_repetitions' is given twice \(lines 2 and 3\)"):
+        load_profile(profile)
+    for shipped in (REPO_ROOT / "notebooks" / "profiles").glob("*.yaml"):
+        load_profile(shipped)
 
 
 def test_a_typo_on_the_command_line_stops_before_any_kernel(tmp_path: Path) -> None:

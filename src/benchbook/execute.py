@@ -35,11 +35,32 @@ def failed_copy_path(output: Path) -> Path:
     return folder / "failed" / output.name
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """YAML that refuses a key given twice: plain YAML keeps the last value, so a name
+    two notebooks both use would silently give one of them the other's value."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        seen: dict[object, int] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            line = key_node.start_mark.line + 1
+            if key in seen:
+                raise ValueError(
+                    f"{key!r} is given twice (lines {seen[key]} and {line}); a profile has "
+                    "one value per name, shared by every notebook that takes it"
+                )
+            seen[key] = line
+        return super().construct_mapping(node, deep=deep)
+
+
 def load_profile(profile: Path | None) -> dict[str, object]:
     """A profile's values (like papermill's `-f`)."""
     if profile is None:
         return {}
-    loaded = yaml.safe_load(profile.read_text(encoding="utf-8"))
+    try:
+        loaded = yaml.load(profile.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)
+    except ValueError as error:
+        raise ValueError(f"{profile}: {error}") from None
     if loaded is not None and not isinstance(loaded, dict):
         raise ValueError(f"{profile}: a profile must be a mapping of parameter names")
     return dict(loaded or {})
