@@ -1,6 +1,8 @@
 """Re-rendering reuses a stored run only when nothing that shapes a measurement changed."""
 
+import ast
 import subprocess
+from pathlib import Path
 
 import pytest
 from conftest import descendants
@@ -38,10 +40,44 @@ def test_measuring_code_is_part_of_the_fingerprint(tmp_path, monkeypatch) -> Non
     assert reuse.fingerprint("x", {"connections": 2}) != before
 
 
+# Modules the experiment runner imports that do not shape a row: paths, number
+# formatting, the run-reuse lookup, the machine description, and the statistics the
+# calibration summary reads.
+RUNNER_HELPERS = {"layout", "formatting", "reuse", "provenance", "stats", "tables"}
+
+
+def benchbook_imports(module: str, seen: set[str]) -> set[str]:
+    """Every benchbook module ``module`` imports, directly or not (by reading its source)."""
+    name = module.removeprefix("benchbook.").replace(".", "/")
+    source = REPO_ROOT / "src" / "benchbook" / f"{name}.py"
+    if not source.exists():
+        source = REPO_ROOT / "src" / "benchbook" / name / "__init__.py"
+    if module in seen or not source.exists():
+        return seen
+    seen.add(module)
+    for node in ast.walk(ast.parse(source.read_text())):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("benchbook"):
+            if node.module == "benchbook":
+                for alias in node.names:
+                    benchbook_imports(f"benchbook.{alias.name}", seen)
+            else:
+                benchbook_imports(node.module, seen)
+    return seen
+
+
 def test_the_repository_lists_its_measuring_code() -> None:
     names = {path.name for path in reuse.measuring_files()}
     assert {"experiment.py", "servers.toml", "wrk.py", "wrk_report.lua"} <= names
     assert "conclude.py" not in names and "report.py" not in names
+    # Whatever the runner uses to make a row is listed, or a stored run measured before
+    # a change to it would be reused after it.
+    listed = {path.relative_to(REPO_ROOT) for path in reuse.measuring_files()}
+    for module in benchbook_imports("benchbook.experiment", set()):
+        name = module.removeprefix("benchbook.")
+        if name.split(".")[0] in RUNNER_HELPERS:
+            continue
+        path = Path("src/benchbook", *name.split("."))
+        assert path.with_suffix(".py") in listed or path / "__init__.py" in listed, module
 
 
 @pytest.mark.parametrize("notebook", ["05_grpc_vs_http", "06_open_loop"])
