@@ -89,6 +89,11 @@ def test_freeze_runs_put_what_wrk_timed_beside_what_it_reports() -> None:
         openloop.freeze_runs(results[results["tool"] == "wrk"])
 
 
+def test_the_headline_names_what_wrk_timed_and_the_open_loop_briefly() -> None:
+    runs = openloop.timed_vs_open_loop(freeze_rows())
+    assert set(runs["target"]) == {openloop.TIMED_SHORT, openloop.OPEN_SHORT, openloop.REPORTED}
+
+
 def test_freeze_percentiles_and_the_model_row() -> None:
     results = freeze_rows()
     table = openloop.freeze_percentiles(openloop.freeze_runs(results), 0.2, 1.0)

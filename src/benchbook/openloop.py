@@ -37,6 +37,9 @@ OPEN = "open loop (vegeta)"
 REPORTED = "wrk as reported (corrected)"
 TIMED = "wrk as timed (uncorrected)"
 MODEL = "pause model"
+# The two a headline compares, named as its sentence reads them ("wrk (as timed)'s p90").
+TIMED_SHORT = "wrk (as timed)"
+OPEN_SHORT = "vegeta"
 
 # A closed-loop percentile within this share of the open loop's did not miss the stall.
 CLOSE_SHARE = 0.10
@@ -105,6 +108,13 @@ def freeze_runs(results: pd.DataFrame) -> pd.DataFrame:
          timed.assign(target=TIMED)],
         ignore_index=True,
     )  # fmt: skip
+
+
+def timed_vs_open_loop(results: pd.DataFrame) -> pd.DataFrame:
+    """freeze_runs with what wrk timed and the open loop named TIMED_SHORT and OPEN_SHORT,
+    for a headline (findings.headline's ``select``) that compares the two."""
+    names = {TIMED: TIMED_SHORT, OPEN: OPEN_SHORT}
+    return freeze_runs(results).replace({"target": names})
 
 
 def freeze_percentiles(runs: pd.DataFrame, pause_s: float, period_s: float) -> pd.DataFrame:
