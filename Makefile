@@ -8,18 +8,21 @@ INSTALLED := $(VENV)/.installed
 
 NOTEBOOKS := $(sort $(wildcard notebooks/[0-9]*.ipynb))
 EXECUTED := $(NOTEBOOKS:notebooks/%=report/executed/%)
-# What a notebook's results depend on, in two kinds (both re-execute the notebooks):
-# - MEASURING: listed in src/benchbook/measuring-code.txt (servers, registry, load tools,
-#   the experiment runner). A change makes the harness measure again.
-# - ANALYSIS: statistics, wording, plots, findings, the articles' figures. A change only
-#   re-runs the analysis: `make report` lets each experiment reuse a stored run measured
-#   with the same code, parameters and machine (BENCHBOOK_REUSE_RUNS=1, benchbook.reuse).
-MEASURING := $(shell find $(shell grep -v '^\#' src/benchbook/measuring-code.txt) -type f \
-	-not -path '*/__pycache__/*' -not -name '*.pyc') src/benchbook/measuring-code.txt
-# - RENDERED_WITH: the report's own code and template: only the HTML and PDF are redone.
-RENDERED_WITH := src/benchbook/report.py $(wildcard src/benchbook/report_template/*)
-ANALYSIS := $(filter-out $(MEASURING) $(RENDERED_WITH),$(shell find src/benchbook -type f \
-	-name '*.py' -not -path '*/__pycache__/*')) $(wildcard data/published/*.csv)
+# What a notebook's results depend on, in three kinds (the package's own layout):
+# - MEASURING: src/benchbook/measure/ and servers/ (the harness, load tools, servers and
+#   registry). A change makes the harness measure again (benchbook.measure.reuse).
+# - ANALYSIS: src/benchbook/analyse/ (statistics, wording, plots, findings) and the
+#   articles' figures. Notebooks re-run on the stored runs: `make report` lets each
+#   experiment reuse a run measured with the same code, parameters and machine
+#   (BENCHBOOK_REUSE_RUNS=1). import-linter (`make lint`) keeps measure from importing it.
+# - RENDERED_WITH: src/benchbook/render/ (the report and its template): only the HTML and
+#   PDF are redone.
+MEASURING := $(shell find src/benchbook/measure servers -type f -not -path '*/__pycache__/*' \
+	-not -name '*.pyc')
+ANALYSIS := $(shell find src/benchbook/analyse -type f -name '*.py' -not -path '*/__pycache__/*') \
+	$(wildcard data/published/*.csv)
+RENDERED_WITH := $(shell find src/benchbook/render -type f -not -path '*/__pycache__/*' \
+	-not -name '*.pyc')
 PROFILE_STAMP := report/executed/.profile
 
 .PHONY: setup tools build go-tools report test lint lab run bench-harness clean
@@ -61,7 +64,7 @@ $(PROFILE_STAMP): FORCE
 
 report/executed/%.ipynb: notebooks/%.ipynb notebooks/profiles/$(PROFILE).yaml $(PROFILE_STAMP) \
 		$(MEASURING) $(ANALYSIS) $(INSTALLED) | tools build go-tools
-	BENCHBOOK_REUSE_RUNS=1 $(BIN)/python -m benchbook.execute $< $@ \
+	BENCHBOOK_REUSE_RUNS=1 $(BIN)/python -m benchbook.render.execute $< $@ \
 	  --profile notebooks/profiles/$(PROFILE).yaml
 
 # The calibration first: the other notebooks read its load-tool ceilings (even with -j).
@@ -69,7 +72,7 @@ CALIBRATION := report/executed/00_load_generators.ipynb
 $(filter-out $(CALIBRATION),$(EXECUTED)): | $(CALIBRATION)
 
 report/index.html report/report.pdf &: $(EXECUTED) $(RENDERED_WITH)
-	$(BIN)/python -m benchbook.report --html report/index.html --pdf report/report.pdf $(EXECUTED)
+	$(BIN)/python -m benchbook.render.report --html report/index.html --pdf report/report.pdf $(EXECUTED)
 
 # One notebook with overrides, then the report again:
 #   make run NB=01_io_concurrency P="connections=50 duration=5s ids=[9,5]"
@@ -78,15 +81,16 @@ export P
 run: setup
 	@test -n "$(NB)" || { echo 'usage: make run NB=01_io_concurrency P="connections=50 duration=5s" [PROFILE=quick]'; exit 2; }
 	@test -f notebooks/$(NB).ipynb || { echo "no notebook notebooks/$(NB).ipynb; choose from: $(notdir $(basename $(NOTEBOOKS)))"; exit 2; }
-	$(BIN)/python -m benchbook.execute notebooks/$(NB).ipynb report/executed/$(NB).ipynb \
+	$(BIN)/python -m benchbook.render.execute notebooks/$(NB).ipynb report/executed/$(NB).ipynb \
 	  --profile notebooks/profiles/$(PROFILE).yaml --set "$$P"
-	$(BIN)/python -m benchbook.report --html report/index.html --pdf report/report.pdf $(EXECUTED)
+	$(BIN)/python -m benchbook.render.report --html report/index.html --pdf report/report.pdf $(EXECUTED)
 
 test: setup lint
 	cd servers/go && go vet ./... && go test ./...
 	$(BIN)/pytest
 
 lint: $(INSTALLED)
+	$(BIN)/lint-imports
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks
 	@test -z "$$(gofmt -l servers/go)" || { gofmt -l servers/go; echo "gofmt: files above need formatting"; exit 1; }

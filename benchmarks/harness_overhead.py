@@ -16,16 +16,16 @@ import tempfile
 from contextlib import ExitStack
 from pathlib import Path
 
-from benchbook.experiment import Config, measure_run, plan_pinning
-from benchbook.instances import start_instance
-from benchbook.loadgen.wrk import Wrk, wrk_command
-from benchbook.params import ClosedLoopLoad
-from benchbook.registry import Registry, Target
-from benchbook.results import Run
-from benchbook.sampling import host_cpu_jiffies, steal_pct
-from benchbook.servers import build_server
-from benchbook.stats import summarize
-from benchbook.verification import verify
+from benchbook.analyse.stats import summarize
+from benchbook.measure.instances import start_instance
+from benchbook.measure.orchestration import Config, measure_run, plan_pinning
+from benchbook.measure.params import ClosedLoopLoad
+from benchbook.measure.registry import Registry, Target
+from benchbook.measure.run_store import Run
+from benchbook.measure.sampling import host_cpu_jiffies, steal_pct
+from benchbook.measure.servers import build_server
+from benchbook.measure.tools.wrk import Wrk, wrk_command
+from benchbook.measure.verification import verify
 
 TARGET = 0.98
 

@@ -5,11 +5,11 @@ import nbformat
 import psutil
 import pytest
 
-from benchbook.execute import execute_notebook
-from benchbook.findings_format import FINDINGS_MIME
-from benchbook.layout import REPO_ROOT
-from benchbook.processes import watchdog_pid
-from benchbook.registry import Registry
+from benchbook.analyse.findings_format import FINDINGS_MIME
+from benchbook.measure.layout import REPO_ROOT
+from benchbook.measure.processes import watchdog_pid
+from benchbook.measure.registry import Registry
+from benchbook.render.execute import execute_notebook
 
 SAMPLES = Path(__file__).parent / "samples"
 

@@ -6,15 +6,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from benchbook import provenance
-from benchbook.calibration import (
+from benchbook.analyse.ceilings import ceiling_table, ceilings_sentence, limits_sentence
+from benchbook.measure import provenance
+from benchbook.measure.calibration import (
     CALIBRATION_EXPERIMENT,
     NOT_CALIBRATED,
-    ceiling_table,
     ceilings_from,
-    ceilings_sentence,
     latest_ceilings,
-    limits_sentence,
 )
 
 # Two settings, three runs each: Locust saturated its core, wrk did not (the server did).

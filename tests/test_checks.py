@@ -2,8 +2,8 @@
 
 import pytest
 
-from benchbook.checks import flags_for
-from benchbook.sampling import steal_pct
+from benchbook.measure.flags import flags_for
+from benchbook.measure.sampling import steal_pct
 
 CLEAN = dict(
     err_connect=0, err_read=0, err_write=0, err_timeout=0, non_2xx=0, client_cpu_pct=40.0,

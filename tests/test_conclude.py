@@ -3,7 +3,7 @@
 import pandas as pd
 import pytest
 
-from benchbook.conclude import (
+from benchbook.analyse.conclusions import (
     compare_targets,
     compare_values,
     headroom_note,
@@ -11,8 +11,8 @@ from benchbook.conclude import (
     tool_limit_sentence,
     validity_notes,
 )
-from benchbook.findings import reproduction
-from benchbook.stats import compare
+from benchbook.analyse.findings import reproduction
+from benchbook.analyse.stats import compare
 
 
 def runs(

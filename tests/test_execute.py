@@ -1,4 +1,4 @@
-"""benchbook.execute on real notebooks and the real "benchbook" kernel."""
+"""benchbook.render.execute on real notebooks and the real "benchbook" kernel."""
 
 import subprocess
 import sys
@@ -10,9 +10,9 @@ import yaml
 from nbformat.v4 import new_code_cell, new_notebook
 from papermill.translators import PythonTranslator
 
-from benchbook.execute import NotebookFailed, execute_notebook, load_profile
-from benchbook.layout import REPO_ROOT
-from benchbook.notebook_parameters import (
+from benchbook.measure.layout import REPO_ROOT
+from benchbook.render.execute import NotebookFailed, execute_notebook, load_profile
+from benchbook.render.notebook_parameters import (
     assignments,
     checked_parameters,
     notebook_parameters,
@@ -127,7 +127,13 @@ def test_a_profile_key_given_twice_is_refused(tmp_path: Path) -> None:
 
 
 def test_a_typo_on_the_command_line_stops_before_any_kernel(tmp_path: Path) -> None:
-    command = [sys.executable, "-m", "benchbook.execute", str(NB01), str(tmp_path / "o.ipynb")]
+    command = [
+        sys.executable,
+        "-m",
+        "benchbook.render.execute",
+        str(NB01),
+        str(tmp_path / "o.ipynb"),
+    ]
     done = subprocess.run(
         [*command, "-p", "conections", "50"], capture_output=True, text=True, timeout=60
     )
@@ -144,7 +150,7 @@ def test_a_typo_on_the_command_line_stops_before_any_kernel(tmp_path: Path) -> N
 def test_a_list_given_on_the_command_line_arrives_as_a_list(tmp_path: Path) -> None:
     notebook = write_notebook(tmp_path / "nb.ipynb", "ids = [1]", "print(type(ids).__name__, ids)")
     output = tmp_path / "out.ipynb"
-    command = [sys.executable, "-m", "benchbook.execute", str(notebook), str(output)]
+    command = [sys.executable, "-m", "benchbook.render.execute", str(notebook), str(output)]
     done = subprocess.run(
         [*command, "-p", "ids", "[9, 12345]"], capture_output=True, text=True, timeout=120
     )
@@ -206,7 +212,7 @@ def test_success_removes_a_stale_failed_copy(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_cli_exits_1_with_the_failure_on_stderr(tmp_path: Path, failing: Path) -> None:
     output = tmp_path / "report" / "executed" / "failing.ipynb"
-    command = [sys.executable, "-m", "benchbook.execute", str(failing), str(output)]
+    command = [sys.executable, "-m", "benchbook.render.execute", str(failing), str(output)]
 
     done = subprocess.run([*command, "-p", "x", "5"], capture_output=True, text=True)
 

@@ -3,10 +3,10 @@
 import pytest
 from conftest import descendants
 
-from benchbook import conclude
-from benchbook.experiment import run_wrk_experiment
-from benchbook.registry import Registry
-from benchbook.tables import comparison_table, summary_table
+from benchbook.analyse import conclusions
+from benchbook.analyse.tables import comparison_table, summary_table
+from benchbook.measure.orchestration import run_wrk_experiment
+from benchbook.measure.registry import Registry
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +26,7 @@ def test_wrong_bodies_under_load_flag_bad_response_and_are_never_ranked(both) ->
     assert "bad_response" in bad["flags"].split(";")
     assert "ERROR: cache miss" in bad["incident"] and "repetition 1" in bad["incident"]
     assert "bad_response" not in results.loc["go-hello", "flags"]
-    sentence = conclude.compare_targets(run.results(), "go-hello", "wrong-body-under-load")
+    sentence = conclusions.compare_targets(run.results(), "go-hello", "wrong-body-under-load")
     assert "cannot be ranked" in sentence and "bad_response 1/1" in sentence
     table = comparison_table(run.results(), "target", "go-hello", "wrong-body-under-load")
     assert table.loc["pooled", "verdict"] == "not ranked: no valid runs of wrong-body-under-load"
@@ -52,5 +52,5 @@ def test_a_server_that_dies_is_reported_and_the_others_still_measured(both, caps
     alive = results[results["target"] == "go-hello"]
     assert list(alive["repetition"]) == [1, 2] and alive["rps"].gt(0).all()
     assert "skipped, its server died" in capsys.readouterr().out
-    assert any("exited with code 3" in note for note in conclude.validity_notes(results))
+    assert any("exited with code 3" in note for note in conclusions.validity_notes(results))
     assert descendants() == []

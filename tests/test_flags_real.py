@@ -4,8 +4,8 @@ import pandas as pd
 import pytest
 from conftest import descendants
 
-from benchbook.experiment import run_wrk_experiment
-from benchbook.registry import Registry
+from benchbook.measure.orchestration import run_wrk_experiment
+from benchbook.measure.registry import Registry
 
 
 def measure(registry: Registry, server: str, **load) -> pd.DataFrame:

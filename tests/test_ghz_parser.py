@@ -8,7 +8,7 @@ import json
 import pytest
 from conftest import SAMPLES
 
-from benchbook.loadgen.ghz import GhzError, parse_ghz_json
+from benchbook.measure.tools.ghz import GhzError, parse_ghz_json
 
 GHZ = SAMPLES / "ghz"
 SAMPLE_NAMES = ["health_ok", "health_rps200", "get_decision_not_found", "connection_refused"]

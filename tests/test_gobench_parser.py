@@ -12,7 +12,7 @@ from collections import defaultdict
 import pytest
 from conftest import SAMPLES
 
-from benchbook.loadgen.gobench import GoBenchError, metric_column, parse_gobench, tidy_rows
+from benchbook.measure.tools.gobench import GoBenchError, metric_column, parse_gobench, tidy_rows
 
 GOBENCH = SAMPLES / "gobench"
 PASSING = [

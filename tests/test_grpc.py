@@ -4,11 +4,11 @@ ghz for real, and the 404 backend refused."""
 import pytest
 from conftest import descendants
 
-from benchbook.experiment import run_ghz_experiment, run_gobench_experiment
-from benchbook.loadgen import LoadPlan, LoadRequest
-from benchbook.loadgen.ghz import Ghz, GrpcLoad
-from benchbook.servers import free_port
-from benchbook.verification import VerificationError
+from benchbook.measure.orchestration import run_ghz_experiment, run_gobench_experiment
+from benchbook.measure.servers import free_port
+from benchbook.measure.tools.base import LoadPlan, LoadRequest
+from benchbook.measure.tools.ghz import Ghz, GrpcLoad
+from benchbook.measure.verification import VerificationError
 
 BACKENDS = {
     "python": {"http": "python-governance-http", "grpc": "python-governance-grpc"},

@@ -15,12 +15,13 @@ import psutil
 import pytest
 from conftest import RUNNER_START_S, descendants
 
-from benchbook.experiment import run_wrk_experiment
-from benchbook.loadgen import LoadToolError, wrk
-from benchbook.processes import DeadlineExceeded, ManagedProcess, sigint_deferred
-from benchbook.registry import Target
-from benchbook.servers import ServerStartError, build_server, start_server
-from benchbook.verification import VerificationError, verify
+from benchbook.measure.orchestration import run_wrk_experiment
+from benchbook.measure.processes import DeadlineExceeded, ManagedProcess, sigint_deferred
+from benchbook.measure.registry import Target
+from benchbook.measure.servers import ServerStartError, build_server, start_server
+from benchbook.measure.tools import wrk
+from benchbook.measure.tools.base import LoadToolError
+from benchbook.measure.verification import VerificationError, verify
 
 
 def start(registry, name: str, tmp_path: Path, variant: str | None = None):
@@ -97,7 +98,7 @@ def test_unverified_server_is_never_benchmarked(test_registry, runs_dir) -> None
 
 RUNNER = textwrap.dedent(
     """
-    from benchbook.experiment import run_wrk_experiment
+    from benchbook.measure.orchestration import run_wrk_experiment
     run_wrk_experiment("lifecycle", ["go-iodelay"], connections=4, threads=1,
                        duration="60s", warmup="0s", repetitions=1)
     """
@@ -179,7 +180,7 @@ def test_killed_interpreter_leaves_nothing_behind(runners) -> None:
 RESPAWN = textwrap.dedent(
     """
     import os, signal
-    from benchbook.processes import ManagedProcess, watchdog_pid
+    from benchbook.measure.processes import ManagedProcess, watchdog_pid
     first = ManagedProcess(["sleep", "300"])
     os.kill(watchdog_pid(), signal.SIGKILL)  # the reaper dies (OOM killer, say)
     os.waitpid(watchdog_pid(), 0)

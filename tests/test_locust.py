@@ -10,10 +10,12 @@ import pandas as pd
 import pytest
 from conftest import SAMPLES, descendants
 
-from benchbook.experiment import run_locust_experiment
-from benchbook.layout import REPO_ROOT
-from benchbook.loadgen import get_plan
-from benchbook.loadgen.locust import (
+from benchbook.measure.layout import REPO_ROOT
+from benchbook.measure.orchestration import run_locust_experiment
+from benchbook.measure.registry import Registry, Target
+from benchbook.measure.servers import build_server, start_server
+from benchbook.measure.tools.base import get_plan
+from benchbook.measure.tools.locust import (
     LocustError,
     LocustLoad,
     classify_failures,
@@ -27,8 +29,6 @@ from benchbook.loadgen.locust import (
     run_locust,
     stats_path,
 )
-from benchbook.registry import Registry, Target
-from benchbook.servers import build_server, start_server
 
 LOCUST = SAMPLES / "locust"
 

@@ -9,11 +9,11 @@ import pytest
 from conftest import descendants
 from pypdf import PdfReader
 
-from benchbook.execute import execute_notebook
-from benchbook.findings_format import FINDINGS_MIME
-from benchbook.layout import REPO_ROOT
-from benchbook.report import build_report
-from benchbook.results import RUN_MIME
+from benchbook.analyse.findings_format import FINDINGS_MIME
+from benchbook.measure.layout import REPO_ROOT
+from benchbook.measure.run_store import RUN_MIME
+from benchbook.render.execute import execute_notebook
+from benchbook.render.report import build_report
 
 NOTEBOOK = REPO_ROOT / "notebooks" / "01_io_concurrency.ipynb"
 SMOKE = REPO_ROOT / "notebooks" / "profiles" / "smoke.yaml"

@@ -6,8 +6,8 @@ import nbformat
 import pytest
 from conftest import descendants
 
-from benchbook.execute import execute_notebook
-from benchbook.layout import REPO_ROOT
+from benchbook.measure.layout import REPO_ROOT
+from benchbook.render.execute import execute_notebook
 
 NOTEBOOK = REPO_ROOT / "notebooks" / "03_goroutine_fanout.ipynb"
 SMOKE = REPO_ROOT / "notebooks" / "profiles" / "smoke.yaml"

@@ -7,8 +7,8 @@ import nbformat
 import pytest
 from conftest import descendants
 
-from benchbook.execute import execute_notebook
-from benchbook.layout import REPO_ROOT
+from benchbook.measure.layout import REPO_ROOT
+from benchbook.render.execute import execute_notebook
 
 NOTEBOOKS = REPO_ROOT / "notebooks"
 SMOKE = NOTEBOOKS / "profiles" / "smoke.yaml"

@@ -3,8 +3,8 @@
 import pytest
 from conftest import descendants
 
-from benchbook.experiment import run_wrk_experiment
-from benchbook.params import parse_duration
+from benchbook.measure.orchestration import run_wrk_experiment
+from benchbook.measure.params import parse_duration
 
 GOOD = dict(
     servers=["go-iodelay", "python-iodelay"],

@@ -1,4 +1,4 @@
-"""benchbook.plots: one colour per family of targets everywhere, every line in the legend,
+"""benchbook.analyse.plots: one colour per family of targets everywhere, every line in the legend,
 every axis labelled with its unit, and SVG output."""
 
 import io
@@ -9,7 +9,7 @@ import pytest
 from matplotlib.colors import to_rgb
 from matplotlib.patches import Rectangle
 
-from benchbook import plots
+from benchbook.analyse import plots
 
 GO = ["go-hello", "go-iodelay", "go-fanout /sc/9", "go-fanout /cc/9", "wrk: go-hello", "go"]
 PYTHON = [

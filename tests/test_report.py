@@ -1,4 +1,4 @@
-"""benchbook.report on a notebook executed for real: HTML structure, PDF, and a real browser."""
+"""benchbook.render.report on a real executed notebook: HTML structure, PDF, a real browser."""
 
 import copy
 import html
@@ -17,11 +17,12 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_outp
 from PIL import Image
 from pypdf import PdfReader
 
-from benchbook.execute import execute_notebook
-from benchbook.findings import Findings, Headline
-from benchbook.findings_format import FINDINGS_MIME
-from benchbook.layout import REPO_ROOT
-from benchbook.report import (
+from benchbook.analyse.findings import Findings, Headline
+from benchbook.analyse.findings_format import FINDINGS_MIME
+from benchbook.measure.layout import REPO_ROOT
+from benchbook.measure.run_store import RUN_MIME
+from benchbook.render.execute import execute_notebook
+from benchbook.render.report import (
     ReportError,
     Run,
     build_report,
@@ -34,7 +35,6 @@ from benchbook.report import (
     render_report,
     split_provenance,
 )
-from benchbook.results import RUN_MIME
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [

@@ -1,15 +1,15 @@
 """Re-rendering reuses a stored run only when nothing that shapes a measurement changed."""
 
-import ast
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from conftest import descendants
 
-from benchbook import reuse
-from benchbook.experiment import run_wrk_experiment
-from benchbook.layout import REPO_ROOT
+from benchbook.measure import reuse
+from benchbook.measure.layout import REPO_ROOT
+from benchbook.measure.orchestration import run_wrk_experiment
 
 LOAD = dict(connections=2, threads=1, duration="1s", warmup="0s", repetitions=1)
 
@@ -28,11 +28,10 @@ def test_a_stored_run_stands_in_only_for_the_same_parameters(runs_dir, monkeypat
 
 
 def test_measuring_code_is_part_of_the_fingerprint(tmp_path, monkeypatch) -> None:
-    measured = tmp_path / "measured.py"
+    measured = tmp_path / "measure" / "measured.py"
+    measured.parent.mkdir()
     measured.write_text("A = 1\n")
-    listing = tmp_path / "measuring-code.txt"
-    listing.write_text(f"# comment\n{measured.name}\n")
-    monkeypatch.setattr(reuse, "MEASURING_CODE", listing)
+    monkeypatch.setattr(reuse, "MEASURING_DIRS", (measured.parent,))
     monkeypatch.setattr(reuse, "REPO_ROOT", tmp_path)
     before = reuse.fingerprint("x", {"connections": 2})
     assert reuse.fingerprint("x", {"connections": 2}) == before
@@ -40,44 +39,26 @@ def test_measuring_code_is_part_of_the_fingerprint(tmp_path, monkeypatch) -> Non
     assert reuse.fingerprint("x", {"connections": 2}) != before
 
 
-# Modules the experiment runner imports that do not shape a row: paths, number
-# formatting, the run-reuse lookup, the machine description, and the statistics the
-# calibration summary reads.
-RUNNER_HELPERS = {"layout", "formatting", "reuse", "provenance", "stats", "tables"}
+def test_the_measuring_code_is_the_measure_package_and_the_servers() -> None:
+    files = {path.relative_to(REPO_ROOT).as_posix() for path in reuse.measuring_files()}
+    assert {
+        "src/benchbook/measure/orchestration.py",
+        "src/benchbook/measure/tools/wrk.py",
+        "src/benchbook/measure/tools/wrk_report.lua",
+        "servers/servers.toml",
+    } <= files
+    assert not any(f.startswith(("src/benchbook/analyse/", "src/benchbook/render/")) for f in files)
 
 
-def benchbook_imports(module: str, seen: set[str]) -> set[str]:
-    """Every benchbook module ``module`` imports, directly or not (by reading its source)."""
-    name = module.removeprefix("benchbook.").replace(".", "/")
-    source = REPO_ROOT / "src" / "benchbook" / f"{name}.py"
-    if not source.exists():
-        source = REPO_ROOT / "src" / "benchbook" / name / "__init__.py"
-    if module in seen or not source.exists():
-        return seen
-    seen.add(module)
-    for node in ast.walk(ast.parse(source.read_text())):
-        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("benchbook"):
-            if node.module == "benchbook":
-                for alias in node.names:
-                    benchbook_imports(f"benchbook.{alias.name}", seen)
-            else:
-                benchbook_imports(node.module, seen)
-    return seen
-
-
-def test_the_repository_lists_its_measuring_code() -> None:
-    names = {path.name for path in reuse.measuring_files()}
-    assert {"experiment.py", "servers.toml", "wrk.py", "wrk_report.lua"} <= names
-    assert "conclude.py" not in names and "report.py" not in names
-    # Whatever the runner uses to make a row is listed, or a stored run measured before
-    # a change to it would be reused after it.
-    listed = {path.relative_to(REPO_ROOT) for path in reuse.measuring_files()}
-    for module in benchbook_imports("benchbook.experiment", set()):
-        name = module.removeprefix("benchbook.")
-        if name.split(".")[0] in RUNNER_HELPERS:
-            continue
-        path = Path("src/benchbook", *name.split("."))
-        assert path.with_suffix(".py") in listed or path / "__init__.py" in listed, module
+def test_measure_imports_nothing_from_analysis_or_rendering() -> None:
+    # What makes the folder boundary safe for reuse: lint-imports checks the contracts
+    # in pyproject.toml, and fails the build when measure reaches above itself.
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("lint-imports"))],
+        cwd=REPO_ROOT, capture_output=True, text=True,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "measure imports nothing above it KEPT" in done.stdout
 
 
 @pytest.mark.parametrize("notebook", ["05_grpc_vs_http", "06_open_loop"])
@@ -87,4 +68,6 @@ def test_make_report_builds_the_go_tools_before_a_notebook(notebook: str) -> Non
         ["make", "-n", "-W", "servers/go/tools/go.mod", f"report/executed/{notebook}.ipynb"],
         cwd=REPO_ROOT, capture_output=True, text=True, check=True,
     ).stdout  # fmt: skip
-    assert plan.index("go -C servers/go/tools install tool") < plan.index("benchbook.execute")
+    assert plan.index("go -C servers/go/tools install tool") < plan.index(
+        "benchbook.render.execute"
+    )

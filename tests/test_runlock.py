@@ -6,8 +6,8 @@ import time
 import pytest
 from conftest import descendants
 
-from benchbook.experiment import run_wrk_experiment
-from benchbook.runlock import MachineBusy, machine_lock
+from benchbook.measure.orchestration import run_wrk_experiment
+from benchbook.measure.runlock import MachineBusy, machine_lock
 
 
 def test_a_second_experiment_stops_naming_the_run_that_holds_the_machine(

@@ -7,7 +7,7 @@ import time
 import psutil
 import pytest
 
-from benchbook.sampling import SamplerError, TreeSampler, cpu_seconds_between
+from benchbook.measure.sampling import SamplerError, TreeSampler, cpu_seconds_between
 
 
 def busy_process() -> subprocess.Popen:

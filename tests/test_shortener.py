@@ -13,11 +13,11 @@ import psutil
 import pytest
 from conftest import RUNNER_START_S, descendants
 
-from benchbook.experiment import run_locust_experiment, run_wrk_experiment
-from benchbook.instances import start_instance
-from benchbook.layout import REPO_ROOT
-from benchbook.registry import Registry, Target
-from benchbook.servers import build_server
+from benchbook.measure.instances import start_instance
+from benchbook.measure.layout import REPO_ROOT
+from benchbook.measure.orchestration import run_locust_experiment, run_wrk_experiment
+from benchbook.measure.registry import Registry, Target
+from benchbook.measure.servers import build_server
 
 OPENAPI = REPO_ROOT / "servers" / "openapi" / "shortener.yaml"
 WRITE = dict(connections=20, threads=1, duration="2s", warmup="0s", repetitions=1)
@@ -85,7 +85,7 @@ def test_redis_stops_when_the_run_fails(instance) -> None:
 RUNNER = textwrap.dedent(
     """
     import signal
-    from benchbook.experiment import run_wrk_experiment
+    from benchbook.measure.orchestration import run_wrk_experiment
     signal.signal(signal.SIGINT, signal.default_int_handler)
     run_wrk_experiment("shortener_lifecycle", ["go-shortener"], {"go-shortener": ["redis"]},
                        requests={"go-shortener": ["get"]}, connections=4, threads=1,

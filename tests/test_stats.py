@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from benchbook.stats import compare, min_detectable_n, summarize
+from benchbook.analyse.stats import compare, min_detectable_n, summarize
 
 
 @pytest.mark.parametrize(

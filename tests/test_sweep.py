@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from benchbook.sweep import Curve, crossover, find_knee
+from benchbook.analyse.sweep import Curve, crossover, find_knee
 
 
 def test_knee_is_where_throughput_stops_growing_and_latency_keeps_rising() -> None:

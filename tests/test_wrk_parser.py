@@ -9,7 +9,7 @@ import re
 import pytest
 from conftest import SAMPLES
 
-from benchbook.loadgen.wrk import WrkError, parse_wrk_output
+from benchbook.measure.tools.wrk import WrkError, parse_wrk_output
 
 
 def sample(name: str) -> str:

@@ -2,8 +2,8 @@
 
 import argparse
 
-from benchbook.registry import Registry
-from benchbook.servers import build_server
+from benchbook.measure.registry import Registry
+from benchbook.measure.servers import build_server
 
 
 def main() -> None:

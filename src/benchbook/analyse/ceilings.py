@@ -1,0 +1,85 @@
+"""The load-tool calibration (notebook 00) as a reader sees it: each setting's ceiling
+with its interval, which side held it back, and the sentence the method sections cite.
+The ceilings themselves, and each row's headroom, are measure.calibration's."""
+
+import pandas as pd
+
+from benchbook.analyse.tables import summary_table
+from benchbook.measure.calibration import Ceilings, client_bound_share
+
+SERVER_BOUND_CPU_PCT = 90.0  # of the server's one pinned core
+
+
+def limited_by(client_bound_share: float, server_cpu_pct: float) -> str:
+    """Which side the ceiling belongs to, from the runs' flags and the server's CPU."""
+    if client_bound_share >= 0.5:
+        return "load tool"
+    if server_cpu_pct >= SERVER_BOUND_CPU_PCT:
+        return "server"
+    return "neither"
+
+
+def ceiling_table(results: pd.DataFrame) -> pd.DataFrame:
+    """Per tool setting: median req/s with its CI, the CPU both sides used, and which of
+    them set the limit."""
+    table = summary_table(results, by=["tool_setting"])
+    client_bound = client_bound_share(results)
+    table["limited by"] = [
+        limited_by(client_bound[setting], cpu) for setting, cpu in table["server CPU %"].items()
+    ]
+    return table[
+        ["runs", "req/s", "req/s CI", "CI level", "client CPU %", "server CPU %",
+         "host CPU steal %", "limited by", "flags"]
+    ]  # fmt: skip
+
+
+def limits_sentence(table: pd.DataFrame) -> str:
+    """Which settings were held back by the tool itself and which by the server, from a
+    ceiling_table."""
+    meaning = {
+        "load tool": "by the load tool itself",
+        "server": "by the server (the tool's own ceiling is higher)",
+        "neither": "by neither side's CPU (see the flags)",
+    }
+    groups: dict[str, list[str]] = {}
+    for setting, limit in table["limited by"].items():
+        groups.setdefault(limit, []).append(str(setting))
+    return (
+        "Limited "
+        + "; ".join(
+            f"{meaning[limit]}: {', '.join(settings)}" for limit, settings in groups.items()
+        )
+        + "."
+    )
+
+
+def ceilings_sentence(ceilings: Ceilings) -> str:
+    """'Load-tool ceilings …: wrk: 22,133 req/s; …', fastest first, with how many times
+    each slower setting falls below the fastest (the method sections cite this)."""
+    skipped = (
+        " Newer calibration runs not used: " + "; ".join(ceilings.skipped) + "."
+        if ceilings.skipped
+        else ""
+    )
+    if not ceilings.run_id:
+        return (
+            "No usable load-tool calibration from this machine, so no row has a "
+            "`headroom` and `near_tool_ceiling` cannot be flagged: run "
+            "`notebooks/00_load_generators.ipynb` with the quick or full profile first "
+            f"(`make report` does).{skipped}"
+        )
+    ranked = sorted(ceilings.by_setting.items(), key=lambda item: -item[1])
+    top = ranked[0][1]
+    parts = [
+        (
+            f"{setting}: {rps:,.0f} req/s"
+            if setting in ceilings.tool_bound
+            else f"{setting}: at least {rps:,.0f} req/s (held back by the server)"
+        )
+        + (f", {top / rps:.2g}× below {ranked[0][0]}" if rps < top else "")
+        for setting, rps in ranked
+    ]
+    return (
+        f"Load-tool ceilings on this machine (calibration run `{ceilings.run_id}`, against "
+        f"{ceilings.server} on its own core): {'; '.join(parts)}.{skipped}"
+    )

@@ -1,0 +1,385 @@
+"""Written conclusions, generated from the statistics so they can never drift from them.
+
+Sentences say the answer first, in words a student reads without a glossary: "served
+14× the requests per second", "p99 latency 33× lower", "no significant difference".
+Every ratio comes with the interval that belongs to it (stats.ESTIMATOR), the level that
+interval reaches, the runs it rests on and the flags that change its meaning.
+"""
+
+import pandas as pd
+
+from benchbook.analyse import formatting as fmt
+from benchbook.analyse.flag_wording import FLAG_CONSEQUENCES, FLAG_MEANINGS
+from benchbook.analyse.stats import ALPHA, ESTIMATOR, Comparison, compare, min_detectable_n
+from benchbook.analyse.tables import flag_counts, valid_rows, with_derived
+from benchbook.measure.calibration import CALIBRATION_EXPERIMENT
+from benchbook.measure.flags import NEAR_CEILING_HEADROOM
+from benchbook.measure.layout import REPO_ROOT
+from benchbook.measure.tools.locust import steady_rps
+
+# Flags that change what a number means (short_run only makes rare percentiles rough).
+SUSPECT_FLAGS = (
+    "errors", "timeouts", "non_2xx", "client_bound", "near_tool_ceiling", "littles_law",
+    "bad_response", "server_died", "data_loss", "rate_shortfall", "workers_exhausted",
+)  # fmt: skip
+# Where the CPU of the side that served was this high, it was near its own limit too.
+SERVER_BUSY_CPU_PCT = 80.0
+
+
+class Metric:
+    """How a measured column reads in a sentence (``scale`` converts the column's unit
+    to the one printed: ns/op as µs)."""
+
+    def __init__(self, name: str, unit: str, higher_is_better: bool, scale: float = 1.0):
+        self.name, self.unit, self.higher_is_better = name, unit, higher_is_better
+        self.scale = scale
+
+    def value(self, x: float) -> str:
+        if self.unit in ("req/s", "requests"):
+            return fmt.count(x)
+        return fmt.milliseconds(x * self.scale)
+
+
+METRICS = {
+    "rps": Metric("requests per second", "req/s", True),
+    "lat_mean_ms": Metric("mean latency", "ms", False),
+    "lat_p50_ms": Metric("median latency", "ms", False),
+    "lat_p90_ms": Metric("p90 latency", "ms", False),
+    "lat_p99_ms": Metric("p99 latency", "ms", False),
+    "ns_per_op": Metric("time per call", "µs", False, scale=1e-3),
+    "bytes_per_op": Metric("memory allocated per call", "B", False),
+    "allocs_per_op": Metric("allocations per call", "allocations", False),
+}
+
+
+def metric(column: str, unit: str = "") -> Metric:
+    return METRICS.get(column) or Metric(column, unit, not column.startswith("lat_"))
+
+
+def _values(data: pd.DataFrame, target: str, column: str) -> pd.Series:
+    """The valid runs' values of one target (an unknown target is an error)."""
+    if not data["target"].eq(target).any():
+        raise ValueError(f"no results for target {target!r}; have {sorted(set(data['target']))}")
+    valid = valid_rows(data)
+    return valid.loc[valid["target"] == target, column].dropna()
+
+
+def runs_text(c: Comparison) -> str:
+    if c.n_a == c.n_b:
+        return f"{c.n_a} run{'s' if c.n_a != 1 else ''} each"
+    return f"{c.n_a} and {c.n_b} runs"
+
+
+def ratio_with_ci(c: Comparison) -> str:
+    """'14× (95 % CI 11–21×)' — the estimate and the interval that belongs to it."""
+    return f"{fmt.ratio(c.ratio)} ({fmt.ci(c.ratio_low, c.ratio_high, c.ratio_confidence)})"
+
+
+def verdict(c: Comparison, a: str, b: str, column: str, unit: str = "", brief: bool = False) -> str:
+    """One sentence: the answer, its interval, the medians, p and the runs (``brief``:
+    the answer and its interval only, for summaries)."""
+    m = metric(column, unit)
+    medians = f"medians {m.value(c.median_a)} vs {m.value(c.median_b)} {m.unit}"
+    evidence = f"{medians}; {fmt.p_value(c.p_value)}; {runs_text(c)}"
+    interval = fmt.ci(c.ratio_low, c.ratio_high, c.ratio_confidence)
+    if not c.significant:
+        if min(c.n_a, c.n_b) < min_detectable_n():
+            # not "no difference": with these few runs none could have been shown
+            sentence = (
+                f"**Too few runs to tell** **{a}** from **{b}** in {m.name} "
+                f"({c.n_a}+{c.n_b}; p < {ALPHA} needs {min_detectable_n()} a side): "
+                f"ratio {fmt.ratio(c.ratio)} ({interval})"
+            )
+            tail = " Run more repetitions."
+        else:
+            sentence = (
+                f"**No significant difference** in {m.name} between **{a}** and **{b}**: "
+                f"ratio {fmt.ratio(c.ratio)} ({interval})"
+            )
+            tail = ""
+        if brief:
+            return sentence + "."
+        return f"{sentence}, {evidence}.{tail}"
+    if m.higher_is_better:
+        lead = (
+            f"**{a}** served **{fmt.ratio(c.ratio)} the {m.name}** of **{b}**"
+            if c.ratio >= 1
+            else f"**{a}** served **{fmt.significant(1 / c.ratio)}× fewer {m.name}** than **{b}**"
+        )
+    else:
+        direction = "lower" if c.ratio < 1 else "higher"
+        times = fmt.significant(1 / c.ratio if c.ratio < 1 else c.ratio)
+        lead = f"**{a}**'s {m.name} was **{times}× {direction}** than **{b}**'s"
+    if brief:
+        return f"{lead} (ratio {fmt.ratio(c.ratio)}, {interval})."
+    return f"{lead} (ratio {fmt.ratio(c.ratio)}, {interval}; {evidence})."
+
+
+def compare_values(va: pd.Series, vb: pd.Series, a: str, b: str, column: str, unit: str) -> str:
+    """The verdict sentence for two sets of runs."""
+    return verdict(compare(va, vb), a, b, column, unit)
+
+
+def flag_tally(results: pd.DataFrame, target: str) -> dict[str, str]:
+    """Suspect flag → 'k/n' over the target's runs."""
+    flags = with_derived(results).loc[lambda d: d["target"] == target, "flags"]
+    tally = {}
+    for item in flag_counts(flags).split(", "):
+        if item:
+            flag, share = item.rsplit(" ", 1)
+            if flag in SUSPECT_FLAGS:
+                tally[flag] = share
+    return tally
+
+
+def caution(results: pd.DataFrame, targets: list[str]) -> str:
+    """'Caution: b's runs carry littles_law (5/5): its latency figures are suspect.' —
+    the flags that change the meaning of a comparison, counted, each consequence once
+    (their full meaning is in the Validity section)."""
+    tallies = {t: flag_tally(results, t) for t in targets}
+    parts = []
+    shared = set.intersection(*(set(t) for t in tallies.values())) if len(targets) > 1 else set()
+    for flag in sorted(shared):
+        counts = " and ".join(tallies[t][flag] for t in targets)
+        consequence = FLAG_CONSEQUENCES[flag].replace("its ", "their ")
+        parts.append(f"both sides' runs carry `{flag}` ({counts}): {consequence}")
+    for target, tally in tallies.items():
+        for flag in sorted(set(tally) - shared):
+            parts.append(
+                f"{target}'s runs carry `{flag}` ({tally[flag]}): {FLAG_CONSEQUENCES[flag]}"
+            )
+    return ("Caution: " + "; ".join(parts) + ".") if parts else ""
+
+
+def compare_targets(
+    results: pd.DataFrame, a: str, b: str, column: str = "rps", unit: str = "req/s"
+) -> str:
+    """The verdict on two targets' valid runs, with a caution naming the flags that
+    change its meaning; or why they cannot be ranked."""
+    data = with_derived(results)
+    va, vb = _values(data, a, column), _values(data, b, column)
+    for target, values in ((a, va), (b, vb)):
+        if values.empty:
+            flags = flag_counts(data.loc[data["target"] == target, "flags"])
+            return (
+                f"**{a}** and **{b}** cannot be ranked: no run of **{target}** measured the "
+                f"server doing its job ({flags})."
+            )
+    sentence = compare_values(va, vb, a, b, column, unit)
+    note = caution(results, [a, b])
+    return f"{sentence} {note}" if note else sentence
+
+
+def group_agreement(table: pd.DataFrame, a: str, b: str) -> str:
+    """Whether the groups of a comparison_table agree: 'Per id: 9 1.2× (p = 0.020); 5
+    1.1× (p = 0.310); … — only 9 is significant on its own.'"""
+    parts, significant = [], []
+    for group, row in table.iterrows():
+        parts.append(f"{group}: {fmt.ratio(row[f'{a}/{b}'])} ({fmt.p_value(row['p'])})")
+        if row["verdict"] != "no significant difference":
+            significant.append(str(group))
+    if len(significant) == len(table):
+        agreement = "each is significant on its own"
+    elif significant:
+        agreement = f"only {', '.join(significant)} significant on its own"
+    else:
+        agreement = "none is significant on its own"
+    return f"{a}/{b} per {table.index.name}: {'; '.join(parts)} — {agreement}."
+
+
+def validity_notes(results: pd.DataFrame, ceilings_note: bool = True) -> list[str]:
+    """One sentence per flag present (what it means, on which targets, in how many
+    runs), what happened in incidents, and the host's CPU steal. ``results`` must hold
+    every run the notebook reports."""
+    data = with_derived(results)
+    present = sorted({f for cell in data["flags"] for f in cell.split(";") if f})
+    notes = []
+    for flag in present:
+        on = data["flags"].str.split(";").map(lambda flags, f=flag: f in flags)
+        per_target = data[on].groupby("target", sort=False).size()
+        totals = data.groupby("target", sort=False).size()
+        where = ", ".join(f"{t} ({per_target[t]}/{totals[t]})" for t in per_target.index)
+        notes.append(f"`{flag}` — {FLAG_MEANINGS[flag]}. Runs: {where}.")
+    if "incident" in data:
+        notes += [f"What happened: {text}" for text in dict.fromkeys(data["incident"]) if text]
+    steal = data["host_steal_pct"]
+    notes.append(
+        f"Host CPU steal (time this virtual machine's host gave to others): median "
+        f"{steal.median():.0f} %, at most {steal.max():.0f} % of the CPU time during the runs. "
+        + (
+            "Absolute numbers are lower by about that much; ratios of runs taken side by "
+            "side, interleaved, much less."
+            if steal.max() >= 5
+            else "Too little to matter."
+        )
+    )
+    if ceilings_note and not data["experiment"].eq(CALIBRATION_EXPERIMENT).all():
+        notes.append(headroom_note(data))
+    return notes
+
+
+def headroom_note(results: pd.DataFrame) -> str:
+    """How close the runs came to their load tool's calibrated ceiling."""
+    headroom = results["headroom"].dropna()
+    if headroom.empty:
+        return (
+            "No run has a load-tool headroom: no calibration from this machine measured its "
+            "tool at its own limit (notebook 00 says which)."
+        )
+    near = int((headroom >= NEAR_CEILING_HEADROOM).sum())
+    return (
+        f"Load-tool headroom: the runs reached a median {headroom.median():.0%} (at most "
+        f"{headroom.max():.0%}) of the most their tool setting produced in notebook 00; "
+        f"{near} of {len(headroom)} runs reached {NEAR_CEILING_HEADROOM:.0%} or more."
+    )
+
+
+def tool_limit_sentence(results: pd.DataFrame, target: str) -> str:
+    """What limited ``target``'s throughput when most of its runs hit the load tool's
+    limit (client_bound or near_tool_ceiling); '' otherwise. When the server was busy
+    too, the number is a lower bound for the server, not the tool's alone."""
+    runs = with_derived(results).loc[lambda d: d["target"] == target]
+    limited = runs["flags"].str.contains("client_bound|near_tool_ceiling")
+    if limited.mean() < 0.5:
+        return ""
+    setting = ", ".join(dict.fromkeys(runs["tool_setting"]))
+    headroom = runs["headroom"].median()
+    reached = "" if pd.isna(headroom) else f" and reached {headroom:.0%} of its ceiling"
+    server_cpu = runs["server_cpu_pct"].median()
+    rps = fmt.count(runs["rps"].median())
+    tool = (
+        f"For **{target}**, the load tool was at its limit in {int(limited.sum())} of "
+        f"{len(runs)} runs ({setting} used a median {runs['client_cpu_pct'].median():.0f} % "
+        f"CPU{reached})"
+    )
+    if server_cpu >= SERVER_BUSY_CPU_PCT:
+        return (
+            f"{tool}, but the server also used {server_cpu:.0f} % of its CPU: both were near "
+            f"their limit, so {rps} req/s is a lower bound of what the server can serve."
+        )
+    return (
+        f"{tool} while the server used only {server_cpu:.0f} % of its CPU: the {rps} req/s "
+        "measure the load tool, not the server."
+    )
+
+
+def ratio_by_group(gap: pd.DataFrame, a: str, b: str, article_ratio: float) -> str:
+    """'a/b req/s by load: X 0.99× (no significant difference); Y 11× (a higher). The
+    article's 1.3× …': one ratio per row of a comparison_table, beside the article's."""
+    ratios = "; ".join(
+        f"{group} {fmt.ratio(row[f'{a}/{b}'])} ({row['verdict']})" for group, row in gap.iterrows()
+    )
+    return (
+        f"{a}/{b} req/s by {gap.index.name}: {ratios}. The article's {fmt.ratio(article_ratio)} "
+        "compares what its load tool could produce as much as what its servers could serve."
+    )
+
+
+def against_published(table: pd.DataFrame, metric_label: str, article_ratio: str) -> str:
+    """'For requests per second, the article's go/python ratio was 4.9×; measured here:
+    14× (go-iodelay / python-iodelay asyncio+h11), …'.
+
+    ``table`` is published.published_vs_reproduced's output; its columns starting
+    with 'here ' and containing ' / ' are our ratios (of medians, as the article's are).
+    """
+    row = table.loc[metric_label]
+    ours = [
+        f"{fmt.ratio(row[col])} ({col.removeprefix('here ')})"
+        for col in table.columns
+        if col.startswith("here ") and " / " in col
+    ]
+    return (
+        f"For {metric_label}, the article's {article_ratio.removeprefix('article ')} ratio was "
+        f"{fmt.ratio(row[article_ratio])}; the same ratio of medians measured here: "
+        f"{'; '.join(ours)}."
+    )
+
+
+def lost_records(results: pd.DataFrame) -> list[str]:
+    """Per target that created records: how many the server confirmed, how many ids
+    were distinct, and what was lost (medians over its runs when several)."""
+    if "created" not in results:
+        return []
+    sentences = []
+    for target, runs in results.dropna(subset=["created"]).groupby("target", sort=False):
+        created, distinct = runs["created"].sum(), runs["distinct_ids"].sum()
+        wrong = runs["resolved_wrong"].sum()
+        lost = created - distinct + wrong
+        store = runs["store_new"].sum()
+        if lost:
+            sentences.append(
+                f"**{target}**: {fmt.count(created)} URLs confirmed with 201 in {len(runs)} "
+                f"run(s), but only {fmt.count(distinct)} distinct ids — **{fmt.count(lost)} "
+                f"URLs lost** ({lost / created:.0%}); the store holds {fmt.count(store)}."
+            )
+        else:
+            sentences.append(
+                f"**{target}**: {fmt.count(created)} URLs confirmed in {len(runs)} run(s), "
+                f"each with an id of its own, each read back as created (checked: "
+                f"{fmt.count(runs['resolved_checked'].sum())}); the store holds "
+                f"{fmt.count(store)} new ones — nothing lost."
+            )
+    return sentences
+
+
+def lost_summary(results: pd.DataFrame) -> str:
+    """One sentence over every write run: what each target lost, or that none lost any."""
+    if "created" not in results:
+        return ""
+    totals = (
+        results.dropna(subset=["created"])
+        .groupby("target", sort=False)[["created", "distinct_ids", "resolved_wrong"]]
+        .sum()
+    )
+    lost = totals["created"] - totals["distinct_ids"] + totals["resolved_wrong"]
+    losing = [
+        f"**{target}** lost {fmt.count(lost[target])} of {fmt.count(totals.loc[target, 'created'])}"
+        for target in totals.index
+        if lost[target]
+    ]
+    kept = [target for target in totals.index if not lost[target]]
+    parts = []
+    if losing:
+        parts.append("; ".join(losing) + " URLs it had confirmed with 201")
+    if kept:
+        parts.append(f"{', '.join(kept)} lost none")
+    return ("Of the URLs created in the write runs: " + "; ".join(parts) + ".") if parts else ""
+
+
+def waiting_users(results: pd.DataFrame, mean_wait_s: float) -> pd.DataFrame:
+    """Little's law for users that wait: U users, each sending one request per (mean
+    wait + mean response time), can send at most U ÷ that many requests per second.
+    Per target: the prediction from the measured response time, and the rate measured
+    once every user was running and past its first wait (steady_rps)."""
+    rows = []
+    for target, runs in valid_rows(results).groupby("target", sort=False):
+        users = runs["users"].median()
+        response_s = runs["lat_mean_ms"].median() / 1000
+        steady = [steady_rps(REPO_ROOT / raw, mean_wait_s + response_s) for raw in runs["raw_path"]]
+        rows.append(
+            {
+                "target": target,
+                "users": users,
+                "mean wait s": mean_wait_s,
+                "mean response ms": 1000 * response_s,
+                "predicted req/s": users / (mean_wait_s + response_s),
+                "measured req/s": pd.Series(steady).median(),
+            }
+        )
+    table = pd.DataFrame(rows).set_index("target")
+    table["measured/predicted"] = table["measured req/s"] / table["predicted req/s"]
+    return table
+
+
+def method_note() -> str:
+    """How every comparison in the report is computed, once per notebook."""
+    return (
+        f"How comparisons are computed: {ESTIMATOR}. 'No significant difference' means "
+        f"p ≥ {ALPHA}. Intervals are 95 % where the number of runs allows it; otherwise the "
+        "level they reach is printed."
+    )
+
+
+def bullets(lines: list[str]) -> str:
+    """Markdown bullets, skipping empty lines."""
+    return "\n".join(f"- {line}" for line in lines if line)

@@ -1,0 +1,282 @@
+"""What a notebook found, as data: its answer, its headline comparisons, whether the
+article's claim reproduced, and how the same comparison came out in every stored run.
+
+A notebook displays a Findings object once (in its Conclusion). In JupyterLab it shows
+as the answer and a table; in the report (FINDINGS_MIME) it becomes the section's answer
+box and a row of the summary page, so a notebook added later joins the summary without
+any change to the report code.
+"""
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from benchbook.analyse import formatting as fmt
+from benchbook.analyse.conclusions import compare_targets, flag_tally, verdict
+from benchbook.analyse.findings_format import FINDINGS_MIME
+from benchbook.analyse.published import source
+from benchbook.analyse.stats import ALPHA, Comparison, compare, min_detectable_n
+from benchbook.analyse.tables import valid_rows
+from benchbook.measure.layout import runs_dir
+
+REPRODUCED = "reproduced"
+NOT_REPRODUCED = "not reproduced"
+SOMETHING_ELSE = "the article measured something else"
+NO_ARTICLE = "no article figure"
+TOO_FEW_RUNS = "too few runs"
+# Flags that say a load tool, not the server, set a number.
+TOOL_LIMIT_FLAGS = ("client_bound", "near_tool_ceiling")
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of a headline comparison: a target, optionally within a subset of rows."""
+
+    target: str
+    label: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.label or self.target
+
+
+@dataclass
+class Headline:
+    label: str
+    verdict: str  # the full sentence, with medians, p, runs and cautions
+    brief: str  # the answer and its interval, for the answer box
+    ratio: float | None
+    ci_low: float | None
+    ci_high: float | None
+    ci_level: float | None
+    n: str
+    p: float | None
+    significant: bool
+    article: str
+    article_ratio: float | None
+    reproduced: str
+    reproduced_why: str
+    spread: list[dict] = field(default_factory=list)
+
+
+@dataclass
+class Findings:
+    experiment: str
+    title: str
+    question: str
+    answer: str
+    headlines: list[Headline]
+    source: dict | None = None
+
+    def as_json(self) -> dict:
+        """JSON-safe: a number that is not one (no interval with too few runs) is null,
+        not the text 'nan' a notebook would store."""
+        return _without_nan(asdict(self))
+
+    def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> dict:
+        return {FINDINGS_MIME: self.as_json(), "text/markdown": self.markdown()}
+
+    def markdown(self) -> str:
+        lines = [f"**Answer.** {self.answer}", ""]
+        lines += [
+            "| headline | verdict | the article | reproduced? |",
+            "| --- | --- | --- | --- |",
+        ]
+        lines += [
+            f"| {h.label} | {h.verdict} | {h.article or '—'} | {h.reproduced}: {h.reproduced_why} |"
+            for h in self.headlines
+        ]
+        return "\n".join(lines)
+
+
+def _without_nan(value: object) -> object:
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _without_nan(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_nan(v) for v in value]
+    return value
+
+
+def reproduction(
+    c: Comparison | None, article_ratio: float | None, tool_limited: str = ""
+) -> tuple[str, str]:
+    """Whether the article's ratio reproduced here, and why, from our comparison alone.
+
+    ``tool_limited`` names how the runs under the article's own settings were limited
+    by the load tool (then the article measured its tool, not its servers)."""
+    if article_ratio is None:
+        return NO_ARTICLE, "the article gives no figure to compare"
+    if tool_limited:
+        return SOMETHING_ELSE, tool_limited
+    if c is None or c.ratio != c.ratio:
+        return NOT_REPRODUCED, "no valid runs to compare"
+    # The reason sits beside our ratio and interval (summary, headline table): it names
+    # the article's figure and how ours relates to it, not our numbers again.
+    article = fmt.ratio(article_ratio)
+    if min(c.n_a, c.n_b) < min_detectable_n():
+        return TOO_FEW_RUNS, (
+            f"{c.n_a}+{c.n_b} runs cannot show any difference at p < {ALPHA} "
+            f"({article} in the article): run more repetitions"
+        )
+    if c.ratio_confidence and c.ratio_low <= article_ratio <= c.ratio_high:
+        return REPRODUCED, f"the article's {article} lies within the interval here"
+    if not c.significant:
+        return NOT_REPRODUCED, f"no significant difference here; {article} in the article"
+    if (c.ratio > 1) == (article_ratio > 1):
+        size = "larger" if abs(c.ratio - 1) > abs(article_ratio - 1) else "smaller"
+        return REPRODUCED, f"same direction as the article's {article}, {size} here"
+    return NOT_REPRODUCED, f"the opposite direction to the article's {article}"
+
+
+def tool_limited(results: pd.DataFrame, targets: list[str]) -> str:
+    """'…' when most runs of every target carry a load-tool limit flag, else ''."""
+    tallies = {t: flag_tally(results, t) for t in targets}
+    limited = {}
+    for target, tally in tallies.items():
+        shares = [tally[f] for f in TOOL_LIMIT_FLAGS if f in tally]
+        best = max((int(s.split("/")[0]) / int(s.split("/")[1]) for s in shares), default=0)
+        if best < 0.5:
+            return ""
+        limited[target] = ", ".join(f"{f} {tally[f]}" for f in TOOL_LIMIT_FLAGS if f in tally)
+    return (
+        "its load tool was the limit on both sides ("
+        + "; ".join(f"{t}: {flags}" for t, flags in limited.items())
+        + ")"
+    )
+
+
+def headline(
+    label: str,
+    results: pd.DataFrame,
+    a: str,
+    b: str,
+    *,
+    experiment: str,
+    column: str = "rps",
+    unit: str = "req/s",
+    article: str = "",
+    article_ratio: float | None = None,
+    judge_tool_limit: bool = False,
+    measured_else: str = "",
+    select: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
+) -> Headline:
+    """One headline comparison a/b on ``column`` (valid runs only), its verdict with the
+    caveats of its flags, the reproduction verdict against ``article_ratio``, and the same
+    comparison in every stored run of ``experiment`` (``select`` picks the rows of a run
+    that belong to it, e.g. one load of several). ``measured_else``: why the article's
+    figure measured something else, when a notebook showed it (e.g. its backend 404'd)."""
+    data = select(results) if select else results
+    valid = valid_rows(data)
+    va = valid.loc[valid["target"] == a, column].dropna()
+    vb = valid.loc[valid["target"] == b, column].dropna()
+    c = compare(va, vb) if len(va) and len(vb) else None
+    limited = tool_limited(data, [a, b]) if judge_tool_limit else ""
+    reproduced, why = reproduction(c, article_ratio, measured_else or limited)
+    current = set(data["run_id"]) if "run_id" in data else set()
+    return Headline(
+        label=label,
+        verdict=compare_targets(data, a, b, column, unit),
+        brief=verdict(c, a, b, column, unit, brief=True) if c else "not ranked: no valid runs.",
+        ratio=c.ratio if c else None,
+        ci_low=c.ratio_low if c else None,
+        ci_high=c.ratio_high if c else None,
+        ci_level=c.ratio_confidence if c else None,
+        n=f"{len(va)}+{len(vb)}",
+        p=c.p_value if c else None,
+        significant=bool(c and c.significant),
+        article=article,
+        article_ratio=article_ratio,
+        reproduced=reproduced,
+        reproduced_why=why,
+        spread=spread(experiment, a, b, column, select, current),
+    )
+
+
+def stored_runs(experiment: str, directory: Path | None = None) -> list[Path]:
+    """Every run folder of ``experiment`` with results, oldest first."""
+    directory = directory or runs_dir()
+    return [
+        path
+        for path in sorted(directory.glob(f"*-{experiment}-*"))
+        if (path / "results.csv").exists()
+        and path.name.split("-", 1)[1].rsplit("-", 1)[0] == experiment
+    ]
+
+
+def spread(
+    experiment: str,
+    a: str,
+    b: str,
+    column: str = "rps",
+    select: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
+    current: set[str] | None = None,
+    directory: Path | None = None,
+) -> list[dict]:
+    """The same comparison in every stored run of ``experiment`` that has both targets:
+    date, machine, ratio with its CI and level, and n — the spread between runs, which a
+    shared machine makes as large as the spread within one."""
+    rows = []
+    for path in stored_runs(experiment, directory):
+        manifest = json.loads((path / "manifest.json").read_text())
+        results = pd.read_csv(path / "results.csv", dtype={"flags": str}).fillna({"flags": ""})
+        data = valid_rows(select(results) if select else results)
+        va = data.loc[data["target"] == a, column].dropna()
+        vb = data.loc[data["target"] == b, column].dropna()
+        if va.empty or vb.empty:
+            continue
+        c = compare(va, vb)
+        machine = manifest.get("provenance", {}).get("machine", {})
+        rows.append(
+            {
+                "run_id": path.name,
+                "date": manifest["created_utc"][:16].replace("T", " "),
+                "machine": f"{machine.get('hostname', 'unrecorded')} "
+                f"({machine.get('logical_cpus', '?')} CPUs)",
+                "ratio": c.ratio,
+                "ci_low": c.ratio_low,
+                "ci_high": c.ratio_high,
+                "ci_level": c.ratio_confidence,
+                "n": f"{c.n_a}+{c.n_b}",
+                "current": path.name in (current or set()),
+            }
+        )
+    return rows
+
+
+def pinning_caveat(run: object) -> str:
+    """'Each server ran on 1 of the machine's 2 cores, so Go's GOMAXPROCS was 1.' — from
+    the run's manifest: pinning changes what a Go server can do."""
+    manifest = run.manifest()
+    cpus = manifest["params"]["pinning"]["server_cpus"]
+    total = manifest["provenance"]["machine"]["logical_cpus"]
+    if not cpus:
+        return (
+            f"The servers were not pinned: they shared the machine's {total} cores with "
+            "the load tool."
+        )
+    n = len(cpus)
+    return (
+        f"Each server ran on {n} of the machine's {total} cores (the load tool on the "
+        f"other{'s' if total - n > 1 else ''}), so a Go server's GOMAXPROCS was {n}."
+    )
+
+
+def findings(
+    experiment: str,
+    title: str,
+    question: str,
+    answer: str,
+    headlines: list[Headline],
+) -> Findings:
+    """The notebook's findings, with the article it re-runs (data/published/sources.csv)."""
+    try:
+        cited = source(experiment)
+    except ValueError:
+        cited = None  # an experiment of our own (e.g. the calibration)
+    return Findings(experiment, title, question, answer, headlines, cited)

@@ -1,0 +1,53 @@
+"""The findings a notebook publishes as data, for the report's summary and answer boxes.
+
+A notebook displays one output with the MIME type ``FINDINGS_MIME`` (usually in its
+"Conclusion" cell); ``benchbook.render.report`` lifts it into the report's first page (one row
+per headline), a run-to-run spread page, and an answer box at the top of the notebook's
+section, and renders the output itself in place as a table of the headlines. Its JSON::
+
+    {
+      "experiment": "01_io_concurrency",        # the experiment's name, as in manifests
+      "title": "Goroutines vs an asyncio …",    # the notebook's title
+      "question": "One sentence.",
+      "answer": "Markdown, 2–4 sentences: the answer box.",
+      "source": {"title": "…", "author": "… or null", "url": "… or null"},
+      "headlines": [
+        {
+          "label": "Go vs FastAPI (asyncio+h11), requests per second",
+          "verdict": "Markdown sentence with the ratio, its CI and n.",
+          "brief": "The answer and its interval only (optional; summary, answer box).",
+          "ratio": 14.3, "ci_low": 11.0, "ci_high": 20.6,   # null: no comparison possible
+          "ci_level": 0.968,                                # coverage actually reached
+          "n": "5+5", "p": 0.008, "significant": true,
+          "article": "4.9× (39,652 vs 8,083 req/s)",        # what the article claimed, as text
+          "article_ratio": 4.91,                            # or null
+          "reproduced": "reproduced",  # | "not reproduced" | "the article measured
+                                       #   something else" | "no article figure"
+                                       #   | "too few runs" (no difference could show)
+          "reproduced_why": "Short reason.",
+          "spread": [                  # every stored run of the experiment, oldest first
+            {"run_id": "…", "date": "2026-11-22 04:09", "machine": "hostname (2 CPUs)",
+             "ratio": 14.3, "ci_low": 11.0, "ci_high": 20.6, "ci_level": 0.968,
+             "n": "5+5", "current": true}
+          ]
+        }
+      ]
+    }
+
+``ratio``, ``ci_low``, ``ci_high``, ``ci_level`` and ``p`` may be null wherever no
+comparison was possible; ``article`` and ``article_ratio`` are null without an article
+figure. Ratios are a/b of medians; a ratio below 1 means the first side was lower.
+"""
+
+FINDINGS_MIME = "application/vnd.benchbook.analyse.findings+json"
+
+REPRODUCED_LABELS = (
+    "reproduced",
+    "not reproduced",
+    "the article measured something else",
+    "no article figure",
+    "too few runs",
+)
+# Verdicts whose reason adds nothing to the summary's row: no figure to compare, or an
+# answer that already says how few runs there were.
+SELF_EXPLAINED = ("no article figure", "too few runs")

@@ -1,0 +1,46 @@
+"""What each validity flag means, in words a student understands: the Validity sections
+explain each once, and verdicts name what a flag does to a comparison. The rules that
+raise the flags are measure.flags' (a change there re-measures; a change here does not)."""
+
+from benchbook.measure.flags import SHORT_RUN_REQUESTS, SHORT_RUN_S
+
+# Each flag in plain words, as the Validity sections explain it once.
+FLAG_MEANINGS = {
+    "errors": "some connections failed or broke (connect, read or write errors)",
+    "timeouts": "some requests took longer than the load tool's timeout; they are counted, "
+    "but missing from the latency figures",
+    "non_2xx": "some answers were HTTP errors (status 400 or above)",
+    "client_bound": "the load tool used (nearly) all the CPU it had: it may have been the "
+    "bottleneck rather than the server",
+    "near_tool_ceiling": "throughput reached 90 % of the most this load-tool setting could "
+    "produce on this machine (notebook 00): the tool may be the limit",
+    "littles_law": "throughput and latency disagree: requests in flight (req/s × mean "
+    "latency) differ from the open connections by more than 15 %, so some time went "
+    "unmeasured and the latency figures are suspect",
+    "short_run": f"a short run (under {SHORT_RUN_S:g} s or {SHORT_RUN_REQUESTS:,} requests): "
+    "fine for throughput, too few samples for the rarest percentiles",
+    "bad_response": "the server gave wrong answers during or after the run (status, type or "
+    "body not what the registry requires), so its req/s count wrong answers",
+    "server_died": "the server exited during the run",
+    "data_loss": "records the server confirmed (e.g. 201 Created) were lost: ids handed out "
+    "twice, records that read back wrong, or a store whose count does not match",
+    "rate_shortfall": "the open-loop tool sent less than 95 % of the rate asked: the tool, "
+    "not the schedule, set the load",
+    "workers_exhausted": "every worker the open-loop tool may use was waiting for a reply "
+    "at once, so later requests left late and that delay is missing from the latencies",
+}
+# What a flag does to a comparison, in a few words (cautions in verdicts).
+FLAG_CONSEQUENCES = {
+    "errors": "part of its throughput is failed requests",
+    "timeouts": "its latency figures leave out the slowest requests",
+    "non_2xx": "part of its throughput is error answers",
+    "client_bound": "the load tool may be what was measured",
+    "near_tool_ceiling": "the load tool may be what was measured",
+    "littles_law": "its latency figures are suspect",
+    "short_run": "its rarest percentiles rest on few samples",
+    "bad_response": "those runs are left out",
+    "server_died": "those runs are left out",
+    "data_loss": "those runs are left out",
+    "rate_shortfall": "the rate it is listed under was not offered",
+    "workers_exhausted": "its latency figures understate what users would wait",
+}

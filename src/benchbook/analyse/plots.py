@@ -1,0 +1,407 @@
+"""Bar charts of medians with their confidence intervals, and curves over time or load.
+
+Every chart colours a target by what it is, the same way everywhere in the report
+(``colour_for``): Go servers in blues, Python servers in oranges, load tools in greens,
+anything else in purples; variants of one server are shades of its family. Every line has
+a legend entry and every axis a label with its unit. ``use_svg`` makes a notebook's
+figures vector graphics, sharp on paper and on screen.
+"""
+
+import hashlib
+import math
+import re
+import textwrap
+from collections.abc import Mapping, Sequence
+
+import matplotlib.pyplot as plt
+import pandas as pd
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+
+from benchbook.analyse.sweep import sweep_summary
+from benchbook.analyse.tables import medians_with_ci, with_derived
+
+# First entry: the family's own colour (a bare server name: "go-hello"); the others are
+# shades for variants ("python-iodelay uvloop+httptools", "wrk: go-hello"), picked by a
+# hash of the variant so that a label has one colour in every chart.
+FAMILY_COLOURS = {
+    "Go": ("#1565c0", "#00a3cc", "#0d3b66", "#5c9de8", "#00798c", "#3949ab", "#7fb8e6",
+           "#26619c"),
+    "Python": ("#e07b00", "#c2410c", "#e8a317", "#8c3b0a", "#f08a4b", "#b7791f",
+               "#d9480f", "#a65c00"),
+    "load tool": ("#2e7d32", "#7cb342", "#1b5e20", "#9ccc65", "#558b2f", "#43a047",
+                  "#827717", "#33691e"),
+    "other": ("#6a3d9a", "#9e7cc1", "#4b2c73", "#b39ddb", "#7e57c2", "#512da8", "#8e24aa",
+              "#ab47bc"),
+}  # fmt: skip
+# Which family a label belongs to. A server's language wins over a load tool named in the
+# same label, so "wrk: go-hello" is Go (the server measured) and "locust HttpUser x1" a tool.
+LANGUAGE_PATTERNS = {
+    "Go": r"(?<![a-z])(?:go|golang)(?![a-z])",
+    "Python": r"python|fastapi|uvicorn|aiohttp|gunicorn|starlette|flask|django",
+}
+TOOL_PATTERN = r"(?<![a-z])(?:wrk2?|locust|ghz|vegeta|k6|oha|hey|ab)(?![a-z])"
+# The server's name within a label ("python-iodelay" in "python-iodelay asyncio+h11"): what
+# is left is the variant, which picks the shade, so "wrk: go-hello" and "wrk: python-hello"
+# get the same shade of their families.
+SERVER_NAME = re.compile(
+    r"(?<![a-z])(?:go|golang|python|fastapi|uvicorn|aiohttp|gunicorn|starlette|flask|django)"
+    r"(?:-[a-z0-9.]+)*(?![a-z])"
+)
+TOOL_NAME = re.compile(rf"^{TOOL_PATTERN}$")
+# Lines of one family can share a shade; a marker and a dash picked by another hash of
+# the label keep them apart.
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<")
+DASHES = ("--", "-.", (0, (5, 1, 1, 1)), (0, (3, 1)))
+NEUTRAL = "#57606a"
+
+
+def family_of(label: str) -> str:
+    """'Go', 'Python', 'load tool' or 'other', from the label alone."""
+    text = str(label).lower()
+    found = [
+        (match.start(), family)
+        for family, pattern in LANGUAGE_PATTERNS.items()
+        if (match := re.search(pattern, text))
+    ]
+    if found:
+        return min(found)[1]
+    return "load tool" if re.search(TOOL_PATTERN, text) else "other"
+
+
+def variant_of(label: str) -> str:
+    """What distinguishes a label from its bare server name ('' for "go-hello")."""
+    text = str(label).strip().lower()
+    if family_of(text) in LANGUAGE_PATTERNS:
+        text = SERVER_NAME.sub("", text, count=1)
+    elif TOOL_NAME.match(text):
+        return ""  # a bare tool: "wrk"
+    return " ".join(text.split())
+
+
+def _variant_hash(label: str) -> int:
+    digest = hashlib.blake2b(variant_of(label).encode(), digest_size=8, person=b"benchbook")
+    return int.from_bytes(digest.digest(), "big")
+
+
+def colour_for(label: str) -> str:
+    """The colour of a target label in every chart: its family's own colour for a bare
+    server or tool name ("go-hello", "python", "wrk"), a shade of the family for a
+    variant, picked from the variant alone."""
+    shades = FAMILY_COLOURS[family_of(label)]
+    if not variant_of(label):
+        return shades[0]
+    return shades[1 + _variant_hash(label) % (len(shades) - 1)]
+
+
+def line_style_for(label: str) -> dict:
+    """Colour, marker and dash of a label's line: the same in every chart; a bare server's
+    line is solid."""
+    h = _variant_hash(label) // 8
+    return {
+        "color": colour_for(label),
+        "marker": MARKERS[h % len(MARKERS)],
+        "linestyle": DASHES[h % len(DASHES)] if variant_of(label) else "-",
+    }
+
+
+def family_legend(ax: plt.Axes, labels: Sequence[str]) -> None:
+    """A legend of the families present, when bars of more than one family share a chart."""
+    families = list(dict.fromkeys(family_of(label) for label in labels))
+    if len(families) > 1:
+        handles = [Patch(color=FAMILY_COLOURS[f][0], label=f) for f in families]
+        ax.legend(handles=handles, fontsize=8, title="family", title_fontsize=8)
+
+
+def use_svg() -> None:
+    """Make the notebook's inline figures SVG (vector: sharp at any zoom and on paper),
+    with stable element ids and no timestamp, so a re-run gives the same file. Call it
+    after ``%matplotlib inline``; outside IPython it only sets the SVG options."""
+    plt.rcParams["svg.hashsalt"] = "benchbook"
+    from IPython import get_ipython
+
+    if get_ipython() is None:
+        return
+    from matplotlib_inline.backend_inline import InlineBackend, set_matplotlib_formats
+
+    InlineBackend.instance().figure_formats = {"svg"}
+    set_matplotlib_formats("svg", metadata={"Date": None})
+
+
+def _finish(fig: Figure, ax: plt.Axes, title: str, legend: bool = True) -> Figure:
+    ax.set_title(title)
+    if legend:
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    plt.close(fig)  # the caller displays it; no second copy from the inline backend
+    return fig
+
+
+def bars_with_ci(
+    results: pd.DataFrame,
+    column: str,
+    ylabel: str,
+    title: str,
+    log: bool = False,
+    xlabel: str = "target",
+) -> Figure:
+    """One bar per target: the median of ``column``, whiskers at its CI, coloured by
+    the target's family."""
+    m = medians_with_ci(results, column)
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    err = [m["median"] - m["low"], m["high"] - m["median"]]
+    # Long labels ("locust FastHttpUser x2") wrap instead of running into each other.
+    labels = [textwrap.fill(str(t), 16) for t in m["target"]]
+    colours = [colour_for(t) for t in m["target"]]
+    bars = ax.bar(labels, m["median"], yerr=err, capsize=6, color=colours)
+    ax.bar_label(bars, labels=[f"{v:,.0f}" if v >= 100 else f"{v:.2f}" for v in m["median"]],
+                 padding=3, fontsize=8)  # fmt: skip
+    ax.set_ylabel(ylabel)
+    ax.set_xlabel(xlabel)
+    if log:
+        ax.set_yscale("log")
+    ax.margins(y=0.15)
+    ax.tick_params(axis="x", labelsize=8)
+    family_legend(ax, list(m["target"]))
+    return _finish(fig, ax, title, legend=False)
+
+
+def latency_percentiles(results: pd.DataFrame, title: str, xlabel: str = "target") -> Figure:
+    """Median p50, p90 and p99 latency per target, log scale (they span decades): the
+    target's colour, lighter and hatched for the lower percentiles."""
+    data = with_derived(results)
+    columns = {"lat_p50_ms": ("p50", 0.45, "//"), "lat_p90_ms": ("p90", 0.7, ".."),
+               "lat_p99_ms": ("p99", 1.0, "")}  # fmt: skip
+    targets = list(dict.fromkeys(data["target"]))
+    colours = [colour_for(t) for t in targets]
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    width = 0.8 / len(columns)
+    handles = []
+    for i, (col, (label, alpha, hatch)) in enumerate(columns.items()):
+        m = medians_with_ci(results, col).set_index("target").loc[targets]
+        xs = [x + (i - 1) * width for x in range(len(targets))]
+        err = [m["median"] - m["low"], m["high"] - m["median"]]
+        ax.bar(xs, m["median"], width, yerr=err, capsize=3, color=colours, alpha=alpha,
+               hatch=hatch, edgecolor="white", linewidth=0)  # fmt: skip
+        handles.append(Patch(facecolor=NEUTRAL, alpha=alpha, hatch=hatch, label=label))
+    ax.set_xticks(range(len(targets)), [textwrap.fill(t, 22) for t in targets], fontsize=8)
+    ax.set_yscale("log")
+    ax.set_ylabel("latency (ms, log scale)")
+    ax.set_xlabel(xlabel)
+    ax.legend(handles=handles, fontsize=8, title="percentile", title_fontsize=8)
+    return _finish(fig, ax, title, legend=False)
+
+
+def sweep_curves(
+    results: pd.DataFrame,
+    column: str,
+    ylabel: str,
+    title: str,
+    knees: dict[str, int | None] | None = None,
+    log_y: bool = False,
+    xlabel: str = "concurrent connections (log scale)",
+) -> Figure:
+    """One line per target over connection counts, the CI as a band, each knee a dotted
+    vertical line in the target's colour with its own legend entry."""
+    curves = sweep_summary(results, column)
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    for target, curve in curves.groupby("target", sort=False):
+        style = line_style_for(target)
+        ax.plot(curve["connections"], curve["median"], label=target, **style)
+        ax.fill_between(curve["connections"], curve["low"], curve["high"], alpha=0.2,
+                        color=style["color"], linewidth=0)  # fmt: skip
+        knee = (knees or {}).get(target)
+        if knee is not None:
+            ax.axvline(knee, linestyle=":", linewidth=1.5, color=style["color"],
+                       label=f"knee of {target} ({knee})")  # fmt: skip
+    ax.set_xscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if log_y:
+        ax.set_yscale("log")
+    return _finish(fig, ax, title)
+
+
+def ratio_curves(
+    table: pd.DataFrame,
+    x: str,
+    curve: str,
+    ratio: str,
+    title: str,
+    xlabel: str | None = None,
+    ylabel: str | None = None,
+) -> Figure:
+    """A ratio (e.g. cc/sc req/s) along ``x``, one line per ``curve`` value, CI whiskers,
+    and the line of no difference at 1."""
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    for value, part in table.groupby(level=curve):
+        part = part.droplevel(curve).sort_index()
+        err = [part[ratio] - part["CI low"], part["CI high"] - part[ratio]]
+        label = f"{curve} = {value}"
+        ax.errorbar(part.index, part[ratio], yerr=err, capsize=4, label=label,
+                    **line_style_for(label))  # fmt: skip
+    ax.axhline(1, color="grey", linestyle="--", linewidth=1, label="no difference (1×)")
+    ax.set_xscale("log")
+    ax.set_xlabel(xlabel or f"{x} (log scale)")
+    ax.set_ylabel(ylabel or f"{ratio} (ratio of medians, ×)")
+    return _finish(fig, ax, title)
+
+
+def timeseries(runs: Mapping[str, pd.DataFrame], title: str) -> Figure:
+    """Users running, requests completed and p95 latency second by second, one line per
+    run (``runs``: label → measure.tools.locust.per_second frame), on one time axis."""
+    panels = {
+        "users": "users running (count)",
+        "rps": "requests per second (req/s)",
+        "p95_ms": "p95 latency (ms, last 10 s)",
+    }
+    fig, axes = plt.subplots(len(panels), 1, figsize=(7, 6), sharex=True)
+    for label, frame in runs.items():
+        style = line_style_for(label) | {"marker": None}
+        for ax, column in zip(axes, panels, strict=True):
+            ax.plot(frame["t_s"], frame[column], label=label, linewidth=1.2, **style)
+    for ax, ylabel in zip(axes, panels.values(), strict=True):
+        ax.set_ylabel(ylabel, fontsize=8)
+    axes[-1].set_xlabel("time since the run started (s)")
+    axes[0].legend(fontsize=8)
+    return _finish(fig, axes[0], title, legend=False)
+
+
+def _number(value: object) -> float | None:
+    """A number from findings JSON, or None (null, or a NaN stored as text)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+        return None
+    return float(value)
+
+
+def spread_dots(
+    runs: Sequence[Mapping],
+    article_ratio: float | None = None,
+    label: str = "ratio",
+) -> Figure:
+    """Run-to-run spread of one comparison: a dot per stored run at its ratio with CI
+    whiskers (the current run filled), the article's ratio dashed, 1× dotted; a log
+    scale when the values span more than 10×. ``runs``: the findings' ``spread`` rows."""
+    height = 0.62 + 0.2 * max(len(runs), 1)
+    fig = Figure(figsize=(3.7, height), layout="constrained")
+    ax = fig.add_subplot()
+    values = []
+    for y, run in enumerate(runs):
+        ratio, low, high = (_number(run.get(k)) for k in ("ratio", "ci_low", "ci_high"))
+        if ratio is None:
+            continue
+        values.append(ratio)
+        current = bool(run.get("current"))
+        colour = "#1f2328" if current else NEUTRAL
+        if low is not None and high is not None:
+            values += [low, high]
+            ax.plot([low, high], [y, y], color=colour, linewidth=1.4 if current else 1)
+        ax.plot([ratio], [y], marker="o", markersize=6 if current else 4.5, color=colour,
+                markerfacecolor=colour if current else "white", linestyle="none",
+                label="this report" if current else None)  # fmt: skip
+    if article_ratio is not None:
+        values.append(article_ratio)
+        ax.axvline(article_ratio, color="#b42318", linestyle="--", linewidth=1.2,
+                   label=f"article: {article_ratio:.3g}×")  # fmt: skip
+    positive = [v for v in values if v and v > 0]
+    log = bool(positive) and max(positive) / min(positive) > 10
+    if positive and min(positive) <= 1 <= max(positive):
+        ax.axvline(1, color="grey", linestyle=":", linewidth=1, label="no difference")
+    if log:
+        ax.set_xscale("log")
+    ax.set_yticks(range(len(runs)), [str(run.get("date", "")) for run in runs], fontsize=7)
+    ax.set_ylim(len(runs) - 0.5, -0.5)  # oldest at the top, as in the table
+    ax.tick_params(axis="x", labelsize=7)
+    ax.set_xlabel(f"{label} (×{', log scale' if log else ''})", fontsize=7)
+    ax.grid(axis="x", color="#d0d7de", linewidth=0.5)
+    ax.set_axisbelow(True)
+    if ax.get_legend_handles_labels()[0]:
+        fig.legend(loc="outside right center", fontsize=6, frameon=False, handlelength=1.6)
+    return fig
+
+
+def hockey_stick(
+    results: pd.DataFrame,
+    targets: Sequence[str],
+    slos: Mapping[str, float],
+    title: str,
+    capacities: Mapping[str, tuple[float, str]] | None = None,
+) -> Figure:
+    """Latency against offered load under an open loop, for a few targets on one chart:
+    p99 (solid) and p50 (dotted) medians over runs with their CI as bands, both axes on
+    log scales (rates and latencies span decades), each target's SLO as a dashed
+    horizontal line and its capacity at that SLO (``capacities``: target → (req/s, "" or
+    "at least")) as a dotted vertical one, in the target's colour. A rate the tool fell
+    short of in any run is crossed (rate_shortfall): it was not all offered."""
+    fig, ax = plt.subplots(figsize=(7, 5.2))
+    shortfall_drawn = False
+    for target in targets:
+        runs = results[results["target"] == target]
+        if runs.empty:
+            raise ValueError(f"no runs of {target!r}; have {sorted(set(results['target']))}")
+        colour = colour_for(target)
+        for column, label, line in (("lat_p99_ms", "p99", "-"), ("lat_p50_ms", "p50", ":")):
+            curve = medians_with_ci(runs, column, by=("target_rate",)).sort_values("target_rate")
+            ax.plot(curve["target_rate"], curve["median"], color=colour, linestyle=line,
+                    marker="o", markersize=4, label=f"{target}: {label}")  # fmt: skip
+            ax.fill_between(curve["target_rate"], curve["low"], curve["high"], color=colour,
+                            alpha=0.15, linewidth=0)  # fmt: skip
+        short = runs[runs["flags"].fillna("").str.contains("rate_shortfall")]
+        if len(short):
+            p99 = medians_with_ci(runs, "lat_p99_ms", by=("target_rate",)).set_index("target_rate")
+            rates = sorted(set(short["target_rate"]) & set(p99.index))
+            label = None if shortfall_drawn else "vegeta short of the rate (rate_shortfall)"
+            ax.plot(rates, p99.loc[rates, "median"], linestyle="none", marker="x", markersize=9,
+                    color="black", label=label)  # fmt: skip
+            shortfall_drawn = True
+        slo = slos.get(target)
+        if slo is not None and slo == slo:
+            ax.axhline(slo, color=colour, linestyle="--", linewidth=1.2,
+                       label=f"SLO of {target}: p99 ≤ {slo:.3g} ms")  # fmt: skip
+        rps, bound = (capacities or {}).get(target, (float("nan"), ""))
+        if rps == rps:
+            at = "≥ " if bound == "at least" else ""
+            ax.axvline(rps, color=colour, linestyle=(0, (1, 2)), linewidth=1.5,
+                       label=f"capacity of {target} at its SLO: {at}{rps:,.0f} req/s")  # fmt: skip
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("offered rate (req/s, log scale)")
+    ax.set_ylabel("latency (ms, log scale)")
+    ax.set_title(title)
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2)
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+
+
+def freeze_chart(percentiles: pd.DataFrame, title: str, model: str = "pause model") -> Figure:
+    """The freeze server's latency percentiles by source (open_loop.freeze_percentiles):
+    a bar per measured source with CI whiskers, hatched to tell them apart, and the
+    model as a black tick on each group; log scale (the fast path and the stall are
+    three decades apart)."""
+    percentile_labels = list(dict.fromkeys(percentiles["percentile"]))
+    sources = [s for s in dict.fromkeys(percentiles["source"]) if s != model]
+    hatches = ("", "//", "..", "xx", "\\\\")
+    width = 0.8 / max(len(sources), 1)
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    for i, source in enumerate(sources):
+        part = percentiles[percentiles["source"] == source].set_index("percentile")
+        part = part.reindex(percentile_labels)
+        xs = [x + (i - (len(sources) - 1) / 2) * width for x in range(len(percentile_labels))]
+        err = [part["median"] - part["low"], part["high"] - part["median"]]
+        ax.bar(xs, part["median"], width, yerr=err, capsize=3, color=colour_for(source),
+               hatch=hatches[i % len(hatches)], edgecolor="white", label=source)  # fmt: skip
+    expected = percentiles[percentiles["source"] == model].set_index("percentile")
+    if len(expected):
+        expected = expected.reindex(percentile_labels)
+        ax.plot(range(len(percentile_labels)), expected["median"], linestyle="none", marker="_",
+                markersize=40, markeredgewidth=2, color="black", label=model)  # fmt: skip
+    ax.set_xticks(range(len(percentile_labels)), percentile_labels)
+    ax.set_yscale("log")
+    ax.set_xlabel("percentile of latency")
+    ax.set_ylabel("latency (ms, log scale)")
+    ax.set_title(title)
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
+    fig.tight_layout()
+    plt.close(fig)
+    return fig

@@ -1,0 +1,160 @@
+"""Concurrency sweeps: how throughput and tail latency change with load, and the knee.
+
+The knee is where adding concurrency stops buying throughput and only buys waiting:
+from there on, each step gains less than 5 % req/s while p99 latency keeps rising.
+"""
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from benchbook.analyse import formatting as fmt
+from benchbook.analyse.tables import medians_with_ci
+
+KNEE_GAIN = 0.05
+
+
+def sweep_summary(results: pd.DataFrame, column: str) -> pd.DataFrame:
+    """Median of ``column`` and its CI per target and connection count."""
+    table = medians_with_ci(results, column, by=("target", "connections"))
+    return table.sort_values(["target", "connections"], kind="stable")
+
+
+@dataclass(frozen=True)
+class Curve:
+    """What a throughput curve over concurrency does, from its medians."""
+
+    connections: list[int]
+    rps: list[float]
+    p99: list[float]
+
+    @property
+    def peak(self) -> int:
+        return max(range(len(self.rps)), key=self.rps.__getitem__)
+
+    @property
+    def fall(self) -> float:
+        """How far throughput ends below its peak (0.38: 38 % lower)."""
+        return 1 - self.rps[-1] / self.rps[self.peak]
+
+    def knee(self) -> int | None:
+        """Where more concurrency stops buying throughput: the peak when throughput
+        falls after it by KNEE_GAIN or more, else the smallest concurrency from which
+        every step gains < KNEE_GAIN while p99 rises; None while it still grows."""
+        if self.fall >= KNEE_GAIN and self.peak < len(self.rps) - 1:
+            return self.connections[self.peak]
+        return find_knee(self.connections, self.rps, self.p99)
+
+    def sentence(self, target: str) -> str:
+        c, r = self.connections, self.rps
+        peak = self.peak
+        if self.fall >= KNEE_GAIN and peak < len(r) - 1:
+            return (
+                f"**{target}**: throughput **peaks at {c[peak]} connections** "
+                f"({fmt.count(r[peak])} req/s) and **falls {self.fall:.0%}** by {c[-1]} "
+                f"({fmt.count(r[-1])} req/s): beyond its peak, more connections make it "
+                "slower, not just slower to answer."
+            )
+        knee = find_knee(c, r, self.p99)
+        if knee is not None:
+            return (
+                f"**{target}**: the knee is at **{knee} connections** "
+                f"({fmt.count(r[c.index(knee)])} req/s) — beyond it, each step adds less "
+                f"than {KNEE_GAIN:.0%} throughput while p99 latency keeps rising "
+                f"({fmt.milliseconds(self.p99[c.index(knee)])} → "
+                f"{fmt.milliseconds(self.p99[-1])} ms)."
+            )
+        gain = r[-1] / r[-2] - 1 if len(r) > 1 else 0.0
+        if gain >= KNEE_GAIN:
+            return (
+                f"**{target}**: no knee within the sweep — throughput still grows "
+                f"{gain:.0%} from {c[-2]} to {c[-1]} connections ({fmt.count(r[-1])} req/s)."
+            )
+        return (
+            f"**{target}**: throughput levels off at {fmt.count(r[-1])} req/s, but p99 "
+            "latency does not keep rising, so there is no clear knee within the sweep."
+        )
+
+
+def find_knee(connections: list[int], rps: list[float], p99: list[float]) -> int | None:
+    """The smallest concurrency from which every further step gains < KNEE_GAIN req/s
+    while p99 rises; None when throughput still grows (or p99 stops rising) at the end."""
+    steps = range(len(connections) - 1)
+    flat = [rps[i + 1] < rps[i] * (1 + KNEE_GAIN) and p99[i + 1] > p99[i] for i in steps]
+    for i in steps:
+        if all(flat[i:]):
+            return connections[i]
+    return None
+
+
+def curves(results: pd.DataFrame) -> dict[str, Curve]:
+    """Each target's curve of median req/s and p99 over the sweep."""
+    rps = sweep_summary(results, "rps")
+    p99 = sweep_summary(results, "lat_p99_ms")
+    found = {}
+    for target, curve in rps.groupby("target", sort=False):
+        tail = p99[p99["target"] == target]
+        found[target] = Curve(
+            list(curve["connections"]), list(curve["median"]), list(tail["median"])
+        )
+    return found
+
+
+def knees(results: pd.DataFrame) -> dict[str, int | None]:
+    """The knee of each target in a sweep (see Curve.knee)."""
+    return {target: curve.knee() for target, curve in curves(results).items()}
+
+
+def knee_sentences(results: pd.DataFrame) -> list[str]:
+    """What each target's throughput does over the sweep, with the numbers."""
+    return [curve.sentence(target) for target, curve in curves(results).items()]
+
+
+def crossover(table: pd.DataFrame) -> object | None:
+    """The smallest index value from which the ratio is significantly above 1 at every
+    later point (verdict 'a > b' and CI above 1); None when that never happens.
+
+    ``table`` is tables.comparison_table's output for one curve, indexed by the swept
+    parameter.
+    """
+    curve = table.sort_index()
+    above = [
+        (row["CI low"] > 1) and row["verdict"].endswith(" higher") for _, row in curve.iterrows()
+    ]
+    for i, value in enumerate(curve.index):
+        if all(above[i:]):
+            return value
+    return None
+
+
+def _ci(row: pd.Series) -> str:
+    """A comparison_table row's interval with its level, or why there is none."""
+    if pd.isna(row["CI low"]):
+        return "no CI (too few runs)"
+    return f"{row['CI level']} CI {fmt.interval(row['CI low'], row['CI high'])}"
+
+
+def crossover_sentences(
+    table: pd.DataFrame, x: str, curve: str, a: str, b: str, what: str
+) -> list[str]:
+    """One sentence per curve (e.g. per connection count) saying where a overtakes b."""
+    sentences = []
+    for value, part in table.groupby(level=curve):
+        part = part.droplevel(curve)
+        found = crossover(part)
+        best = part[f"{a}/{b}"].idxmax()
+        if found is None:
+            row = part.loc[best]
+            sentences.append(
+                f"With {curve} = {value}, **{a} never significantly beat {b}** on {what} "
+                f"within the sweep (its best: {a}/{b} = {fmt.ratio(row[f'{a}/{b}'])}, "
+                f"{_ci(row)}, p = {row['p']:.3f}, at {x} = {best})."
+            )
+        else:
+            row = part.loc[found]
+            sentences.append(
+                f"With {curve} = {value}, **{a} beats {b} from {x} = {found}** on {what} "
+                f"({a}/{b} = {fmt.ratio(row[f'{a}/{b}'])}, {_ci(row)}, p = {row['p']:.3f}), "
+                f"and at every larger {x} measured."
+            )
+    return sentences

@@ -1,0 +1,239 @@
+"""Results tables: one row per target, medians with their CI, every flag shown, and
+every number formatted for reading (formatting) by the label of its row or column."""
+
+import re
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from pandas.io.formats.style import Styler
+
+from benchbook.analyse import formatting as fmt
+from benchbook.analyse.stats import compare, summarize
+from benchbook.measure.flags import is_valid
+
+MEDIAN_COLUMNS = {
+    "lat_mean_ms": "lat mean ms",
+    "lat_p50_ms": "p50 ms",
+    "lat_p99_ms": "p99 ms",
+    "lat_max_ms": "max ms",
+    "server_cpu_pct": "server CPU %",
+    "server_rss_mb": "server RSS MB",
+    "client_cpu_pct": "client CPU %",
+    "headroom_pct": "% of tool ceiling",
+    "host_steal_pct": "host CPU steal %",
+}
+TOTAL_COLUMNS = {"err_timeout": "timeouts", "errors": "errors", "non_2xx": "non-2xx"}
+
+
+def with_derived(results: pd.DataFrame) -> pd.DataFrame:
+    """The results plus derived columns: ``errors`` (connect + read + write),
+    ``timeouts_per_million`` requests and ``headroom_pct``. Rows are grouped by their
+    ``target`` label, which a notebook may relabel (e.g. to pool several paths)."""
+    out = results.copy()
+    out["errors"] = out[["err_connect", "err_read", "err_write"]].sum(axis=1)
+    out["timeouts_per_million"] = out["err_timeout"] / out["requests"] * 1e6
+    out["headroom_pct"] = 100 * out["headroom"]
+    return out
+
+
+def valid_rows(results: pd.DataFrame) -> pd.DataFrame:
+    """Rows whose numbers measure the server doing its job (checks.INVALID_FLAGS)."""
+    return results[results["flags"].fillna("").map(is_valid)]
+
+
+def medians_with_ci(
+    results: pd.DataFrame, column: str, by: Sequence[str] = ("target",)
+) -> pd.DataFrame:
+    """Median of ``column`` and its CI per group of ``by``, in order of appearance."""
+    rows = []
+    for keys, group in with_derived(valid_rows(results)).groupby(list(by), sort=False):
+        s = summarize(group[column])
+        rows.append(
+            {**dict(zip(by, keys, strict=True)), "median": s.median, "low": s.low,
+             "high": s.high, "n": s.n}
+        )  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def flag_counts(flags: pd.Series) -> str:
+    """'littles_law 2/5, short_run 5/5': how many of a target's runs carry each flag."""
+    n = len(flags)
+    counts: dict[str, int] = {}
+    for cell in flags.fillna(""):
+        for flag in filter(None, str(cell).split(";")):
+            counts[flag] = counts.get(flag, 0) + 1
+    return ", ".join(f"{flag} {count}/{n}" for flag, count in sorted(counts.items()))
+
+
+def summary_table(results: pd.DataFrame, by: Sequence[str] = ("target",)) -> pd.DataFrame:
+    """Per target (or per ``by``, e.g. target and connections in a sweep): valid runs,
+    median req/s with its CI (and the level the CI reaches with that many runs),
+    latency and resource medians, error totals, and the flags of every run (invalid
+    runs are counted there, not in the medians)."""
+    rows = []
+    data = with_derived(results)
+    for keys, every in data.groupby(list(by), sort=False):
+        group = valid_rows(every)
+        rps = summarize(group["rps"])
+        row = {
+            **dict(zip(by, keys, strict=True)),
+            "runs": rps.n,
+            "req/s": rps.median,
+            "req/s CI": f"{fmt.count(rps.low)}–{fmt.count(rps.high)}" if rps.n else "–",
+            "CI level": fmt.level(rps.confidence).removesuffix(" CI"),
+        }
+        row |= {label: group[col].median() for col, label in MEDIAN_COLUMNS.items()}
+        row |= {label: int(group[col].sum()) for col, label in TOTAL_COLUMNS.items()}
+        row["flags"] = flag_counts(every["flags"])
+        rows.append(row)
+    return pd.DataFrame(rows).set_index(list(by))
+
+
+RATIO = re.compile(r"[\w+-]\s?/\s?[\w+-]")
+RATES = ("req/s", "bytes/s", "ns/op", "b/op", "allocs/op")
+
+
+def number_kind(label: object) -> str | None:
+    """What the numbers under a row or column label are, from the label alone: 'p',
+    'ratio' ('go/python', 'cc/sc', 'ratio'), 'ms', 'pct', 'count' — or None."""
+    text = str(label).lower()
+    if text == "p":
+        return "p"
+    rate = any(unit in text for unit in RATES)
+    if not rate and (RATIO.search(text) or "ratio" in text or "×" in text):
+        return "ratio"
+    if text in ("ci low", "ci high"):
+        return "ratio"
+    words = set(re.findall(r"[a-z%]+", text))
+    if "ms" in words:
+        return "ms"
+    if "%" in text or "mb" in words:
+        return "pct"
+    if rate or words & {"requests", "runs", "timeouts", "errors", "count"}:
+        return "count"
+    return None
+
+
+WRITERS = {
+    "p": lambda v: f"{v:.3f}",
+    "ratio": fmt.significant,
+    "ms": fmt.milliseconds,
+    "pct": lambda v: f"{v:,.1f}",
+    "count": lambda v: fmt.count(v) if abs(v) >= 100 or v == int(v) else fmt.significant(v),
+}
+
+
+def formatted(table: pd.DataFrame) -> pd.DataFrame:
+    """Every number as text, written by what its labels say it is: a ratio or p-value
+    wherever either label says so, otherwise by its column — or, for a column with no
+    opinion (a target's name), by its row (metrics as rows, as the notebooks transpose
+    them). Text cells stay as they are."""
+
+    def cell(value: object, row: object, column: object) -> str:
+        if value is None or isinstance(value, float | np.floating) and np.isnan(value):
+            return "–"
+        if isinstance(value, bool | str) or not isinstance(value, int | float | np.number):
+            return str(value)
+        kinds = (number_kind(column), number_kind(row))
+        kind = next((k for k in ("p", "ratio") if k in kinds), None)
+        return WRITERS[kind or kinds[0] or kinds[1] or "count"](float(value))
+
+    out = table.astype(object).copy()
+    for column in table.columns:
+        for row in table.index:
+            out.loc[row, column] = cell(table.loc[row, column], row, column)
+    return out
+
+
+def styled(table: pd.DataFrame) -> Styler:
+    """The table with its numbers formatted for reading (see formatted)."""
+    return formatted(table).style
+
+
+def efficiency_table(results: pd.DataFrame, bound_rps: float) -> pd.DataFrame:
+    """Median req/s of each target against the Little's-law ceiling of the load.
+
+    With c connections each waiting at least ``delay`` per request, no server can
+    exceed c / delay requests per second; the share reached says how much of the time
+    went to something other than the simulated I/O (CPU, queueing, the load tool).
+    """
+    data = with_derived(results)
+    medians = data.groupby("target", sort=False).agg(
+        rps=("rps", "median"), server_cpu=("server_cpu_pct", "median"), flags=("flags", flag_counts)
+    )
+    return pd.DataFrame(
+        {
+            "req/s": medians["rps"],
+            "Little's-law ceiling req/s": bound_rps,
+            "share of ceiling %": 100 * medians["rps"] / bound_rps,
+            "server CPU %": medians["server_cpu"],
+            "flags": medians["flags"],
+        }
+    )
+
+
+def comparison_table(
+    results: pd.DataFrame,
+    split: str,
+    a: str,
+    b: str,
+    by: Sequence[str] = (),
+    column: str = "rps",
+    sort: bool = True,
+) -> pd.DataFrame:
+    """Compare rows whose ``split`` column is ``a`` with those where it is ``b``, within
+    each group of ``by`` (all rows pooled when ``by`` is empty): medians, the ratio a/b
+    with its own CI and the level it reaches (stats.ESTIMATOR), Mann-Whitney p, and the
+    verdict in words. Invalid runs are left out. Groups come in sorted order, or in order
+    of appearance with ``sort=False``."""
+    rows = []
+    groups = results.groupby(list(by), sort=sort) if by else [((), results)]
+    for keys, group in groups:
+        valid = valid_rows(group)
+        va = valid.loc[valid[split] == a, column].dropna()
+        vb = valid.loc[valid[split] == b, column].dropna()
+        if va.empty or vb.empty:
+            c, verdict = None, f"not ranked: no valid runs of {a if va.empty else b}"
+        else:
+            c = compare(va, vb)
+            verdict = (
+                "no significant difference"
+                if not c.significant
+                else f"{a} higher"
+                if c.ratio > 1
+                else f"{a} lower"
+            )
+        rows.append(
+            {
+                **dict(zip(by, keys if isinstance(keys, tuple) else (keys,), strict=True)),
+                f"{a} median": va.median(),
+                f"{b} median": vb.median(),
+                f"{a}/{b}": c.ratio if c else np.nan,
+                "CI low": c.ratio_low if c else np.nan,
+                "CI high": c.ratio_high if c else np.nan,
+                "CI level": fmt.level(c.ratio_confidence).removesuffix(" CI") if c else "–",
+                "p": c.p_value if c else np.nan,
+                "n": f"{len(va)}+{len(vb)}",
+                "verdict": verdict,
+                "flags": flag_counts(group.loc[group[split].isin([a, b]), "flags"]),
+            }
+        )
+    table = pd.DataFrame(rows)
+    return table.set_index(list(by)) if by else table.set_axis(["pooled"])
+
+
+def grid_table(
+    results: pd.DataFrame, rows: str, columns: Sequence[str], value: str
+) -> pd.DataFrame:
+    """Median of ``value`` per ``rows`` × ``columns`` cell (valid runs), with its CI as
+    text: e.g. operations × (backend, transport) — notebook 05's 2 × 2 per operation."""
+    table = {}
+    for keys, group in valid_rows(results).groupby([rows, *columns], sort=False):
+        s = summarize(group[value])
+        label = " ".join(str(k) for k in keys[1:])
+        table.setdefault(label, {})[keys[0]] = (
+            f"{fmt.significant(s.median, 3)} ({fmt.significant(s.low, 3)}–"
+            f"{fmt.significant(s.high, 3)})"
+        )
+    return pd.DataFrame(table)

@@ -1,0 +1,110 @@
+"""Load-tool ceilings: how many requests per second each tool setting can produce here.
+
+Notebook 00 measures them against the fastest server (experiment ``00_load_generators``).
+Every later experiment row on the same machine carries ``headroom`` = its req/s ÷ the
+ceiling of its tool setting: near 1, the number measured may be the tool's, not the
+server's. A ceiling reached while the tool had CPU to spare was the server's limit, so
+it is a lower bound on the tool's, and the headroom computed from it an upper bound.
+"""
+
+import json
+import math
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import pandas as pd
+
+from benchbook.measure import provenance
+from benchbook.measure.flags import SHORT_RUN_S
+from benchbook.measure.layout import runs_dir
+from benchbook.measure.provenance import MACHINE_KEYS
+
+CALIBRATION_EXPERIMENT = "00_load_generators"
+
+
+@dataclass(frozen=True)
+class Ceilings:
+    """Median req/s per tool setting in one calibration run (none: not calibrated)."""
+
+    run_id: str | None = None
+    by_setting: dict[str, float] = field(default_factory=dict)
+    server: str = ""  # the target the ceilings were measured against
+    # Settings whose ceiling was the tool's own (client_bound); the others were held
+    # back by the server, so reaching them says nothing about the tool.
+    tool_bound: frozenset[str] = frozenset()
+    # Newer calibration runs that were not used, each with the reason.
+    skipped: tuple[str, ...] = ()
+
+    def headroom(self, setting: str, rps: float) -> float | None:
+        """rps ÷ the setting's ceiling — only where the ceiling was the tool's own: a
+        ceiling the server held back is a lower bound, and a share of it means nothing
+        (a run could reach 115 % of it)."""
+        ceiling = self.by_setting.get(setting)
+        return round(rps / ceiling, 3) if ceiling and setting in self.tool_bound else None
+
+
+NOT_CALIBRATED = Ceilings()
+# A calibration whose runs are this short, or this few, gives ceilings too rough to use.
+MIN_REPETITIONS = 3
+
+
+def same_machine(machine: dict[str, object]) -> bool:
+    here = provenance.machine()
+    return all(machine.get(key) == here[key] for key in MACHINE_KEYS)
+
+
+def unusable_because(manifest: dict, results: pd.DataFrame | None) -> str | None:
+    """Why a calibration run cannot give ceilings, every reason (None: it can)."""
+    params = manifest["params"]
+    if not same_machine(manifest["provenance"]["machine"]):
+        return "measured on another machine"
+    if results is None or "completed_utc" not in manifest:
+        return "it did not finish (interrupted or failed)"
+    reasons = []
+    expected = params["runs_planned"]
+    if len(results) != expected:
+        reasons.append(f"it holds {len(results)} of its {expected} runs")
+    if params["repetitions"] < MIN_REPETITIONS:
+        reasons.append(f"{params['repetitions']} repetitions, fewer than {MIN_REPETITIONS}")
+    shortest = min(load["duration_s"] for load in params["loads"])
+    if shortest < SHORT_RUN_S:
+        reasons.append(
+            f"runs of {shortest:g} s (the smoke profile?), shorter than {SHORT_RUN_S:g} s"
+        )
+    return "; ".join(reasons) or None
+
+
+def latest_ceilings(directory: Path | None = None) -> Ceilings:
+    """The ceilings of the newest complete calibration run measured on this machine;
+    newer runs that cannot serve (partial, too short, another machine) are named in
+    ``skipped``, so that no row silently loses its headroom."""
+    directory = directory or runs_dir()
+    skipped = []
+    # Run ids start with their UTC start time, so names sort by age.
+    for path in sorted(directory.glob(f"*-{CALIBRATION_EXPERIMENT}-*"), reverse=True):
+        manifest_path, results_path = path / "manifest.json", path / "results.csv"
+        if not manifest_path.exists():
+            continue
+        manifest = json.loads(manifest_path.read_text())
+        results = pd.read_csv(results_path) if results_path.exists() else None
+        reason = unusable_because(manifest, results)
+        if reason:
+            skipped.append(f"{path.name}: {reason}")
+            continue
+        ceilings = ceilings_from(results, manifest["run_id"], manifest["params"]["targets"][0])
+        return replace(ceilings, skipped=tuple(skipped))
+    return replace(NOT_CALIBRATED, skipped=tuple(skipped))
+
+
+def ceilings_from(results: pd.DataFrame, run_id: str, server: str) -> Ceilings:
+    medians = results.groupby("tool_setting")["rps"].median()
+    by_setting = {setting: float(rps) for setting, rps in medians.items() if not math.isnan(rps)}
+    bound = client_bound_share(results)
+    return Ceilings(run_id, by_setting, server, frozenset(bound[bound >= 0.5].index))
+
+
+def client_bound_share(results: pd.DataFrame) -> pd.Series:
+    """Per tool setting, the share of its runs flagged client_bound."""
+    return results.groupby("tool_setting", sort=False)["flags"].agg(
+        lambda flags: flags.fillna("").str.contains("client_bound").mean()
+    )

@@ -1,0 +1,385 @@
+"""The server registry (servers/servers.toml): what can be measured and how to run it.
+
+Adding a server is one folder plus one entry in the TOML file; nothing here names a
+particular server. An entry says how to build and start the server, which services it
+needs (Redis, started first on a port of its own), and the requests it must answer —
+each a method, a path, headers and a body, with the response it must give — which
+verification, re-verification after load and every load tool read alike.
+"""
+
+import sys
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from benchbook.measure.layout import REGISTRY_PATH, REPO_ROOT
+from benchbook.measure.params import as_list, require_choice
+
+WRITE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
+
+
+@dataclass(frozen=True)
+class Expect:
+    """The response a request must get. ``json`` maps a field of a JSON object to
+    'type:string' (or integer, number, boolean, object, array), a template such as
+    '{sent.url}' or '{record.id}', or a literal; ``headers`` map a header to a template
+    or a literal."""
+
+    status: int
+    content_type: str | None = None
+    body: str | None = None
+    body_pattern: str | None = None
+    json: Mapping[str, str] = field(default_factory=dict)
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class GrpcSpec:
+    """A gRPC server's API: the .proto (for ghz) and the generated Python module whose
+    descriptors give verification the messages (no code generator at run time)."""
+
+    proto: str
+    descriptors: str
+
+
+@dataclass(frozen=True)
+class Request:
+    """One request a server answers. ``path`` may hold ``{id}``: the id of a record the
+    harness created first (see Records); ``body`` may hold ``{unique}``: a value no
+    other request of the run sends (a new URL to shorten, say)."""
+
+    name: str
+    method: str  # an HTTP method, or GRPC: path is then "package.Service/Method"
+    path: str
+    expect: Expect  # for GRPC: status is the gRPC code (0: OK), json the response's fields
+    headers: Mapping[str, str] = field(default_factory=dict)
+    body: str | None = None  # for GRPC: the request message as JSON
+    grpc: "GrpcSpec | None" = None  # where a GRPC request's messages are described
+
+    @property
+    def needs_record(self) -> bool:
+        templates = [self.path, *self.expect.json.values(), *self.expect.headers.values()]
+        return any("{id}" in t or "{record." in t for t in templates)
+
+    @property
+    def unique_body(self) -> bool:
+        return self.body is not None and "{unique}" in self.body
+
+    @property
+    def writes(self) -> bool:
+        return self.method in WRITE_METHODS
+
+
+@dataclass(frozen=True)
+class Records:
+    """How a server stores records, for requests that need one and for the check that
+    nothing was lost: the request that creates one (its response's ``id_field`` names
+    it), the request that reads one back (``resolve``: its expectations say what a
+    record must read as), and, optionally, a GET whose JSON ``count_field`` says how many
+    the store holds (and ``commits_field`` how many write commits it made so far)."""
+
+    create: str
+    resolve: str
+    id_field: str = "id"
+    count_path: str | None = None
+    count_field: str = "count"
+    commits_field: str | None = None
+
+
+@dataclass(frozen=True)
+class Variant:
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    # Experiment factors this variant stands for (columns of their own in the results).
+    factors: Mapping[str, object] = field(default_factory=dict)
+    # Parameters of the services this variant's instance runs with.
+    services: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ServerParam:
+    default: float
+    minimum: float
+
+
+@dataclass(frozen=True)
+class ServiceSpec:
+    """A program a server depends on (e.g. Redis), started before it on its own loopback
+    port; ``kind`` names how the harness talks to it (see benchbook.measure.services)."""
+
+    name: str
+    kind: str
+    command: tuple[str, ...]
+    params: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class ServerSpec:
+    name: str
+    language: str
+    description: str
+    dir: Path
+    build: tuple[str, ...]
+    command: tuple[str, ...]
+    env: Mapping[str, str]
+    ready_path: str
+    params: Mapping[str, ServerParam]
+    requests: tuple[Request, ...]
+    variants: Mapping[str, Variant]
+    services: tuple[str, ...] = ()
+    records: Records | None = None
+    factors: Mapping[str, object] = field(default_factory=dict)
+    grpc: GrpcSpec | None = None  # a gRPC server: ready when it accepts a connection
+
+    def request(self, name: str) -> Request:
+        found = {r.name: r for r in self.requests}
+        require_choice(f"request of {self.name}", name, found)
+        return found[name]
+
+    def resolve_params(self, overrides: Mapping[str, object]) -> dict[str, float]:
+        """Defaults updated with ``overrides``, each checked against its minimum."""
+        values: dict[str, float] = {k: p.default for k, p in self.params.items()}
+        for key, value in overrides.items():
+            require_choice(f"server parameter of {self.name}", key, self.params)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ValueError(f"{self.name}.{key}: {value!r} is not a number")
+            if value < self.params[key].minimum:
+                raise ValueError(
+                    f"{self.name}.{key}: {value} is below the minimum of {self.params[key].minimum}"
+                )
+            values[key] = value
+        return values
+
+
+@dataclass(frozen=True)
+class Target:
+    """One thing to measure: a server, in one of its variants (None if it has none),
+    loaded with one of its requests (by name) or on an ad-hoc GET path (None for both:
+    its first request), with server parameters that differ between targets (a sweep
+    over uvicorn workers, say)."""
+
+    server: str
+    variant: str | None = None
+    path: str | None = None
+    request: str | None = None
+    params: tuple[tuple[str, object], ...] = ()
+    # A weighted mix of requests (by name) instead of one: ((name, weight), …).
+    mix: tuple[tuple[str, float], ...] = ()
+
+    @property
+    def instance(self) -> "Target":
+        """The server process this target runs on: same server, variant and params."""
+        return Target(self.server, self.variant, params=self.params)
+
+    def with_mix(self, mix: tuple[tuple[str, float], ...]) -> "Target":
+        return Target(self.server, self.variant, params=self.params, mix=mix)
+
+    @property
+    def label(self) -> str:
+        settings = [f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in self.params]
+        mix = (
+            "mix " + " ".join(f"{name}:{weight:g}" for name, weight in self.mix) if self.mix else ""
+        )
+        parts = (self.server, self.variant, *settings, self.request, self.path, mix)
+        return " ".join(part for part in parts if part)
+
+
+def _placeholders(values: Mapping[str, object]) -> dict[str, str]:
+    def text(value: object) -> str:
+        return f"{value:g}" if isinstance(value, float) else str(value)
+
+    base = {"python": sys.executable, "root": str(REPO_ROOT)}
+    return base | {k: text(v) for k, v in values.items()}
+
+
+def fill(template: Iterable[str], values: Mapping[str, object]) -> list[str]:
+    """Substitute {port}, {python}, {root}, server parameters, {<service>_port} and
+    {data_dir} into a command."""
+    subs = _placeholders(values)
+    try:
+        return [part.format(**subs) for part in template]
+    except KeyError as missing:
+        raise ValueError(f"servers.toml uses placeholder {missing} that has no value") from None
+
+
+class Registry:
+    def __init__(
+        self,
+        servers: Mapping[str, ServerSpec],
+        path: Path,
+        services: Mapping[str, ServiceSpec] | None = None,
+    ):
+        self.servers = dict(servers)
+        self.services = dict(services or {})
+        self.path = path
+
+    @classmethod
+    def load(cls, path: Path = REGISTRY_PATH) -> "Registry":
+        with open(path, "rb") as f:
+            raw = tomllib.load(f)
+        services = {
+            name: _parse_service(name, entry) for name, entry in raw.get("services", {}).items()
+        }
+        servers = {name: _parse_server(name, entry) for name, entry in raw["servers"].items()}
+        for spec in servers.values():
+            for service in spec.services:
+                if service not in services:
+                    raise ValueError(
+                        f"{path}: {spec.name} needs service {service!r}, which has no "
+                        f"[services.{service}] entry; have {', '.join(services) or 'none'}"
+                    )
+        return cls(servers, path, services)
+
+    def merged(self, other: "Registry") -> "Registry":
+        """This registry with another's servers and services added (tests combine the
+        real servers with misbehaving ones)."""
+        return Registry(
+            {**self.servers, **other.servers}, other.path, {**self.services, **other.services}
+        )
+
+    def get(self, name: str) -> ServerSpec:
+        require_choice("server", name, self.servers)
+        return self.servers[name]
+
+    def service(self, name: str) -> ServiceSpec:
+        require_choice("service", name, self.services)
+        return self.services[name]
+
+    def targets(
+        self,
+        servers: object,
+        variants: Mapping[str, object] | None = None,
+        paths: Mapping[str, object] | None = None,
+        requests: Mapping[str, object] | None = None,
+        sweeps: Mapping[str, Mapping[str, list[object]]] | None = None,
+    ) -> list[Target]:
+        """Expand server names into targets: a server with variants gets the chosen ones
+        (all when none are chosen); one target per chosen request (by name) and per
+        ad-hoc path; one per value of each swept server parameter."""
+        chosen = {
+            "variants": dict(variants or {}),
+            "paths": dict(paths or {}),
+            "requests": dict(requests or {}),
+            "sweeps": dict(sweeps or {}),
+        }
+        names = as_list("servers", servers)
+        specs = {name: self.get(name) for name in names}
+        for option, given in chosen.items():
+            for name in given:
+                if name not in names:
+                    raise ValueError(
+                        f"{option}: given for {name!r}, which is not among the servers"
+                    )
+        targets: list[Target] = []
+        for name, spec in specs.items():
+            if name in chosen["variants"] and not spec.variants:
+                raise ValueError(f"variants: {name} has no variants")
+            server_variants: list[str | None] = (
+                as_list(f"variants of {name}", chosen["variants"][name])
+                if name in chosen["variants"]
+                else list(spec.variants) or [None]
+            )
+            loads: list[tuple[str | None, str | None]] = [
+                (None, _load_path(name, p)) for p in _chosen(chosen["paths"], name, "paths")
+            ] + [
+                (spec.request(r).name, None) for r in _chosen(chosen["requests"], name, "requests")
+            ]
+            settings = _sweep_settings(name, spec, chosen["sweeps"].get(name, {}))
+            for variant in server_variants:
+                if variant is not None:
+                    require_choice(f"variant of {name}", variant, spec.variants)
+                for params in settings:
+                    targets.extend(
+                        Target(name, variant, path, request, params)
+                        for request, path in loads or [(None, None)]
+                    )
+        return targets
+
+
+def _chosen(given: Mapping[str, object], server: str, option: str) -> list[str]:
+    return as_list(f"{option} of {server}", given[server]) if server in given else []
+
+
+def _sweep_settings(
+    server: str, spec: ServerSpec, sweeps: Mapping[str, list[object]]
+) -> list[tuple[tuple[str, object], ...]]:
+    """Every combination of the swept parameters' values ([()] when none is swept)."""
+    settings: list[tuple[tuple[str, object], ...]] = [()]
+    for key, values in sweeps.items():
+        require_choice(f"swept parameter of {server}", key, spec.params)
+        if not isinstance(values, list | tuple) or not values:
+            raise ValueError(f"sweep of {server}.{key}: give a non-empty list, e.g. [1, 2, 4]")
+        settings = [(*s, (key, v)) for s in settings for v in values]
+    return settings
+
+
+def _load_path(server: str, path: str) -> str:
+    if not path.startswith("/"):
+        raise ValueError(f"paths of {server}: {path!r} must start with '/', e.g. '/cc/9'")
+    return path
+
+
+def _parse_request(server: str, entry: Mapping, grpc: GrpcSpec | None) -> Request:
+    method = entry.get("method", "GET").upper()
+    path = entry["path"]
+    expect = dict(entry["expect"])
+    if method == "GRPC" and grpc is None:
+        raise ValueError(f"{server}: a GRPC request needs the server's grpc table")
+    return Request(
+        name=entry.get("name", f"{method} {path}"),
+        method=method,
+        path=path,
+        expect=Expect(**expect),
+        headers=dict(entry.get("headers", {})),
+        body=entry.get("body"),
+        grpc=grpc if method == "GRPC" else None,
+    )
+
+
+def _parse_service(name: str, entry: Mapping) -> ServiceSpec:
+    try:
+        return ServiceSpec(
+            name=name,
+            kind=entry["kind"],
+            command=tuple(entry["command"]),
+            params={k: str(v) for k, v in entry.get("params", {}).items()},
+        )
+    except (KeyError, TypeError) as err:
+        raise ValueError(f"servers.toml: service {name!r} is malformed ({err})") from None
+
+
+def _parse_server(name: str, entry: Mapping) -> ServerSpec:
+    try:
+        records = entry.get("records")
+        grpc = GrpcSpec(**entry["grpc"]) if "grpc" in entry else None
+        return ServerSpec(
+            name=name,
+            language=entry["language"],
+            description=entry.get("description", ""),
+            dir=REPO_ROOT / entry["dir"],
+            build=tuple(entry.get("build", ())),
+            command=tuple(entry["command"]),
+            env=dict(entry.get("env", {})),
+            ready_path=entry.get("ready_path", "/"),
+            params={
+                key: ServerParam(default=p["default"], minimum=p.get("min", 0))
+                for key, p in entry.get("params", {}).items()
+            },
+            requests=tuple(_parse_request(name, r, grpc) for r in entry["requests"]),
+            variants={
+                v: Variant(
+                    args=tuple(spec.get("args", ())),
+                    env=dict(spec.get("env", {})),
+                    factors=dict(spec.get("factors", {})),
+                    services={s: dict(p) for s, p in spec.get("services", {}).items()},
+                )
+                for v, spec in entry.get("variants", {}).items()
+            },
+            services=tuple(entry.get("services", ())),
+            records=Records(**records) if records else None,
+            factors=dict(entry.get("factors", {})),
+            grpc=grpc,
+        )
+    except (KeyError, TypeError) as err:
+        raise ValueError(f"servers.toml: entry {name!r} is malformed ({err})") from None

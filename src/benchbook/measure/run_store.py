@@ -1,0 +1,117 @@
+"""Run storage: ``data/runs/<run_id>/`` with manifest.json, results.csv and raw outputs.
+
+Runs are append-only: a run directory is created exclusively and never reused, so a
+re-run can never overwrite an earlier measurement.
+"""
+
+import csv
+import json
+import secrets
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from benchbook.measure import provenance
+from benchbook.measure.layout import repo_relative, runs_dir
+
+# One row per load-tool invocation, these columns first; an experiment adds one column
+# per factor (storage, workers, …) and what its tools and checks measure beyond these.
+# Latency in milliseconds everywhere.
+CORE_COLUMNS = [
+    "run_id", "experiment", "repetition", "target", "server", "language", "variant",
+    "request", "method", "endpoint",
+    "tool", "tool_setting", "connections", "users", "threads", "duration_s", "requests", "rps",
+    "bytes_per_s", "lat_mean_ms", "lat_stdev_ms", "lat_p50_ms", "lat_p75_ms", "lat_p90_ms",
+    "lat_p99_ms", "lat_p999_ms", "lat_max_ms", "err_connect", "err_read", "err_write",
+    "err_timeout", "non_2xx", "server_cpu_pct", "server_rss_mb", "client_cpu_pct",
+    "headroom", "host_steal_pct", "flags", "incident", "raw_path",
+]  # fmt: skip
+
+RUN_MIME = "application/vnd.benchbook.run+json"
+
+
+class Run:
+    def __init__(self, path: Path):
+        self.path = path
+        self.run_id = path.name
+
+    @classmethod
+    def create(
+        cls,
+        experiment: str,
+        params: dict[str, Any],
+        fingerprint: str = "",
+        extra_columns: list[str] | None = None,
+    ) -> "Run":
+        """A new run folder; its results have CORE_COLUMNS and then ``extra_columns``."""
+        now = datetime.now(UTC)
+        run_id = f"{now:%Y%m%dT%H%M%SZ}-{experiment}-{secrets.token_hex(2)}"
+        path = runs_dir() / run_id
+        path.mkdir(parents=True, exist_ok=False)
+        run = cls(path)
+        run.write_manifest(
+            {
+                "run_id": run_id,
+                "experiment": experiment,
+                "created_utc": now.isoformat(timespec="seconds"),
+                "params": params,
+                "fingerprint": fingerprint,  # see reuse: what a stand-in must match
+                "columns": CORE_COLUMNS + [c for c in extra_columns or [] if c not in CORE_COLUMNS],
+                "provenance": provenance.collect(),
+            }
+        )
+        return run
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.path / "manifest.json"
+
+    @property
+    def results_path(self) -> Path:
+        return self.path / "results.csv"
+
+    def manifest(self) -> dict[str, Any]:
+        return json.loads(self.manifest_path.read_text())
+
+    def write_manifest(self, manifest: dict[str, Any]) -> None:
+        self.manifest_path.write_text(json.dumps(manifest, indent=2, default=str) + "\n")
+
+    def update_manifest(self, **fields: Any) -> None:
+        self.write_manifest(self.manifest() | fields)
+
+    def raw_path(self, name: str) -> Path:
+        return self.path / "raw" / name
+
+    @property
+    def columns(self) -> list[str]:
+        return self.manifest().get("columns", CORE_COLUMNS)
+
+    def append(self, row: dict[str, Any]) -> None:
+        columns = self.columns
+        unknown = set(row) - set(columns)
+        if unknown:
+            raise ValueError(f"row has columns this run did not declare: {sorted(unknown)}")
+        new = not self.results_path.exists()
+        with open(self.results_path, "a", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=columns)
+            if new:
+                writer.writeheader()
+            writer.writerow({"run_id": self.run_id, **row})
+
+    def results(self) -> pd.DataFrame:
+        text_columns = [
+            "target", "server", "language", "variant", "request", "method", "endpoint", "tool",
+            "tool_setting", "flags", "incident",
+        ]  # fmt: skip
+        frame = pd.read_csv(self.results_path, dtype=dict.fromkeys(text_columns, str))
+        return frame.fillna({c: "" for c in text_columns if c in frame})
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        """Shown in a notebook, a run names its folder; the report finds its manifest here."""
+        return {
+            RUN_MIME: {"run_id": self.run_id, "path": repo_relative(self.path)},
+            "text/plain": f"run {self.run_id}: raw outputs, manifest and results in "
+            f"{repo_relative(self.path)}/",
+        }

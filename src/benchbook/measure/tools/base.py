@@ -1,0 +1,195 @@
+"""Load generators: one module per tool, each producing the same tidy measurement.
+
+A tool object (``Wrk``, ``Locust``, …) holds one validated load and knows how to send a
+LoadPlan — the requests of the registry, with their methods, headers, bodies and the ids
+of records created first — to a server, leaving its raw output on disk before parsing
+it into the core measurement columns. Adding a tool is one module with such a class.
+"""
+
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from benchbook.measure.processes import DeadlineExceeded, ManagedProcess
+from benchbook.measure.sampling import CpuTimeline, TreeSampler
+
+
+def require_loopback(name: str, url: str) -> str:
+    """Load goes to servers on this machine only, never anywhere else."""
+    if not url.startswith("http://127.0.0.1:"):
+        raise ValueError(f"{name}: {url!r}; benchbook only sends load to http://127.0.0.1")
+    return url
+
+
+@dataclass(frozen=True)
+class Finished:
+    exit_code: int
+    wall_s: float
+    client_cpu_s: float  # the tool and any worker processes it forked and reaped
+    # Sampled CPU time of each process tree of the tool, to measure a stretch of the run.
+    cpu_timelines: tuple[CpuTimeline, ...] = field(default=())
+
+
+class LoadToolError(RuntimeError):
+    """A load tool failed or hung; the message says what happened and where its output is."""
+
+
+def require_exit(
+    finished: "Finished",
+    tool: str,
+    log: Path,
+    error: type[LoadToolError] = LoadToolError,
+    accepted: tuple[int, ...] = (0,),
+) -> "Finished":
+    """``finished``, or ``error`` quoting the end of the tool's log when it exited with
+    a code that is not a result (``accepted``)."""
+    if finished.exit_code not in accepted:
+        raise error(
+            f"{tool} exited with code {finished.exit_code}; its log is {log}:\n"
+            + log.read_text(errors="replace")[-2000:]
+        )
+    return finished
+
+
+def run_to_files(
+    argv: list[str],
+    log_path: Path,
+    stdout_path: Path | None,
+    cpus: Sequence[int] | None,
+    deadline_s: float,
+    env: Mapping[str, str] | None = None,
+) -> Finished:
+    """Run a load tool to its end: the command line and stderr to ``log_path``, stdout
+    to ``stdout_path`` (or the log too), so its output is on disk before any parsing.
+    A tool still running ``deadline_s`` after its start is stopped, and LoadToolError
+    says so."""
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(log_path, "wb") as log:
+        log.write(("$ " + " ".join(argv) + "\n").encode())
+        log.flush()
+        stdout = open(stdout_path, "wb") if stdout_path else None
+        try:
+            start = time.monotonic()
+            with ManagedProcess(
+                argv,
+                env=env,
+                stdout=stdout or log,
+                stderr=log if stdout else subprocess.STDOUT,
+                cpus=cpus,
+            ) as proc:
+                with TreeSampler(proc.pid) as sampler:
+                    try:
+                        code, cpu_s = proc.wait_with_usage(deadline_s)
+                    except DeadlineExceeded as late:
+                        raise LoadToolError(
+                            f"{late} Its output so far is in {stdout_path or log_path}."
+                        ) from None
+            return Finished(code, time.monotonic() - start, cpu_s, (sampler.cpu_timeline,))
+        finally:
+            if stdout:
+                stdout.close()
+
+
+@dataclass(frozen=True)
+class LoadRequest:
+    """A registry request as a load tool sends it: ``{id}`` in the path cycles through
+    ``ids`` (records created before the run), ``{unique}`` in the body becomes a value no
+    other request sends. In a mix, each request is sent in proportion to its ``weight``."""
+
+    name: str
+    method: str
+    path: str
+    headers: Mapping[str, str] = field(default_factory=dict)
+    body: str | None = None
+    ids: tuple[str, ...] = ()
+    expected_status: int = 200
+    weight: float = 1.0
+    proto: str | None = None  # a GRPC request's .proto, for gRPC load tools
+
+
+@dataclass(frozen=True)
+class LoadPlan:
+    """What a run sends. ``capture_status``: keep the body of every response with this
+    status (the records a write run created), as ``capture_dir``/<tool's files>, for
+    the check that nothing was lost."""
+
+    requests: tuple[LoadRequest, ...]
+    capture_status: int | None = None
+    capture_dir: Path | None = None
+
+    def __post_init__(self) -> None:
+        if not self.requests:
+            raise ValueError("a load plan needs at least one request")
+        for request in self.requests:
+            if "{id}" in request.path and not request.ids:
+                raise ValueError(f"{request.name}: {request.path} needs ids of created records")
+
+    def order(self) -> list[int]:
+        """Smooth weighted round robin over whole-number weights: 5, 4, 4 → 13 slots,
+        each request (by index) spread evenly. Tools that cannot draw at random send
+        their requests in this order."""
+        weights = [r.weight for r in self.requests]
+        counts = [round(w) for w in weights]
+        if any(c < 1 or c != w for c, w in zip(counts, weights, strict=True)):
+            raise ValueError(f"mixes need whole-number weights ≥ 1, got {weights}")
+        current, order = [0] * len(counts), []
+        for _ in range(sum(counts)):
+            current = [c + w for c, w in zip(current, counts, strict=True)]
+            best = max(range(len(counts)), key=current.__getitem__)
+            current[best] -= sum(counts)
+            order.append(best)
+        return order
+
+    @property
+    def single_path(self) -> str | None:
+        """The one fixed path a plan of one plain GET sends (tools that can only GET)."""
+        (only, *rest) = self.requests
+        if rest or only.method != "GET" or only.body or only.headers or "{id}" in only.path:
+            return None
+        return only.path
+
+
+def get_plan(path: str) -> LoadPlan:
+    """The simplest plan: GET one path (named by the path, as Locust names it)."""
+    return LoadPlan((LoadRequest(path, "GET", path),))
+
+
+@dataclass(frozen=True)
+class ToolRun:
+    measured: dict[str, float | int | None]  # the measurement columns of a tidy row
+    wall_s: float
+    client_cpu_s: float
+    raw_path: Path
+    # (start, end) Unix times of the load phase, when the tool's lifetime is longer
+    # (Locust's start-up): server CPU is then measured over this stretch only.
+    load_phase: tuple[float, float] | None = None
+
+
+class LoadTool(Protocol):
+    name: str
+    load: Any  # the validated load, a dataclass (stored in the run's manifest)
+    closed_loop: bool  # a fixed number of requests in flight (Little's law applies)
+
+    @property
+    def slug(self) -> str: ...  # e.g. "c100", "u1000-HttpUser-p1": names raw files
+
+    @property
+    def setting(self) -> str: ...  # what bounds the tool's throughput; ceilings are per setting
+
+    def describe(self) -> str: ...  # the load, for progress lines
+
+    def row_fields(self) -> dict[str, object]: ...  # connections/threads or users
+
+    def client_cores(self, available: int) -> int: ...  # cores the tool can use at most
+
+    def run(
+        self,
+        host: str,
+        plan: LoadPlan,
+        raw_prefix: Path,
+        cpus: tuple[int, ...] | None,
+        duration_s: float | None = None,
+    ) -> ToolRun: ...
