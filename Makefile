@@ -24,6 +24,8 @@ ANALYSIS := $(shell find src/benchbook/analyse -type f -name '*.py' -not -path '
 RENDERED_WITH := $(shell find src/benchbook/render -type f -not -path '*/__pycache__/*' \
 	-not -name '*.pyc')
 PROFILE_STAMP := report/executed/.profile
+# The Go version servers/go/go.mod and servers/go/tools/go.mod declare.
+GO_NEEDED := $(shell sed -n 's/^go //p' servers/go/go.mod)
 
 .PHONY: setup tools build go-tools report test lint lab run bench-harness clean
 
@@ -41,19 +43,23 @@ $(INSTALLED): requirements.txt pyproject.toml
 # PDF's pango and font) are in one list, .ci/system-tools, which installs the missing ones
 # with apt-get when we are root and otherwise prints the command.
 tools:
-	@command -v go >/dev/null || { echo "Go is missing: install Go 1.22 or newer (conda: conda install -c conda-forge go)"; exit 1; }
+	@command -v go >/dev/null || { echo "Go is missing: install Go $(GO_NEEDED) or newer (conda: conda install -c conda-forge go)"; exit 1; }
+	@have=$$(go env GOVERSION | sed 's/^go//'); \
+	  printf '%s\n%s\n' "$(GO_NEEDED)" "$$have" | sort -V -C || { \
+	  echo "Go $$have is too old: servers/go/go.mod and servers/go/tools/go.mod need Go $(GO_NEEDED) or newer (the tools module uses go.mod 'tool' directives, Go 1.24+)"; exit 1; }
 	@command -v taskset >/dev/null || { echo "taskset is missing: it is in util-linux"; exit 1; }
 	@.ci/system-tools
 
 build: $(INSTALLED)
 	$(BIN)/python -m benchbook build
 
-# Load tools built with Go (ghz, vegeta, benchstat), pinned in servers/go/tools/go.mod.
-GO_TOOLS := build/bin/ghz build/bin/vegeta build/bin/benchstat
+# Load tools built with Go (every `tool` directive of servers/go/tools/go.mod: ghz, vegeta,
+# benchstat, …), pinned there; a stamp stands for all of them, so adding one is a go.mod line.
+GO_TOOLS := build/bin/.go-tools
 go-tools: $(GO_TOOLS)
-$(GO_TOOLS) &: servers/go/tools/go.mod servers/go/tools/go.sum
+$(GO_TOOLS): servers/go/tools/go.mod servers/go/tools/go.sum
 	GOBIN=$(CURDIR)/build/bin go -C servers/go/tools install tool
-	@touch $(GO_TOOLS)
+	@touch $@
 
 report: report/index.html report/report.pdf
 

@@ -18,13 +18,13 @@ from pathlib import Path
 
 from benchbook.analyse.stats import summarize
 from benchbook.measure.instances import start_instance
-from benchbook.measure.orchestration import Config, measure_run, plan_pinning
-from benchbook.measure.params import ClosedLoopLoad
+from benchbook.measure.measured_run import Config, measure_run
+from benchbook.measure.pinning import plan_pinning
 from benchbook.measure.registry import Registry, Target
 from benchbook.measure.run_store import Run
 from benchbook.measure.sampling import host_cpu_jiffies, steal_pct
 from benchbook.measure.servers import build_server
-from benchbook.measure.tools.wrk import Wrk, wrk_command
+from benchbook.measure.tools.wrk import ClosedLoopLoad, Wrk, wrk_command
 from benchbook.measure.verification import verify
 
 TARGET = 0.98

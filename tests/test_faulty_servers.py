@@ -3,9 +3,9 @@
 import pytest
 from conftest import descendants
 
+from benchbook import measure
 from benchbook.analyse import conclusions
 from benchbook.analyse.tables import comparison_table, summary_table
-from benchbook.measure.orchestration import run_wrk_experiment
 from benchbook.measure.registry import Registry
 
 
@@ -17,10 +17,14 @@ def both(registry: Registry, test_registry: Registry) -> Registry:
 
 @pytest.mark.slow
 def test_wrong_bodies_under_load_flag_bad_response_and_are_never_ranked(both) -> None:
-    run = run_wrk_experiment(
-        "bad_response_test", ["wrong-body-under-load", "go-hello"], connections=4, threads=1,
-        duration="2s", warmup="0s", repetitions=1, registry=both,
-    )  # fmt: skip
+    run = measure.run(
+        "bad_response_test",
+        ["wrong-body-under-load", "go-hello"],
+        measure.tool("wrk", connections=4, threads=1, duration="2s"),
+        warmup="0s",
+        repetitions=1,
+        registry=both,
+    )
     results = run.results().set_index("target")
     bad = results.loc["wrong-body-under-load"]
     assert "bad_response" in bad["flags"].split(";")
@@ -36,10 +40,14 @@ def test_wrong_bodies_under_load_flag_bad_response_and_are_never_ranked(both) ->
 
 @pytest.mark.slow
 def test_a_server_that_dies_is_reported_and_the_others_still_measured(both, capsys) -> None:
-    run = run_wrk_experiment(
-        "server_died_test", ["dies-under-load", "go-hello"], connections=4, threads=1,
-        duration="3s", warmup="0s", repetitions=2, registry=both,
-    )  # fmt: skip
+    run = measure.run(
+        "server_died_test",
+        ["dies-under-load", "go-hello"],
+        measure.tool("wrk", connections=4, threads=1, duration="3s"),
+        warmup="0s",
+        repetitions=2,
+        registry=both,
+    )
     results = run.results()
     died = results[results["target"] == "dies-under-load"]
     assert len(died) == 1  # its second repetition was skipped, not measured

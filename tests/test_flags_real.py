@@ -4,13 +4,17 @@ import pandas as pd
 import pytest
 from conftest import descendants
 
-from benchbook.measure.orchestration import run_wrk_experiment
+from benchbook import measure
 from benchbook.measure.registry import Registry
 
 
-def measure(registry: Registry, server: str, **load) -> pd.DataFrame:
-    params = dict(connections=4, threads=1, duration="2s", warmup="0s", repetitions=1)
-    run = run_wrk_experiment("flags_test", [server], registry=registry, **(params | load))
+def measured(registry: Registry, server: str, **load) -> pd.DataFrame:
+    server_params = load.pop("server_params", None)
+    wrk = dict(connections=4, threads=1, duration="2s") | load
+    run = measure.run(
+        "flags_test", [server], measure.tool("wrk", **wrk), registry=registry, warmup="0s",
+        repetitions=1, server_params=server_params,
+    )  # fmt: skip
     assert descendants() == []
     return run.results()
 
@@ -21,14 +25,14 @@ def flags(results: pd.DataFrame) -> set[str]:
 
 @pytest.mark.slow
 def test_server_returning_500s_is_flagged_non_2xx(test_registry) -> None:
-    results = measure(test_registry, "status-500")
+    results = measured(test_registry, "status-500")
     assert results.loc[0, "non_2xx"] == results.loc[0, "requests"] > 0
     assert "non_2xx" in flags(results)
 
 
 @pytest.mark.slow
 def test_server_slower_than_wrks_timeout_is_flagged_timeouts(test_registry) -> None:
-    results = measure(test_registry, "go-slow", timeout="1s", duration="3s")
+    results = measured(test_registry, "go-slow", timeout="1s", duration="3s")
     assert results.loc[0, "err_timeout"] > 0
     assert {"timeouts", "littles_law"} <= flags(results)  # no latency left to check it with
 
@@ -36,7 +40,7 @@ def test_server_slower_than_wrks_timeout_is_flagged_timeouts(test_registry) -> N
 @pytest.mark.slow
 def test_littles_law_holds_for_a_sleeping_server_under_a_closed_loop(registry) -> None:
     # 10 connections, 20 ms per request: about 500 req/s with 10 requests in flight.
-    results = measure(
+    results = measured(
         registry, "go-iodelay", connections=10, server_params={"delay_ms": 20}, duration="3s"
     )
     in_flight = results.loc[0, "rps"] * results.loc[0, "lat_mean_ms"] / 1000

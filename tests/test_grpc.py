@@ -4,7 +4,7 @@ ghz for real, and the 404 backend refused."""
 import pytest
 from conftest import descendants
 
-from benchbook.measure.orchestration import run_ghz_experiment, run_gobench_experiment
+from benchbook import measure
 from benchbook.measure.servers import free_port
 from benchbook.measure.tools.base import LoadPlan, LoadRequest
 from benchbook.measure.tools.ghz import Ghz, GrpcLoad
@@ -19,10 +19,17 @@ HEALTH = "benchbook.governance.v1.GovernanceService/HealthCheck"
 
 @pytest.mark.slow
 def test_the_four_servers_verify_and_go_benchmarks_become_rows(runs_dir) -> None:
-    run = run_gobench_experiment(
-        "gobench_test", BACKENDS, bench="Ops/.*/(HealthCheck|CreateSession)$|FirstCall",
-        benchtime="20ms", repetitions=2,
-    )  # fmt: skip
+    run = measure.run(
+        "gobench_test",
+        [s for b in (BACKENDS).values() for s in b.values()],
+        measure.tool(
+            "go-bench",
+            backends=BACKENDS,
+            bench="Ops/.*/(HealthCheck|CreateSession)$|FirstCall",
+            benchtime="20ms",
+        ),
+        repetitions=2,
+    )
     rows = run.results()
     assert len(rows) == 2 * 2 * (2 * 2 + 2)  # reps × backends × (2 ops × 2 transports + 2)
     assert set(rows["backend"]) == {"python", "go"} and set(rows["transport"]) == {"http", "grpc"}
@@ -37,28 +44,46 @@ def test_the_four_servers_verify_and_go_benchmarks_become_rows(runs_dir) -> None
 
 @pytest.mark.slow
 def test_the_article_loop_against_the_404_backend_is_flagged_and_refused_otherwise() -> None:
-    run = run_gobench_experiment(
-        "article_style_test", {"article": {"http": "http-not-found"}},
-        bench="ArticleStyle/http/HealthCheck$", benchtime="20ms", repetitions=1,
-        env={"GOVERNANCE_ARTICLE_STYLE": "1"}, verify_servers=False,
-    )  # fmt: skip
+    run = measure.run(
+        "article_style_test",
+        [s for b in ({"article": {"http": "http-not-found"}}).values() for s in b.values()],
+        measure.tool(
+            "go-bench",
+            backends={"article": {"http": "http-not-found"}},
+            bench="ArticleStyle/http/HealthCheck$",
+            benchtime="20ms",
+            env={"GOVERNANCE_ARTICLE_STYLE": "1"},
+        ),
+        repetitions=1,
+        verify_servers=False,
+    )
     (row,) = run.results().itertuples()
     assert row.errors_per_op == 1 and row.flags == "bad_response"
     assert "100% of its iterations failed" in row.incident
     with pytest.raises(VerificationError, match="GET /health: status 404, expected 200"):
-        run_gobench_experiment(
-            "refused_test", {"article": {"http": "http-not-found"}},
-            bench="Ops/http/HealthCheck$", repetitions=1,
-        )  # fmt: skip
+        measure.run(
+            "refused_test",
+            [s for b in ({"article": {"http": "http-not-found"}}).values() for s in b.values()],
+            measure.tool(
+                "go-bench",
+                backends={"article": {"http": "http-not-found"}},
+                bench="Ops/http/HealthCheck$",
+            ),
+            repetitions=1,
+        )
     assert descendants() == []
 
 
 @pytest.mark.slow
 def test_ghz_calls_are_parsed_into_rows() -> None:
-    run = run_ghz_experiment(
-        "ghz_test", ["go-governance-grpc"], requests={"go-governance-grpc": ["HealthCheck"]},
-        concurrency=4, calls=400, warmup="0s", repetitions=1,
-    )  # fmt: skip
+    run = measure.run(
+        "ghz_test",
+        ["go-governance-grpc"],
+        measure.tool("ghz", concurrency=4, calls=400),
+        requests={"go-governance-grpc": ["HealthCheck"]},
+        warmup="0s",
+        repetitions=1,
+    )
     (row,) = run.results().itertuples()
     assert (row.requests, row.ok, row.non_ok) == (400, 400, 0)
     assert row.rps == pytest.approx(400 / row.duration_s) and row.lat_p50_ms > 0

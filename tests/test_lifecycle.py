@@ -15,7 +15,7 @@ import psutil
 import pytest
 from conftest import RUNNER_START_S, descendants
 
-from benchbook.measure.orchestration import run_wrk_experiment
+from benchbook import measure
 from benchbook.measure.processes import DeadlineExceeded, ManagedProcess, sigint_deferred
 from benchbook.measure.registry import Target
 from benchbook.measure.servers import ServerStartError, build_server, start_server
@@ -87,10 +87,14 @@ def test_server_answering_404_fails_verification(test_registry, tmp_path) -> Non
 
 def test_unverified_server_is_never_benchmarked(test_registry, runs_dir) -> None:
     with pytest.raises(VerificationError):
-        run_wrk_experiment(
-            "verify_test", ["wrong-path"], connections=2, threads=1, duration="1s",
-            warmup="0s", repetitions=1, registry=test_registry,
-        )  # fmt: skip
+        measure.run(
+            "verify_test",
+            ["wrong-path"],
+            measure.tool("wrk", connections=2, threads=1, duration="1s"),
+            warmup="0s",
+            repetitions=1,
+            registry=test_registry,
+        )
     (run,) = runs_dir.iterdir()
     assert not (run / "raw").exists() and not (run / "results.csv").exists()
     assert descendants() == []
@@ -98,9 +102,9 @@ def test_unverified_server_is_never_benchmarked(test_registry, runs_dir) -> None
 
 RUNNER = textwrap.dedent(
     """
-    from benchbook.measure.orchestration import run_wrk_experiment
-    run_wrk_experiment("lifecycle", ["go-iodelay"], connections=4, threads=1,
-                       duration="60s", warmup="0s", repetitions=1)
+    from benchbook import measure
+    wrk = measure.tool("wrk", connections=4, threads=1, duration="60s")
+    measure.run("lifecycle", ["go-iodelay"], wrk, warmup="0s", repetitions=1)
     """
 )
 
@@ -245,9 +249,12 @@ def test_a_hung_wrk_is_stopped_at_its_deadline_and_the_message_says_so(monkeypat
     freezer = threading.Thread(target=freeze_wrk)
     freezer.start()
     with pytest.raises(LoadToolError, match=r"still ran 3 s after it started, so it was stopped"):
-        run_wrk_experiment(
-            "hung_tool", ["go-hello"], connections=2, threads=1, duration="1s", timeout="1s",
-            warmup="0s", repetitions=1,
-        )  # fmt: skip
+        measure.run(
+            "hung_tool",
+            ["go-hello"],
+            measure.tool("wrk", connections=2, threads=1, duration="1s", timeout="1s"),
+            warmup="0s",
+            repetitions=1,
+        )
     freezer.join()
     assert descendants() == []

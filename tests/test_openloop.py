@@ -1,52 +1,67 @@
-"""benchbook.analyse.experiments.open_loop: the pause model, capacity at an SLO on constructed
-freeze comparison's arithmetic, their charts — and real open-loop runs: vegeta's rows, a
-rate it cannot send, and the freeze server under vegeta and wrk."""
+"""benchbook.analyse.experiments (notebook 06's analysis): the pause model and the freeze
+comparison's arithmetic, capacity at an SLO on constructed runs, their charts — and real
+open-loop runs: vegeta's rows, a rate it cannot send, and the freeze server under vegeta
+and wrk."""
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
 import pytest
 from conftest import descendants
 
+from benchbook import measure
+from benchbook.analyse import chart_style, plots
 from benchbook.analyse import formatting as fmt
-from benchbook.analyse import plots
-from benchbook.analyse.experiments import open_loop
-from benchbook.analyse.stats import compare
-from benchbook.measure.orchestration import (
-    run_tools_experiment,
-    run_vegeta_experiment,
-    vegeta_tool,
-    wrk_tool,
+from benchbook.analyse.experiments import (
+    capacity,
+    capacity_wording,
+    coordinated_omission,
+    offered_load,
+    open_loop,
 )
+from benchbook.analyse.experiments.capacity import CAPACITY
+from benchbook.analyse.experiments.coordinated_omission import (
+    MODEL,
+    OPEN,
+    OPEN_SHORT,
+    REPORTED,
+    TIMED,
+    TIMED_SHORT,
+)
+from benchbook.analyse.stats import compare
+from benchbook.measure.layout import REPO_ROOT
 
 # --- the pause model
 
 
 def test_pause_model_gives_the_hand_checked_quantiles_of_200_ms_every_second() -> None:
     # A share P/T = 20 % waits uniformly in (0, 200 ms): the q-quantile is 200 - (1 - q)·1000.
-    model = open_loop.pause_model(0.2, 1.0)
+    model = coordinated_omission.pause_model(0.2, 1.0)
     assert model == pytest.approx({0.5: 0.0, 0.9: 100.0, 0.99: 190.0, 0.999: 199.0})
-    assert open_loop.pause_mean_ms(0.2, 1.0) == pytest.approx(20.0)  # P²/(2T)
+    assert coordinated_omission.pause_mean_ms(0.2, 1.0) == pytest.approx(20.0)  # P²/(2T)
     # A shorter pause leaves p90 on the fast path, which the model adds to every quantile.
-    short = open_loop.pause_model(0.05, 1.0, (0.9, 0.99, 0.999), service_ms=0.3)
+    short = coordinated_omission.pause_model(0.05, 1.0, (0.9, 0.99, 0.999), service_ms=0.3)
     assert short == pytest.approx({0.9: 0.3, 0.99: 40.3, 0.999: 49.3})
-    assert open_loop.pause_mean_ms(0.05, 1.0) == pytest.approx(1.25)
+    assert coordinated_omission.pause_mean_ms(0.05, 1.0) == pytest.approx(1.25)
 
 
 def test_pause_model_agrees_with_requests_spread_evenly_over_a_period() -> None:
     period, pause = 1.0, 0.2
     sent = (np.arange(100_000) + 0.5) / 100_000 * period  # a schedule: evenly in time
     waits_ms = 1000 * np.where(sent >= period - pause, period - sent, 0.0)
-    for share, expected in open_loop.pause_model(pause, period).items():
+    for share, expected in coordinated_omission.pause_model(pause, period).items():
         assert np.quantile(waits_ms, share) == pytest.approx(expected, abs=0.05)
-    assert waits_ms.mean() == pytest.approx(open_loop.pause_mean_ms(pause, period), abs=0.01)
+    assert waits_ms.mean() == pytest.approx(
+        coordinated_omission.pause_mean_ms(pause, period), abs=0.01
+    )
 
 
 @pytest.mark.parametrize(("pause", "period"), [(1.0, 1.0), (-0.1, 1.0), (2.0, 1.0)])
 def test_a_pause_as_long_as_its_period_has_no_model(pause: float, period: float) -> None:
     with pytest.raises(ValueError, match="shorter than the period"):
-        open_loop.pause_model(pause, period)
+        coordinated_omission.pause_model(pause, period)
 
 
 # --- the freeze comparison, on constructed rows
@@ -79,61 +94,65 @@ def freeze_rows() -> pd.DataFrame:
 
 def test_freeze_runs_put_what_wrk_timed_beside_what_it_reports() -> None:
     results = freeze_rows()
-    runs = open_loop.freeze_runs(results)
+    runs = coordinated_omission.freeze_runs(results)
     by_source = runs.groupby("target")["lat_p90_ms"].median()
-    assert by_source[open_loop.TIMED] == 0.5 and by_source[open_loop.REPORTED] == 90.0
-    assert runs.loc[runs["target"] == open_loop.TIMED, "lat_mean_ms"].isna().all()
-    assert (runs.loc[runs["target"] != open_loop.OPEN, "flags"] == "littles_law").all()
+    assert by_source[TIMED] == 0.5 and by_source[REPORTED] == 90.0
+    assert runs.loc[runs["target"] == TIMED, "lat_mean_ms"].isna().all()
+    assert (runs.loc[runs["target"] != OPEN, "flags"] == "littles_law").all()
     with pytest.raises(ValueError, match="uncorrected=True"):
-        open_loop.freeze_runs(results.drop(columns="lat_p90_uncorrected_ms"))
+        coordinated_omission.freeze_runs(results.drop(columns="lat_p90_uncorrected_ms"))
     with pytest.raises(ValueError, match=r"vegeta and wrk; these results have \['wrk'\]"):
-        open_loop.freeze_runs(results[results["tool"] == "wrk"])
+        coordinated_omission.freeze_runs(results[results["tool"] == "wrk"])
 
 
 def test_the_headline_names_what_wrk_timed_and_the_open_loop_briefly() -> None:
-    runs = open_loop.timed_vs_open_loop(freeze_rows())
-    assert set(runs["target"]) == {open_loop.TIMED_SHORT, open_loop.OPEN_SHORT, open_loop.REPORTED}
+    runs = coordinated_omission.timed_vs_open_loop(freeze_rows())
+    assert set(runs["target"]) == {TIMED_SHORT, OPEN_SHORT, REPORTED}
 
 
 def test_freeze_percentiles_and_the_model_row() -> None:
     results = freeze_rows()
-    table = open_loop.freeze_percentiles(open_loop.freeze_runs(results), 0.2, 1.0)
+    table = coordinated_omission.freeze_percentiles(
+        coordinated_omission.freeze_runs(results), 0.2, 1.0
+    )
     cell = table.set_index(["source", "percentile"])
-    assert cell.loc[(open_loop.OPEN, "p90"), ["median", "low", "high", "n"]].tolist() == [
+    assert cell.loc[(OPEN, "p90"), ["median", "low", "high", "n"]].tolist() == [
         106.0, 105.0, 107.0, 3]  # fmt: skip
     # The model: the pause model plus the fast path (the open loop's median p50).
-    assert cell.loc[(open_loop.MODEL, "p99"), "median"] == pytest.approx(190.2)
-    assert cell.loc[(open_loop.MODEL, "p50"), "median"] == pytest.approx(0.2)
-    shown = open_loop.freeze_table(table)
-    assert shown.loc[open_loop.OPEN, "p90 ms"] == "106 (105–107)"
-    assert shown.loc[open_loop.MODEL, "runs"] == "model"
+    assert cell.loc[(MODEL, "p99"), "median"] == pytest.approx(190.2)
+    assert cell.loc[(MODEL, "p50"), "median"] == pytest.approx(0.2)
+    shown = coordinated_omission.freeze_table(table)
+    assert shown.loc[OPEN, "p90 ms"] == "106 (105–107)"
+    assert shown.loc[MODEL, "runs"] == "model"
 
 
 def test_missed_stall_names_its_reference_and_says_when_wrk_is_close() -> None:
     results = freeze_rows()
-    runs = open_loop.freeze_runs(results)
-    p90 = open_loop.missed_stall_sentence(runs, 0.9)
+    runs = coordinated_omission.freeze_runs(results)
+    p90 = coordinated_omission.missed_stall_sentence(runs, 0.9)
     assert "**wrk's p90 as timed (uncorrected) missed 106 ms of stall**" in p90
     assert "open-loop p90 106 ms − wrk's 0.500 ms" in p90
     assert "as reported (corrected) missed 16.0 ms of stall" in p90
-    p99 = open_loop.missed_stall_sentence(runs, 0.99)
+    p99 = coordinated_omission.missed_stall_sentence(runs, 0.99)
     assert "as timed (uncorrected) was close (1.00 ms more)" in p99
     assert "as reported (corrected) was close (1.00 ms less)" in p99
-    assert open_loop.missed_stall(100.0, 130.0) == "overstated it by 30.0 ms"
+    assert coordinated_omission.missed_stall(100.0, 130.0) == "overstated it by 30.0 ms"
 
 
 def test_what_wrk_assumed_and_what_reached_a_pause() -> None:
     results = freeze_rows()
     wrk = results[results["tool"] == "wrk"]
     # wrk's own arithmetic: 3,000,000 µs // (2263 // 10 = 226 requests per connection).
-    assert open_loop.fill_in_interval_ms(wrk) == pytest.approx(13.274)
+    assert coordinated_omission.fill_in_interval_ms(wrk) == pytest.approx(13.274)
     # 10 connections × 3 pauses of 2263 requests.
-    assert open_loop.stalled_share(wrk, 1.0) == pytest.approx(30 / 2263)
-    sentences = " ".join(open_loop.freeze_sentences(open_loop.freeze_runs(results), 0.2, 1.0))
+    assert coordinated_omission.stalled_share(wrk, 1.0) == pytest.approx(30 / 2263)
+    sentences = " ".join(
+        coordinated_omission.freeze_sentences(coordinated_omission.freeze_runs(results), 0.2, 1.0)
+    )
     assert "At most 1.3% of wrk's requests met a pause" in sentences
     assert "puts fewer requests into each pause" in sentences  # 13.3 ms > 10 + 0.3 ms
     assert "= 21 connections busy, from 10 connections" in sentences  # 754 × 27.8 ms
-    brief = open_loop.freeze_brief(open_loop.freeze_runs(results), 0.2, 1.0)
+    brief = coordinated_omission.freeze_brief(coordinated_omission.freeze_runs(results), 0.2, 1.0)
     assert "more than the 1 % above a p99" in brief
 
 
@@ -146,7 +165,8 @@ def load_rows(target: str, p99s: dict[float, list[float]], **columns: object) ->
     for rate, values in p99s.items():
         for rep, p99 in enumerate(values, 1):
             rows.append({"run_id": "r", "experiment": "e", "target": target, "server": target,
-                         "repetition": rep, "target_rate": rate, "achieved_rate": rate,
+                         "tool": "vegeta", "repetition": rep, "target_rate": rate,
+                         "achieved_rate": rate,
                          "lat_p50_ms": p99 / 3, "lat_p99_ms": p99, "flags": "", "requests": 10_000,
                          "err_connect": 0, "err_read": 0, "err_write": 0, "err_timeout": 0,
                          "non_2xx": 0, "headroom": np.nan, "client_cpu_pct": 30.0,
@@ -154,45 +174,45 @@ def load_rows(target: str, p99s: dict[float, list[float]], **columns: object) ->
     return pd.DataFrame(rows)
 
 
-def capacity(caps: pd.DataFrame, target: str, rep: int = 1) -> pd.Series:
+def repetition(caps: pd.DataFrame, target: str, rep: int = 1) -> pd.Series:
     return caps[(caps["target"] == target) & (caps["repetition"] == rep)].iloc[0]
 
 
 def test_capacity_lies_where_p99_crosses_the_slo_on_a_log_scale() -> None:
     runs = load_rows("a", {100: [1.0], 200: [1.2], 400: [5.0], 800: [100.0]})
-    caps = open_loop.capacity_runs(runs, factor=10, floor_ms=1)
-    found = capacity(caps, "a")
+    caps = capacity.capacity_runs(runs, factor=10, floor_ms=1)
+    found = repetition(caps, "a")
     assert found["slo_ms"] == 10.0  # 10 × the p99 at the lowest rate
     # 400 met it (5 ms), 800 broke it (100 ms): ln(10/5) / ln(100/5) of the way.
     expected = 400 + 400 * math.log(2) / math.log(20)
-    assert found[open_loop.CAPACITY] == pytest.approx(expected)
+    assert found[CAPACITY] == pytest.approx(expected)
     assert (found["passed_rps"], found["failed_rps"], found["limit"], found["bound"]) == (
         400, 800, "slo", "")  # fmt: skip
-    assert "placed between them on a log scale" in open_loop.capacity_sentence(caps, "a")
+    assert "placed between them on a log scale" in capacity_wording.capacity_sentence(caps, "a")
 
 
 def test_an_invalid_run_never_counts_and_leaves_only_a_lower_bound() -> None:
     runs = load_rows("a", {100: [1.0, 1.0], 200: [1.2, 1.2], 400: [5.0, 5.0], 800: [100.0, 90]})
     runs.loc[(runs["target_rate"] == 400) & (runs["repetition"] == 2), "flags"] = "bad_response"
-    caps = open_loop.capacity_runs(runs)
-    assert capacity(caps, "a", 1)["limit"] == "slo"
-    flagged = capacity(caps, "a", 2)
-    assert (flagged[open_loop.CAPACITY], flagged["bound"], flagged["limit"]) == (
+    caps = capacity.capacity_runs(runs)
+    assert repetition(caps, "a", 1)["limit"] == "slo"
+    flagged = repetition(caps, "a", 2)
+    assert (flagged[CAPACITY], flagged["bound"], flagged["limit"]) == (
         200, "at least", "invalid")  # fmt: skip
-    sentence = open_loop.capacity_sentence(caps, "a")
+    sentence = capacity_wording.capacity_sentence(caps, "a")
     assert "1 of 2 runs it is **only a lower bound**" in sentence
     assert "the run at 400 req/s was invalid (bad_response 1/1)" in sentence
 
 
 def test_a_server_that_never_meets_its_slo_has_no_capacity() -> None:
     runs = load_rows("slow", {100: [30.0, 40.0], 200: [60.0, 70.0]})
-    caps = open_loop.capacity_runs(runs, fixed_ms=20)
-    assert caps[open_loop.CAPACITY].isna().all() and (caps["bound"] == "below").all()
+    caps = capacity.capacity_runs(runs, fixed_ms=20)
+    assert caps[CAPACITY].isna().all() and (caps["bound"] == "below").all()
     assert "**never met its SLO**, even at the lowest rate offered (100 req/s)" in (
-        open_loop.capacity_sentence(caps, "slow")
+        capacity_wording.capacity_sentence(caps, "slow")
     )
-    both = pd.concat([caps, open_loop.capacity_runs(load_rows("fast", {100: [1.0, 1.0]}))])
-    assert "cannot be ranked" in open_loop.capacity_comparison(both, "fast", "slow")
+    both = pd.concat([caps, capacity.capacity_runs(load_rows("fast", {100: [1.0, 1.0]}))])
+    assert "cannot be ranked" in capacity_wording.capacity_comparison(both, "fast", "slow")
 
 
 def test_the_tool_not_the_server_ends_the_scan_as_a_lower_bound() -> None:
@@ -202,73 +222,75 @@ def test_the_tool_not_the_server_ends_the_scan_as_a_lower_bound() -> None:
     runs.loc[top & (runs["repetition"] == 1), ["flags", "lat_p99_ms"]] = ["rate_shortfall", 3.0]
     # Repetition 2: the SLO broke while the tool, not the server, was at its CPU limit.
     runs.loc[top & (runs["repetition"] == 2), ["client_cpu_pct", "server_cpu_pct"]] = [95, 40]
-    caps = open_loop.capacity_runs(runs)
-    assert capacity(caps, "go", 1)[["limit", "bound"]].tolist() == ["tool", "at least"]
-    assert "rate_shortfall" in capacity(caps, "go", 1)["flags"]
-    assert capacity(caps, "go", 2)[[open_loop.CAPACITY, "limit"]].tolist() == [1000, "tool"]
-    assert capacity(caps, "go", 3)["limit"] == "slo"  # the server was busy: its own limit
-    sentence = open_loop.capacity_sentence(caps, "go")
+    caps = capacity.capacity_runs(runs)
+    assert repetition(caps, "go", 1)[["limit", "bound"]].tolist() == ["tool", "at least"]
+    assert "rate_shortfall" in repetition(caps, "go", 1)["flags"]
+    assert repetition(caps, "go", 2)[[CAPACITY, "limit"]].tolist() == [1000, "tool"]
+    assert repetition(caps, "go", 3)["limit"] == "slo"  # the server was busy: its own limit
+    sentence = capacity_wording.capacity_sentence(caps, "go")
     assert "vegeta used 95 % of a core and the server 40 %" in sentence
     assert "so that rate was not offered" in sentence
 
 
 def test_failed_requests_break_the_slo_and_every_rate_met_is_a_lower_bound() -> None:
     runs = load_rows("a", {100: [1.0], 200: [1.0], 400: [1.0]})
-    assert capacity(open_loop.capacity_runs(runs), "a")[["limit", "bound"]].tolist() == [
+    assert repetition(capacity.capacity_runs(runs), "a")[["limit", "bound"]].tolist() == [
         "every rate", "at least"]  # fmt: skip
     runs.loc[runs["target_rate"] == 400, "err_timeout"] = 101  # 1.01 % of the requests
-    found = capacity(open_loop.capacity_runs(runs), "a")
-    assert (found[open_loop.CAPACITY], found["limit"]) == (200, "slo")  # no p99 line to follow
+    found = repetition(capacity.capacity_runs(runs), "a")
+    assert (found[CAPACITY], found["limit"]) == (200, "slo")  # no p99 line to follow
 
 
 def test_the_slo_has_a_floor_and_can_be_fixed() -> None:
     runs = load_rows("tiny", {100: [0.02], 200: [0.5]})
-    assert open_loop.slo_per_target(runs, factor=10, floor_ms=1.0) == {"tiny": 1.0}
-    assert open_loop.slo_per_target(runs, fixed_ms=50) == {"tiny": 50.0}
+    assert capacity.slo_per_target(runs, factor=10, floor_ms=1.0) == {"tiny": 1.0}
+    assert capacity.slo_per_target(runs, fixed_ms=50) == {"tiny": 50.0}
     with pytest.raises(ValueError, match="above 0 ms"):
-        open_loop.slo_per_target(runs, fixed_ms=0)
+        capacity.slo_per_target(runs, fixed_ms=0)
 
 
 def test_capacity_comparison_is_a_ratio_with_its_interval_and_says_when_it_is_a_bound() -> None:
     grid = {100: [1.0] * 4, 1000: [2.0] * 4, 2000: [8.0, 9.0, 7.0, 8.5], 4000: [100.0] * 4}
     slow = load_rows("python", {r: v for r, v in grid.items() if r <= 1000} | {2000: [100.0] * 4})
-    caps = open_loop.capacity_runs(pd.concat([load_rows("go", grid), slow]))
-    sentence = open_loop.capacity_comparison(caps, "go", "python")
+    caps = capacity.capacity_runs(pd.concat([load_rows("go", grid), slow]))
+    sentence = capacity_wording.capacity_comparison(caps, "go", "python")
     assert sentence.startswith("**go** took **") and "95 % CI" in sentence
-    ratio = compare(caps.loc[caps["target"] == "go", open_loop.CAPACITY],
-                    caps.loc[caps["target"] == "python", open_loop.CAPACITY])  # fmt: skip
+    ratio = compare(caps.loc[caps["target"] == "go", CAPACITY],
+                    caps.loc[caps["target"] == "python", CAPACITY])  # fmt: skip
     assert ratio.significant and f"{fmt.p_value(ratio.p_value)}; 4+4 runs" in sentence
     assert f"ratio {fmt.ratio(ratio.ratio)}" in sentence
-    assert open_loop.capacity_label(caps, "go", "python").endswith("within the SLO")
+    assert capacity_wording.capacity_label(caps, "go", "python").endswith("within the SLO")
     # The same runs with go stopped by its tool: its capacities are only lower bounds.
     busy = load_rows("go", grid)
     busy.loc[busy["target_rate"] == 4000, "client_cpu_pct"] = 99
-    caps = open_loop.capacity_runs(pd.concat([busy, slow]))
-    assert "at least" in open_loop.capacity_comparison(caps, "go", "python")
-    assert open_loop.capacity_label(caps, "go", "python").endswith("(go: only a lower bound)")
-    assert open_loop.capacity_marks(caps)["go"] == (2000.0, "at least")
+    caps = capacity.capacity_runs(pd.concat([busy, slow]))
+    assert "at least" in capacity_wording.capacity_comparison(caps, "go", "python")
+    assert capacity_wording.capacity_label(caps, "go", "python").endswith(
+        "(go: only a lower bound)"
+    )
+    assert capacity.capacity_marks(caps)["go"] == (2000.0, "at least")
 
 
 def test_offered_rates_scale_each_servers_own_maximum() -> None:
-    maxima = open_loop.closed_loop_maxima(pd.DataFrame({
+    maxima = offered_load.closed_loop_maxima(pd.DataFrame({
         "server": ["go", "go", "py", "py"], "rps": [40127.1, 40000.0, 6455.0, 9999.0],
         "flags": ["", "", "", "bad_response"]}))  # fmt: skip
     assert maxima == {"go": pytest.approx(40063.55), "py": 6455.0}
-    rates = open_loop.offered_rates(maxima, [1.2, 0.1, 0.1])
+    rates = offered_load.offered_rates(maxima, [1.2, 0.1, 0.1])
     assert rates == {"go": [4010.0, 48100.0], "py": [646.0, 7750.0]}
     with pytest.raises(ValueError, match="above zero"):
-        open_loop.offered_rates(maxima, [0.0])
+        offered_load.offered_rates(maxima, [0.0])
 
 
 def test_load_table_and_hockey_stick_chart() -> None:
     grid = {100: [1.0, 1.2], 1000: [2.0, 2.2], 2000: [30.0, 35.0]}
     runs = pd.concat([load_rows("go-hello", grid), load_rows("python-hello", grid)])
     runs.loc[runs["target_rate"] == 2000, "flags"] = "rate_shortfall"
-    slos = open_loop.slo_per_target(runs)
-    table = open_loop.load_table(runs, slos, {"go-hello": 2000, "python-hello": 1000})
+    slos = capacity.slo_per_target(runs)
+    table = offered_load.load_table(runs, slos, {"go-hello": 2000, "python-hello": 1000})
     assert table.loc[("python-hello", "1,000"), "% of closed-loop max"] == 100
     assert table.loc[("go-hello", "2,000"), "met SLO"] == "0/2"
-    marks = open_loop.capacity_marks(open_loop.capacity_runs(runs))
+    marks = capacity.capacity_marks(capacity.capacity_runs(runs))
     fig = plots.hockey_stick(runs, ["go-hello", "python-hello"], slos, "t", marks)
     (ax,) = fig.axes
     labels = ax.get_legend().get_texts()
@@ -280,16 +302,18 @@ def test_load_table_and_hockey_stick_chart() -> None:
     assert ax.get_xlabel() == "offered rate (req/s, log scale)" and "ms" in ax.get_ylabel()
     assert ax.get_yscale() == "log"
     lines = {line.get_label(): line for line in ax.get_lines()}
-    assert lines["go-hello: p99"].get_color() == plots.colour_for("go-hello")
+    assert lines["go-hello: p99"].get_color() == chart_style.colour_for("go-hello")
     assert lines["SLO of python-hello: p99 ≤ 11 ms"].get_linestyle() == "--"
 
 
 def test_freeze_chart_shows_every_source_and_the_model() -> None:
     results = freeze_rows()
-    table = open_loop.freeze_percentiles(open_loop.freeze_runs(results), 0.2, 1.0)
+    table = coordinated_omission.freeze_percentiles(
+        coordinated_omission.freeze_runs(results), 0.2, 1.0
+    )
     (ax,) = plots.freeze_chart(table, "t").axes
     assert [t.get_text() for t in ax.get_legend().get_texts()] == [
-        open_loop.MODEL, open_loop.OPEN, open_loop.REPORTED, open_loop.TIMED]  # fmt: skip
+        MODEL, OPEN, REPORTED, TIMED]  # fmt: skip
     assert [t.get_text() for t in ax.get_xticklabels()] == ["p50", "p90", "p99", "p99.9"]
     assert ax.get_yscale() == "log" and "ms" in ax.get_ylabel()
 
@@ -299,8 +323,14 @@ def test_freeze_chart_shows_every_source_and_the_model() -> None:
 
 @pytest.mark.slow
 def test_a_short_vegeta_run_gives_rows_with_the_rate_asked_and_the_rate_sent(registry) -> None:
-    run = run_vegeta_experiment("openloop_test", ["go-hello"], rates=[200, 500], duration="2s",
-                                warmup="0s", repetitions=1, registry=registry)  # fmt: skip
+    run = measure.run(
+        "openloop_test",
+        ["go-hello"],
+        measure.tool("vegeta", rate=[200, 500], duration="2s"),
+        warmup="0s",
+        repetitions=1,
+        registry=registry,
+    )
     assert descendants() == []
     results = run.results().set_index("target_rate")
     assert list(results.index) == [200, 500]
@@ -315,10 +345,17 @@ def test_a_short_vegeta_run_gives_rows_with_the_rate_asked_and_the_rate_sent(reg
 @pytest.mark.slow
 def test_a_rate_the_workers_cannot_send_is_flagged_rate_shortfall(registry) -> None:
     # 10 workers on a server that takes 100 ms per request: at most 100 req/s, not 1000.
-    run = run_vegeta_experiment("openloop_test", ["go-iodelay"], rates=1000, duration="2s",
-                                max_workers=10, max_connections=10, timeout="5s",
-                                server_params={"delay_ms": 100}, warmup="0s", repetitions=1,
-                                registry=registry)  # fmt: skip
+    run = measure.run(
+        "openloop_test",
+        ["go-iodelay"],
+        measure.tool(
+            "vegeta", rate=1000, duration="2s", max_workers=10, max_connections=10, timeout="5s"
+        ),
+        server_params={"delay_ms": 100},
+        warmup="0s",
+        repetitions=1,
+        registry=registry,
+    )
     assert descendants() == []
     row = run.results().iloc[0]
     assert row["target_rate"] == 1000 and row["achieved_rate"] < 150
@@ -331,20 +368,38 @@ def test_the_open_loop_sees_the_freeze_servers_stall_and_what_wrk_timed_does_not
     registry,
 ) -> None:
     freeze = {"pause_ms": 200, "period_ms": 1000}
-    tools = [vegeta_tool(1000, "3s"), wrk_tool(10, 1, "3s", think="10ms", uncorrected=True)]
-    run = run_tools_experiment("openloop_test", ["go-freeze"], tools, server_params=freeze,
-                               warmup="0s", repetitions=1, registry=registry)  # fmt: skip
+    tools = [
+        measure.tool("vegeta", rate=1000, duration="3s"),
+        measure.tool(
+            "wrk", connections=10, threads=1, duration="3s", think="10ms", uncorrected=True
+        ),
+    ]
+    run = measure.run(
+        "openloop_test",
+        ["go-freeze"],
+        tools,
+        server_params=freeze,
+        warmup="0s",
+        repetitions=1,
+        registry=registry,
+    )
     assert descendants() == []
     assert sorted(run.results()["tool"]) == ["vegeta", "wrk"]
-    runs = open_loop.freeze_runs(run.results())
+    runs = coordinated_omission.freeze_runs(run.results())
     p90 = runs.groupby("target")["lat_p90_ms"].median()
     p99 = runs.groupby("target")["lat_p99_ms"].median()
-    model = open_loop.pause_model(0.2, 1.0)
+    model = coordinated_omission.pause_model(0.2, 1.0)
     # The open loop: near the model (100 and 190 ms, plus a fast path well under 5 ms).
-    assert p90[open_loop.OPEN] == pytest.approx(model[0.9], abs=20)
-    assert p99[open_loop.OPEN] == pytest.approx(model[0.99], abs=20)
+    assert p90[OPEN] == pytest.approx(model[0.9], abs=20)
+    assert p99[OPEN] == pytest.approx(model[0.99], abs=20)
     # What wrk timed: the fast path at p90, far below the open loop.
-    assert p90[open_loop.TIMED] < 5 and p90[open_loop.OPEN] > 20 * p90[open_loop.TIMED]
+    assert p90[TIMED] < 5 and p90[OPEN] > 20 * p90[TIMED]
     # wrk's fill-in puts back most of it, not all: between the two.
-    assert p90[open_loop.TIMED] < p90[open_loop.REPORTED] <= p90[open_loop.OPEN] + 10
-    assert "missed" in open_loop.missed_stall_sentence(runs, 0.9)
+    assert p90[TIMED] < p90[REPORTED] <= p90[OPEN] + 10
+    assert "missed" in coordinated_omission.missed_stall_sentence(runs, 0.9)
+
+
+def test_open_loop_offers_every_name_notebook_06_calls() -> None:
+    source = (REPO_ROOT / "notebooks" / "06_open_loop.ipynb").read_text(encoding="utf-8")
+    called = set(re.findall(r"\bopen_loop\.([A-Za-z_]+)", source))
+    assert called and called <= set(open_loop.__all__)

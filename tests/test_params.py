@@ -3,7 +3,7 @@
 import pytest
 from conftest import descendants
 
-from benchbook.measure.orchestration import run_wrk_experiment
+from benchbook import measure
 from benchbook.measure.params import parse_duration
 
 GOOD = dict(
@@ -38,7 +38,9 @@ GOOD = dict(
 )
 def test_bad_parameter_is_refused_before_anything_starts(override, message, runs_dir) -> None:
     with pytest.raises(ValueError, match=message):
-        run_wrk_experiment("params_test", **(GOOD | override))
+        given = GOOD | override
+        wrk = {k: given.pop(k) for k in ("connections", "threads", "duration")}
+        measure.run("params_test", tools=measure.tool("wrk", **wrk), **given)
     assert descendants() == []
     assert not runs_dir.exists(), "a run folder was created for a refused experiment"
 

@@ -1,5 +1,5 @@
-"""benchbook.analyse.plots: one colour per family of targets everywhere, every line in the legend,
-every axis labelled with its unit, and SVG output."""
+"""benchbook.analyse.plots and chart_style: one colour per family of targets everywhere, every
+line in the legend, every axis labelled with its unit, and SVG output."""
 
 import io
 
@@ -9,7 +9,7 @@ import pytest
 from matplotlib.colors import to_rgb
 from matplotlib.patches import Rectangle
 
-from benchbook.analyse import plots
+from benchbook.analyse import chart_style, plots
 
 GO = ["go-hello", "go-iodelay", "go-fanout /sc/9", "go-fanout /cc/9", "wrk: go-hello", "go"]
 PYTHON = [
@@ -44,36 +44,40 @@ def hue(colour: str) -> float:
 
 def test_a_label_has_one_colour_whatever_else_is_in_the_chart() -> None:
     for label in GO + PYTHON + TOOLS:
-        assert plots.colour_for(label) == plots.colour_for(label)
-        assert plots.colour_for(label) == plots.colour_for(f"  {label} ")
+        assert chart_style.colour_for(label) == chart_style.colour_for(label)
+        assert chart_style.colour_for(label) == chart_style.colour_for(f"  {label} ")
     # a bare server or tool gets its family's own colour
-    assert plots.colour_for("go-hello") == plots.colour_for("go-iodelay") == "#1565c0"
-    assert plots.colour_for("python-hello") == plots.colour_for("python") == "#e07b00"
+    assert chart_style.colour_for("go-hello") == chart_style.colour_for("go-iodelay") == "#1565c0"
+    assert chart_style.colour_for("python-hello") == chart_style.colour_for("python") == "#e07b00"
 
 
 @pytest.mark.parametrize(
     ("labels", "family"), [(GO, "Go"), (PYTHON, "Python"), (TOOLS, "load tool")]
 )
 def test_families_come_from_the_label_and_the_server_wins_over_the_tool(labels, family) -> None:
-    assert {plots.family_of(label) for label in labels} == {family}
-    assert {plots.colour_for(label) for label in labels} <= set(plots.FAMILY_COLOURS[family])
+    assert {chart_style.family_of(label) for label in labels} == {family}
+    assert {chart_style.colour_for(label) for label in labels} <= set(
+        chart_style.FAMILY_COLOURS[family]
+    )
 
 
 def test_go_and_python_are_different_hue_families() -> None:
-    go = {hue(plots.colour_for(label)) for label in GO}
-    python = {hue(plots.colour_for(label)) for label in PYTHON}
+    go = {hue(chart_style.colour_for(label)) for label in GO}
+    python = {hue(chart_style.colour_for(label)) for label in PYTHON}
     assert all(0.5 <= h <= 0.7 for h in go), go  # blues
     assert all(0.0 <= h <= 0.12 for h in python), python  # oranges and reds
-    assert not set(plots.FAMILY_COLOURS["Go"]) & set(plots.FAMILY_COLOURS["Python"])
+    assert not set(chart_style.FAMILY_COLOURS["Go"]) & set(chart_style.FAMILY_COLOURS["Python"])
 
 
 def test_variants_of_a_server_are_shades_and_loads_pair_up_across_languages() -> None:
-    a, b = plots.colour_for(PYTHON[1]), plots.colour_for(PYTHON[2])
-    assert a != b and a != plots.colour_for("python-iodelay")
-    go, py = plots.colour_for("wrk: go-hello"), plots.colour_for("wrk: python-hello")
-    assert plots.FAMILY_COLOURS["Go"].index(go) == plots.FAMILY_COLOURS["Python"].index(py)
-    styles = [plots.line_style_for(label) for label in PYTHON[1:3]]
-    assert styles[0] != styles[1] and plots.line_style_for("go-iodelay")["linestyle"] == "-"
+    a, b = chart_style.colour_for(PYTHON[1]), chart_style.colour_for(PYTHON[2])
+    assert a != b and a != chart_style.colour_for("python-iodelay")
+    go, py = chart_style.colour_for("wrk: go-hello"), chart_style.colour_for("wrk: python-hello")
+    assert chart_style.FAMILY_COLOURS["Go"].index(go) == chart_style.FAMILY_COLOURS["Python"].index(
+        py
+    )
+    styles = [chart_style.line_style_for(label) for label in PYTHON[1:3]]
+    assert styles[0] != styles[1] and chart_style.line_style_for("go-iodelay")["linestyle"] == "-"
 
 
 def axis_labels(fig) -> list[str]:
@@ -88,8 +92,8 @@ def test_bars_take_their_family_colour_and_every_axis_its_unit() -> None:
     ax = fig.axes[0]
     bars = [p for p in ax.patches if isinstance(p, Rectangle) and p.get_height() > 0]
     assert [matplotlib.colors.to_hex(bar.get_facecolor()) for bar in bars[:2]] == [
-        plots.colour_for("go-hello"),
-        plots.colour_for("python-hello"),
+        chart_style.colour_for("go-hello"),
+        chart_style.colour_for("python-hello"),
     ]
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["Go", "Python"]
     assert ax.get_xlabel() and any(unit in ax.get_ylabel() for unit in UNIT)
@@ -116,7 +120,7 @@ def test_every_line_and_every_knee_has_a_legend_entry() -> None:
     ]
     assert all(line.get_label() in legend for line in ax.get_lines())
     go_line = ax.get_lines()[0]
-    assert go_line.get_color() == plots.colour_for("go-iodelay")
+    assert go_line.get_color() == chart_style.colour_for("go-iodelay")
     assert ax.get_lines()[1].get_linestyle() == ":"  # the knee, dotted, in its target's colour
     assert "(log scale)" in ax.get_xlabel() and "req/s" in ax.get_ylabel()
 
@@ -144,7 +148,7 @@ def test_timeseries_panels_name_their_units() -> None:
     )
     fig = plots.timeseries({"go-hello": frame, "python-hello": frame}, "Ramp-up")
     assert all(any(unit in label for unit in UNIT) for label in axis_labels(fig) if label)
-    assert fig.axes[0].get_lines()[0].get_color() == plots.colour_for("go-hello")
+    assert fig.axes[0].get_lines()[0].get_color() == chart_style.colour_for("go-hello")
 
 
 def test_spread_dots_mark_the_article_and_switch_to_log_beyond_ten_times() -> None:

@@ -18,23 +18,14 @@ from PIL import Image
 from pypdf import PdfReader
 
 from benchbook.analyse.findings import Findings, Headline
-from benchbook.analyse.findings_format import FINDINGS_MIME
+from benchbook.analyse.findings_format import FINDINGS_MIME, ci_text, ratio_text, ratio_with_ci
 from benchbook.measure.layout import REPO_ROOT
 from benchbook.measure.run_store import RUN_MIME
+from benchbook.render.appendix import ReportError, RunProvenance, manifest_pattern, split_provenance
+from benchbook.render.dotted_rows import flatten
 from benchbook.render.execute import execute_notebook
-from benchbook.render.report import (
-    ReportError,
-    Run,
-    build_report,
-    ci_text,
-    flatten,
-    manifest_pattern,
-    mark_wide_tables,
-    ratio_text,
-    ratio_with_ci,
-    render_report,
-    split_provenance,
-)
+from benchbook.render.print_tables import mark_wide_tables
+from benchbook.render.report import build_report, render_report
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -156,7 +147,7 @@ def sample_notebook(path: Path, run_dirs: list[Path]) -> Path:
         new_code_cell("".join(f"display({bundle!r}, raw=True)\n" for bundle in bundles)),
         new_markdown_cell("## Charts\n\nThe same servers, as the package draws them."),
         new_code_cell(
-            "from benchbook import plots\n"
+            "from benchbook.analyse import plots\n"
             "plots.use_svg()\n"
             f"results = {RESULTS}\n"
             "plots.bars_with_ci(results, 'rps', 'requests per second (req/s)', 'Throughput')"
@@ -269,8 +260,8 @@ def test_provenance_lists_every_manifest_value_once(built) -> None:
         assert f'href="#run-{manifest["run_id"]}"' in page  # the notebook links to its run
 
 
-def manifest_run(manifest: dict, notebook: str = "01.ipynb") -> Run:
-    return Run(
+def manifest_run(manifest: dict, notebook: str = "01.ipynb") -> RunProvenance:
+    return RunProvenance(
         run_id=manifest["run_id"],
         anchor="run-" + manifest["run_id"],
         notebook=Path(notebook),

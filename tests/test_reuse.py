@@ -7,23 +7,27 @@ from pathlib import Path
 import pytest
 from conftest import descendants
 
+from benchbook import measure
 from benchbook.measure import reuse
 from benchbook.measure.layout import REPO_ROOT
-from benchbook.measure.orchestration import run_wrk_experiment
+from benchbook.measure.run_store import Run
 
-LOAD = dict(connections=2, threads=1, duration="1s", warmup="0s", repetitions=1)
+
+def reuse_run(connections: int = 2) -> Run:
+    wrk = measure.tool("wrk", connections=connections, threads=1, duration="1s")
+    return measure.run("reuse_test", ["go-hello"], wrk, warmup="0s", repetitions=1)
 
 
 @pytest.mark.slow
 def test_a_stored_run_stands_in_only_for_the_same_parameters(runs_dir, monkeypatch) -> None:
-    first = run_wrk_experiment("reuse_test", ["go-hello"], **LOAD)
+    first = reuse_run()
     monkeypatch.setenv("BENCHBOOK_REUSE_RUNS", "1")
-    again = run_wrk_experiment("reuse_test", ["go-hello"], **LOAD)
+    again = reuse_run()
     assert again.run_id == first.run_id
-    other = run_wrk_experiment("reuse_test", ["go-hello"], **(LOAD | {"connections": 3}))
+    other = reuse_run(connections=3)
     assert other.run_id != first.run_id
     monkeypatch.delenv("BENCHBOOK_REUSE_RUNS")
-    assert run_wrk_experiment("reuse_test", ["go-hello"], **LOAD).run_id != first.run_id
+    assert reuse_run().run_id != first.run_id
     assert descendants() == []
 
 

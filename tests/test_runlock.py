@@ -6,7 +6,7 @@ import time
 import pytest
 from conftest import descendants
 
-from benchbook.measure.orchestration import run_wrk_experiment
+from benchbook import measure
 from benchbook.measure.runlock import MachineBusy, machine_lock
 
 
@@ -17,10 +17,13 @@ def test_a_second_experiment_stops_naming_the_run_that_holds_the_machine(
     with machine_lock("01_io_concurrency") as held:
         held.name_run("20261122T120000Z-01_io_concurrency-abcd")
         with pytest.raises(MachineBusy) as busy:
-            run_wrk_experiment(
-                "second", ["go-hello"], connections=2, threads=1, duration="1s",
-                warmup="0s", repetitions=1,
-            )  # fmt: skip
+            measure.run(
+                "second",
+                ["go-hello"],
+                measure.tool("wrk", connections=2, threads=1, duration="1s"),
+                warmup="0s",
+                repetitions=1,
+            )
     message = str(busy.value)
     assert "busy measuring run 20261122T120000Z-01_io_concurrency-abcd" in message
     assert "corrupt both" in message

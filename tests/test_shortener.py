@@ -13,14 +13,15 @@ import psutil
 import pytest
 from conftest import RUNNER_START_S, descendants
 
+from benchbook import measure
 from benchbook.measure.instances import start_instance
 from benchbook.measure.layout import REPO_ROOT
-from benchbook.measure.orchestration import run_locust_experiment, run_wrk_experiment
 from benchbook.measure.registry import Registry, Target
 from benchbook.measure.servers import build_server
 
 OPENAPI = REPO_ROOT / "servers" / "openapi" / "shortener.yaml"
-WRITE = dict(connections=20, threads=1, duration="2s", warmup="0s", repetitions=1)
+WRITE_LOAD = dict(connections=20, threads=1, duration="2s")
+WRITE = dict(warmup="0s", repetitions=1)
 
 
 def redis_servers() -> list[psutil.Process]:
@@ -85,11 +86,11 @@ def test_redis_stops_when_the_run_fails(instance) -> None:
 RUNNER = textwrap.dedent(
     """
     import signal
-    from benchbook.measure.orchestration import run_wrk_experiment
+    from benchbook import measure
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    run_wrk_experiment("shortener_lifecycle", ["go-shortener"], {"go-shortener": ["redis"]},
-                       requests={"go-shortener": ["get"]}, connections=4, threads=1,
-                       duration="60s", warmup="0s", repetitions=1)
+    wrk = measure.tool("wrk", connections=4, threads=1, duration="60s")
+    measure.run("shortener_lifecycle", ["go-shortener"], wrk, variants={"go-shortener": ["redis"]},
+                requests={"go-shortener": ["get"]}, warmup="0s", repetitions=1)
     """
 )
 
@@ -125,10 +126,14 @@ def test_redis_stops_on_ctrl_c_and_when_the_kernel_dies(how, runs_dir) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("server", ["go-shortener", "python-shortener"])
 def test_the_two_step_ids_lose_urls_and_are_flagged_the_atomic_ones_do_not(server) -> None:
-    run = run_wrk_experiment(
-        "data_loss_test", [server], {server: ["redis", "redis two-step"]},
-        requests={server: ["create"]}, **WRITE,
-    )  # fmt: skip
+    run = measure.run(
+        "data_loss_test",
+        [server],
+        measure.tool("wrk", **WRITE_LOAD),
+        variants={server: ["redis", "redis two-step"]},
+        requests={server: ["create"]},
+        **WRITE,
+    )
     rows = run.results().set_index("variant")
     atomic, two_step = rows.loc["redis"], rows.loc["redis two-step"]
     assert "data_loss" not in atomic["flags"]
@@ -142,12 +147,24 @@ def test_the_two_step_ids_lose_urls_and_are_flagged_the_atomic_ones_do_not(serve
 
 @pytest.mark.slow
 def test_a_post_through_locust_creates_checked_records(registry) -> None:
-    run = run_locust_experiment(
-        "locust_post_test", ["go-shortener"], {"go-shortener": ["redis"]},
-        mix={"create": 5, "get": 4, "redirect": 4}, users=10, spawn_rate=10,
-        wait="0-10ms", duration="3s", user_class="FastHttpUser", processes=1,
-        warmup="0s", repetitions=1, records=3,
-    )  # fmt: skip
+    run = measure.run(
+        "locust_post_test",
+        ["go-shortener"],
+        measure.tool(
+            "locust",
+            users=10,
+            spawn_rate=10,
+            wait="0-10ms",
+            duration="3s",
+            user_class="FastHttpUser",
+            processes=1,
+        ),
+        variants={"go-shortener": ["redis"]},
+        mix={"create": 5, "get": 4, "redirect": 4},
+        warmup="0s",
+        repetitions=1,
+        records=3,
+    )
     row = run.results().iloc[0]
     assert row["target"] == "go-shortener redis mix create:5 get:4 redirect:4"
     assert row["non_2xx"] == 0 and row["requests"] > 100
@@ -159,10 +176,15 @@ def test_a_post_through_locust_creates_checked_records(registry) -> None:
 @pytest.mark.slow
 def test_python_counts_every_workers_writes(registry) -> None:
     # Four gunicorn workers: each create is an INCR and a SET, whichever worker runs it.
-    run = run_wrk_experiment(
-        "writes_test", ["python-shortener"], {"python-shortener": ["redis"]},
-        requests={"python-shortener": ["create"]}, server_params={"workers": 4}, **WRITE,
-    )  # fmt: skip
+    run = measure.run(
+        "writes_test",
+        ["python-shortener"],
+        measure.tool("wrk", **WRITE_LOAD),
+        variants={"python-shortener": ["redis"]},
+        requests={"python-shortener": ["create"]},
+        server_params={"workers": 4},
+        **WRITE,
+    )
     row = run.results().iloc[0]
     assert row["store_commits_per_request"] == pytest.approx(2.0, abs=0.1)
     assert descendants() == []
@@ -170,10 +192,14 @@ def test_python_counts_every_workers_writes(registry) -> None:
 
 @pytest.mark.slow
 def test_bolt_posts_commit_once_each(registry) -> None:
-    run = run_wrk_experiment(
-        "bolt_test", ["go-shortener"], {"go-shortener": ["bolt"]},
-        requests={"go-shortener": ["create"]}, **WRITE,
-    )  # fmt: skip
+    run = measure.run(
+        "bolt_test",
+        ["go-shortener"],
+        measure.tool("wrk", **WRITE_LOAD),
+        variants={"go-shortener": ["bolt"]},
+        requests={"go-shortener": ["create"]},
+        **WRITE,
+    )
     row = run.results().iloc[0]
     assert row["storage"] == "bolt" and row["method"] == "POST"
     assert row["store_commits_per_request"] == pytest.approx(1.0, abs=0.02)

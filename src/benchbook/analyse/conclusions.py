@@ -70,11 +70,6 @@ def runs_text(c: Comparison) -> str:
     return f"{c.n_a} and {c.n_b} runs"
 
 
-def ratio_with_ci(c: Comparison) -> str:
-    """'14× (95 % CI 11–21×)' — the estimate and the interval that belongs to it."""
-    return f"{fmt.ratio(c.ratio)} ({fmt.ci(c.ratio_low, c.ratio_high, c.ratio_confidence)})"
-
-
 def verdict(c: Comparison, a: str, b: str, column: str, unit: str = "", brief: bool = False) -> str:
     """One sentence: the answer, its interval, the medians, p and the runs (``brief``:
     the answer and its interval only, for summaries)."""

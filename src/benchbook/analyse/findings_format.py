@@ -37,7 +37,14 @@ section, and renders the output itself in place as a table of the headlines. Its
 ``ratio``, ``ci_low``, ``ci_high``, ``ci_level`` and ``p`` may be null wherever no
 comparison was possible; ``article`` and ``article_ratio`` are null without an article
 figure. Ratios are a/b of medians; a ratio below 1 means the first side was lower.
+The report prints these values with ``ratio_text``, ``ci_text`` and ``ratio_with_ci``
+below: its summary says once that intervals are 95 %, so a cell names only a level that
+falls short of it.
 """
+
+import math
+
+from benchbook.analyse import formatting as fmt
 
 FINDINGS_MIME = "application/vnd.benchbook.analyse.findings+json"
 
@@ -51,3 +58,33 @@ REPRODUCED_LABELS = (
 # Verdicts whose reason adds nothing to the summary's row: no figure to compare, or an
 # answer that already says how few runs there were.
 SELF_EXPLAINED = ("no article figure", "too few runs")
+
+
+def missing(value: object) -> bool:
+    """No number to print: null, absent from the JSON, NaN, or not a number at all."""
+    return isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value)
+
+
+def ratio_text(ratio: float | None) -> str:
+    """'14×', '0.0031×' (formatting.ratio: two significant digits, never '0.00×'); '—'
+    for no ratio."""
+    return "—" if missing(ratio) else fmt.ratio(ratio)
+
+
+def ci_text(low: float | None, high: float | None, level: float | None) -> str:
+    """'CI 11–21×' for an interval reaching 95 %, '93.8 % CI 11–21×' for one that
+    could not (too few runs), 'no CI' without one."""
+    if missing(low) or missing(high) or missing(level) or not level:
+        return "no CI"
+    label = fmt.level(level)
+    label = "CI" if label == fmt.level(fmt.TARGET_LEVEL) else label
+    return f"{label} {fmt.interval(low, high)}".replace(" %", "\u00a0%")
+
+
+def ratio_with_ci(
+    ratio: float | None, low: float | None, high: float | None, level: float | None
+) -> str:
+    """'14× (CI 11–21×)', '14× (93.8 % CI 11–21×)', or 'no comparison'."""
+    if missing(ratio):
+        return "no comparison"
+    return f"{ratio_text(ratio)} ({ci_text(low, high, level)})"

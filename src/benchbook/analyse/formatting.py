@@ -7,9 +7,14 @@ import math
 TARGET_LEVEL = 0.95
 
 
+def _absent(value: float | None) -> bool:
+    """No number to write: None or NaN (printed as '–')."""
+    return value is None or isinstance(value, float) and math.isnan(value)
+
+
 def significant(value: float, digits: int = 2) -> str:
     """12345 → '12,000', 1.537 → '1.5', 0.00314 → '0.0031' (never '0.00')."""
-    if value is None or isinstance(value, float) and math.isnan(value):
+    if _absent(value):
         return "–"
     if value == 0:
         return "0"
@@ -29,7 +34,7 @@ def ratio_digits(value: float) -> int:
 
 def ratio(value: float) -> str:
     """A ratio and its ×: '14×', '1.07×', '0.0031×' (never '0.00×')."""
-    if value is None or isinstance(value, float) and math.isnan(value):
+    if _absent(value):
         return "–"
     return f"{significant(value, ratio_digits(value))}×"
 
@@ -63,14 +68,14 @@ def level(confidence: float) -> str:
 
 def count(value: float) -> str:
     """Requests, req/s, bytes: whole numbers with thousands separators."""
-    if value is None or isinstance(value, float) and math.isnan(value):
+    if _absent(value):
         return "–"
     return f"{value:,.0f}"
 
 
 def milliseconds(value: float) -> str:
     """Latency: three significant digits, at least whole milliseconds above 100."""
-    if value is None or isinstance(value, float) and math.isnan(value):
+    if _absent(value):
         return "–"
     return significant(value, 3) if abs(value) < 100 else f"{value:,.0f}"
 

@@ -1,15 +1,10 @@
 """Bar charts of medians with their confidence intervals, and curves over time or load.
 
 Every chart colours a target by what it is, the same way everywhere in the report
-(``colour_for``): Go servers in blues, Python servers in oranges, load tools in greens,
-anything else in purples; variants of one server are shades of its family. Every line has
-a legend entry and every axis a label with its unit. ``use_svg`` makes a notebook's
-figures vector graphics, sharp on paper and on screen.
+(chart_style.colour_for). Every line has a legend entry and every axis a label with its
+unit. ``use_svg`` makes a notebook's figures vector graphics, sharp on paper and on screen.
 """
 
-import hashlib
-import math
-import re
 import textwrap
 from collections.abc import Mapping, Sequence
 
@@ -18,99 +13,13 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
+from benchbook.analyse.chart_style import colour_for, family_legend, line_style_for
+from benchbook.analyse.findings_format import missing
 from benchbook.analyse.sweep import sweep_summary
 from benchbook.analyse.tables import medians_with_ci, with_derived
 
-# First entry: the family's own colour (a bare server name: "go-hello"); the others are
-# shades for variants ("python-iodelay uvloop+httptools", "wrk: go-hello"), picked by a
-# hash of the variant so that a label has one colour in every chart.
-FAMILY_COLOURS = {
-    "Go": ("#1565c0", "#00a3cc", "#0d3b66", "#5c9de8", "#00798c", "#3949ab", "#7fb8e6",
-           "#26619c"),
-    "Python": ("#e07b00", "#c2410c", "#e8a317", "#8c3b0a", "#f08a4b", "#b7791f",
-               "#d9480f", "#a65c00"),
-    "load tool": ("#2e7d32", "#7cb342", "#1b5e20", "#9ccc65", "#558b2f", "#43a047",
-                  "#827717", "#33691e"),
-    "other": ("#6a3d9a", "#9e7cc1", "#4b2c73", "#b39ddb", "#7e57c2", "#512da8", "#8e24aa",
-              "#ab47bc"),
-}  # fmt: skip
-# Which family a label belongs to. A server's language wins over a load tool named in the
-# same label, so "wrk: go-hello" is Go (the server measured) and "locust HttpUser x1" a tool.
-LANGUAGE_PATTERNS = {
-    "Go": r"(?<![a-z])(?:go|golang)(?![a-z])",
-    "Python": r"python|fastapi|uvicorn|aiohttp|gunicorn|starlette|flask|django",
-}
-TOOL_PATTERN = r"(?<![a-z])(?:wrk2?|locust|ghz|vegeta|k6|oha|hey|ab)(?![a-z])"
-# The server's name within a label ("python-iodelay" in "python-iodelay asyncio+h11"): what
-# is left is the variant, which picks the shade, so "wrk: go-hello" and "wrk: python-hello"
-# get the same shade of their families.
-SERVER_NAME = re.compile(
-    r"(?<![a-z])(?:go|golang|python|fastapi|uvicorn|aiohttp|gunicorn|starlette|flask|django)"
-    r"(?:-[a-z0-9.]+)*(?![a-z])"
-)
-TOOL_NAME = re.compile(rf"^{TOOL_PATTERN}$")
-# Lines of one family can share a shade; a marker and a dash picked by another hash of
-# the label keep them apart.
-MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<")
-DASHES = ("--", "-.", (0, (5, 1, 1, 1)), (0, (3, 1)))
+# What belongs to no target: a legend's percentile swatch, an earlier run's dot.
 NEUTRAL = "#57606a"
-
-
-def family_of(label: str) -> str:
-    """'Go', 'Python', 'load tool' or 'other', from the label alone."""
-    text = str(label).lower()
-    found = [
-        (match.start(), family)
-        for family, pattern in LANGUAGE_PATTERNS.items()
-        if (match := re.search(pattern, text))
-    ]
-    if found:
-        return min(found)[1]
-    return "load tool" if re.search(TOOL_PATTERN, text) else "other"
-
-
-def variant_of(label: str) -> str:
-    """What distinguishes a label from its bare server name ('' for "go-hello")."""
-    text = str(label).strip().lower()
-    if family_of(text) in LANGUAGE_PATTERNS:
-        text = SERVER_NAME.sub("", text, count=1)
-    elif TOOL_NAME.match(text):
-        return ""  # a bare tool: "wrk"
-    return " ".join(text.split())
-
-
-def _variant_hash(label: str) -> int:
-    digest = hashlib.blake2b(variant_of(label).encode(), digest_size=8, person=b"benchbook")
-    return int.from_bytes(digest.digest(), "big")
-
-
-def colour_for(label: str) -> str:
-    """The colour of a target label in every chart: its family's own colour for a bare
-    server or tool name ("go-hello", "python", "wrk"), a shade of the family for a
-    variant, picked from the variant alone."""
-    shades = FAMILY_COLOURS[family_of(label)]
-    if not variant_of(label):
-        return shades[0]
-    return shades[1 + _variant_hash(label) % (len(shades) - 1)]
-
-
-def line_style_for(label: str) -> dict:
-    """Colour, marker and dash of a label's line: the same in every chart; a bare server's
-    line is solid."""
-    h = _variant_hash(label) // 8
-    return {
-        "color": colour_for(label),
-        "marker": MARKERS[h % len(MARKERS)],
-        "linestyle": DASHES[h % len(DASHES)] if variant_of(label) else "-",
-    }
-
-
-def family_legend(ax: plt.Axes, labels: Sequence[str]) -> None:
-    """A legend of the families present, when bars of more than one family share a chart."""
-    families = list(dict.fromkeys(family_of(label) for label in labels))
-    if len(families) > 1:
-        handles = [Patch(color=FAMILY_COLOURS[f][0], label=f) for f in families]
-        ax.legend(handles=handles, fontsize=8, title="family", title_fontsize=8)
 
 
 def use_svg() -> None:
@@ -269,9 +178,7 @@ def timeseries(runs: Mapping[str, pd.DataFrame], title: str) -> Figure:
 
 def _number(value: object) -> float | None:
     """A number from findings JSON, or None (null, or a NaN stored as text)."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
-        return None
-    return float(value)
+    return None if missing(value) else float(value)
 
 
 def spread_dots(
@@ -350,7 +257,8 @@ def hockey_stick(
         if len(short):
             p99 = medians_with_ci(runs, "lat_p99_ms", by=("target_rate",)).set_index("target_rate")
             rates = sorted(set(short["target_rate"]) & set(p99.index))
-            label = None if shortfall_drawn else "vegeta short of the rate (rate_shortfall)"
+            tools = " and ".join(dict.fromkeys(map(str, short["tool"])))
+            label = None if shortfall_drawn else f"{tools} short of the rate (rate_shortfall)"
             ax.plot(rates, p99.loc[rates, "median"], linestyle="none", marker="x", markersize=9,
                     color="black", label=label)  # fmt: skip
             shortfall_drawn = True
@@ -364,14 +272,8 @@ def hockey_stick(
             ax.axvline(rps, color=colour, linestyle=(0, (1, 2)), linewidth=1.5,
                        label=f"capacity of {target} at its SLO: {at}{rps:,.0f} req/s")  # fmt: skip
     ax.set_xscale("log")
-    ax.set_yscale("log")
     ax.set_xlabel("offered rate (req/s, log scale)")
-    ax.set_ylabel("latency (ms, log scale)")
-    ax.set_title(title)
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2)
-    fig.tight_layout()
-    plt.close(fig)
-    return fig
+    return _finish_log_latency(fig, ax, title, legend_size=7, legend_below=0.14)
 
 
 def freeze_chart(percentiles: pd.DataFrame, title: str, model: str = "pause model") -> Figure:
@@ -397,11 +299,17 @@ def freeze_chart(percentiles: pd.DataFrame, title: str, model: str = "pause mode
         ax.plot(range(len(percentile_labels)), expected["median"], linestyle="none", marker="_",
                 markersize=40, markeredgewidth=2, color="black", label=model)  # fmt: skip
     ax.set_xticks(range(len(percentile_labels)), percentile_labels)
-    ax.set_yscale("log")
     ax.set_xlabel("percentile of latency")
+    return _finish_log_latency(fig, ax, title, legend_size=8, legend_below=0.16)
+
+
+def _finish_log_latency(
+    fig: Figure, ax: plt.Axes, title: str, legend_size: float, legend_below: float
+) -> Figure:
+    """A latency chart with a log y axis, its legend in two columns below the axes (a
+    chart of many lines would hide some behind it)."""
+    ax.set_yscale("log")
     ax.set_ylabel("latency (ms, log scale)")
-    ax.set_title(title)
-    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
-    fig.tight_layout()
-    plt.close(fig)
-    return fig
+    ax.legend(fontsize=legend_size, loc="upper center", bbox_to_anchor=(0.5, -legend_below),
+              ncol=2)  # fmt: skip
+    return _finish(fig, ax, title, legend=False)

@@ -66,7 +66,7 @@ def unusable_because(manifest: dict, results: pd.DataFrame | None) -> str | None
         reasons.append(f"it holds {len(results)} of its {expected} runs")
     if params["repetitions"] < MIN_REPETITIONS:
         reasons.append(f"{params['repetitions']} repetitions, fewer than {MIN_REPETITIONS}")
-    shortest = min(load["duration_s"] for load in params["loads"])
+    shortest = min(load["duration_s"] for load in params["loads"] if load.get("duration_s"))
     if shortest < SHORT_RUN_S:
         reasons.append(
             f"runs of {shortest:g} s (the smoke profile?), shorter than {SHORT_RUN_S:g} s"
@@ -91,7 +91,8 @@ def latest_ceilings(directory: Path | None = None) -> Ceilings:
         if reason:
             skipped.append(f"{path.name}: {reason}")
             continue
-        ceilings = ceilings_from(results, manifest["run_id"], manifest["params"]["targets"][0])
+        servers = ", ".join(manifest["params"]["targets"])
+        ceilings = ceilings_from(results, manifest["run_id"], servers)
         return replace(ceilings, skipped=tuple(skipped))
     return replace(NOT_CALIBRATED, skipped=tuple(skipped))
 

@@ -11,7 +11,6 @@ NEAR_CEILING_HEADROOM = 0.90  # of the tool setting's calibrated ceiling (notebo
 SHORT_RUN_S = 5.0
 SHORT_RUN_REQUESTS = 10_000  # below this, p99.9 rests on fewer than 10 samples
 
-RATE_SHORTFALL_SHARE = 0.95  # of the rate an open-loop run asked for
 # Flags that make a row's numbers not a measurement of the server doing its job: such
 # rows are kept and shown, but never ranked or summarised with the valid ones.
 INVALID_FLAGS = ("bad_response", "server_died", "data_loss")
@@ -31,7 +30,7 @@ def littles_law_gap(
     return rps * (mean_latency_ms + think_ms) / 1000 / connections - 1
 
 
-def _number(value: object) -> float | None:
+def number(value: object) -> float | None:
     return None if value is None or value == "" else float(value)
 
 
@@ -51,24 +50,17 @@ def flags_for(
     available_pct = 100 - float(row.get("host_steal_pct") or 0)
     if float(row["client_cpu_pct"] or 0) >= available_pct * CLIENT_BOUND_SHARE * client_cores:
         flags.append("client_bound")
-    headroom = _number(row.get("headroom"))
+    headroom = number(row.get("headroom"))
     if ceiling_is_tools and headroom is not None and headroom >= NEAR_CEILING_HEADROOM:
         flags.append("near_tool_ceiling")
     if closed_loop:
         # What the tool timed: wrk 4 pads its reported mean with requests it never sent.
-        mean = _number(row.get("lat_mean_uncorrected_ms")) or _number(row["lat_mean_ms"])
+        mean = number(row.get("lat_mean_uncorrected_ms")) or number(row["lat_mean_ms"])
         gap = littles_law_gap(
-            float(row["connections"]), float(row["rps"]), mean, _number(row.get("think_ms")) or 0.0
+            float(row["connections"]), float(row["rps"]), mean, number(row.get("think_ms")) or 0.0
         )
         if gap is None or abs(gap) > LITTLES_LAW_TOLERANCE:
             flags.append("littles_law")
-    target_rate = _number(row.get("target_rate"))
-    if target_rate:
-        if (_number(row.get("achieved_rate")) or 0) < RATE_SHORTFALL_SHARE * target_rate:
-            flags.append("rate_shortfall")
-        in_flight, workers = _number(row.get("max_in_flight")), _number(row.get("max_workers"))
-        if in_flight and workers and in_flight >= workers:
-            flags.append("workers_exhausted")
     if float(row["duration_s"]) < SHORT_RUN_S or int(row["requests"]) < SHORT_RUN_REQUESTS:
         flags.append("short_run")
     return flags

@@ -7,7 +7,7 @@ REPO_ROOT = Path(__file__).resolve().parents[3]
 REGISTRY_PATH = REPO_ROOT / "servers" / "servers.toml"
 PUBLISHED_DIR = REPO_ROOT / "data" / "published"
 GO_MODULE = REPO_ROOT / "servers" / "go"  # the Go servers and their client benchmarks
-# Where `make setup` builds the Go servers and the Go load tools (ghz, vegeta, benchstat).
+# Where `make setup` builds the Go servers and the Go-built load tools.
 BUILD_BIN = REPO_ROOT / "build" / "bin"
 
 
@@ -16,8 +16,8 @@ def built_tool(name: str) -> Path:
     path = BUILD_BIN / name
     if not path.exists():
         raise FileNotFoundError(
-            f"{name} is not built: run `make setup` (it builds ghz, vegeta and benchstat "
-            f"from servers/go/tools into {BUILD_BIN})"
+            f"{name} is not built: run `make setup` (it builds the Go tools pinned in "
+            f"servers/go/tools/go.mod into {BUILD_BIN})"
         )
     return path
 

@@ -7,7 +7,6 @@ typed ``-p duration 5x`` on a command line.
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$")
 _UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
@@ -65,41 +64,8 @@ def require_choice(name: str, value: str, choices: Iterable[str]) -> str:
     return value
 
 
-@dataclass(frozen=True)
-class ClosedLoopLoad:
-    """A closed-loop load (a fixed number of connections each waiting for its reply,
-    and then ``think_s`` more before sending the next: 0 sends at once)."""
-
-    connections: int
-    threads: int
-    duration_s: float
-    timeout_s: float
-    think_s: float = 0.0
-
-    @classmethod
-    def from_params(
-        cls,
-        connections: object,
-        threads: object,
-        duration: object,
-        timeout: object,
-        think: object = 0,
-    ) -> "ClosedLoopLoad":
-        load = cls(
-            connections=require_int("connections", connections, 1),
-            threads=require_int("threads", threads, 1),
-            duration_s=parse_duration("duration", duration),
-            timeout_s=parse_duration("timeout", timeout),
-            think_s=parse_duration("think", think, allow_zero=True),
-        )
-        for name, seconds in (("duration", load.duration_s), ("timeout", load.timeout_s)):
-            if seconds < 1 or seconds != int(seconds):
-                raise ValueError(
-                    f"{name}: {seconds:g} s; wrk takes whole seconds (1 or more), e.g. '10s'"
-                )
-        if load.threads > load.connections:
-            raise ValueError(
-                f"threads: {load.threads} is more than connections ({load.connections}); "
-                f"each load thread needs at least one connection, so use threads <= connections"
-            )
-        return load
+def counts(name: str, value: object) -> list[int]:
+    """One count, or several for a sweep ('-p connections 10,100' or a YAML list)."""
+    if isinstance(value, int | str) and "," not in str(value):
+        return [require_int(name, value, 1)]
+    return [require_int(name, v, 1) for v in as_list(name, value)]

@@ -3,11 +3,10 @@
 import os
 import platform
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from importlib.metadata import PackageNotFoundError, version
 
 from benchbook.measure.layout import REPO_ROOT
-from benchbook.measure.tools.wrk import wrk_version
 
 # What identifies a machine for ceilings and stored runs (the rest, e.g. load, varies).
 MACHINE_KEYS = ("hostname", "cpu_model", "logical_cpus", "cpus_available")
@@ -79,13 +78,15 @@ def machine() -> dict[str, object]:
     }
 
 
-def collect() -> dict:
+def collect(tool_versions: Mapping[str, str]) -> dict:
+    """The machine, the versions of the languages, packages and load tools a run used,
+    and the commit."""
     return {
         "machine": machine(),
         "versions": {
             "python": platform.python_version(),
             "go": _first_line(["go", "version"]),
-            "wrk": _safe(wrk_version),
+            "tools": dict(tool_versions),
             **{name: _package(name) for name in PYTHON_PACKAGES},
         },
         "git": git_state(),

@@ -7,6 +7,7 @@ re-run can never overwrite an earlier measurement.
 import csv
 import json
 import secrets
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -44,8 +45,10 @@ class Run:
         params: dict[str, Any],
         fingerprint: str = "",
         extra_columns: list[str] | None = None,
+        tool_versions: Mapping[str, str] | None = None,
     ) -> "Run":
-        """A new run folder; its results have CORE_COLUMNS and then ``extra_columns``."""
+        """A new run folder; its results have CORE_COLUMNS and then ``extra_columns``;
+        its provenance names the version of each load tool it uses."""
         now = datetime.now(UTC)
         run_id = f"{now:%Y%m%dT%H%M%SZ}-{experiment}-{secrets.token_hex(2)}"
         path = runs_dir() / run_id
@@ -59,7 +62,7 @@ class Run:
                 "params": params,
                 "fingerprint": fingerprint,  # see reuse: what a stand-in must match
                 "columns": CORE_COLUMNS + [c for c in extra_columns or [] if c not in CORE_COLUMNS],
-                "provenance": provenance.collect(),
+                "provenance": provenance.collect(tool_versions or {}),
             }
         )
         return run

@@ -1,0 +1,79 @@
+"""Load tools as plug-ins: one module per tool in this package, found by this table.
+
+A tool module holds everything about its tool — its load type, its command, the parser
+of its raw output into the core columns, the flags only it can raise, its version, and
+how notebook 00 calibrates it — and ends with ``TOOL = ToolEntry(…)``. The rest of the
+harness reaches tools only through ``TOOLS`` and ``tool(name, …)``: adding a tool is
+adding a module here, nothing else.
+"""
+
+import importlib
+import pkgutil
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from benchbook.measure.tools.base import LoadTool
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """How notebook 00 finds a tool's ceiling: ``loads`` at full speed against ``server``
+    (a fast server of the registry that speaks the tool's protocol)."""
+
+    server: str
+    loads: Callable[..., list[LoadTool]]  # (duration, **settings) → the loads to measure
+    defaults: Mapping[str, object] = field(default_factory=dict)
+    request: str | None = None  # the server's request to send (None: its first)
+
+
+@dataclass(frozen=True)
+class ToolEntry:
+    name: str  # as rows name it (the ``tool`` column)
+    make: Callable[..., list[LoadTool]]  # keyword settings → one load each (lists sweep)
+    version: Callable[[], str]  # recorded in every run's manifest that used the tool
+    calibration: Calibration | None = None  # None: its rows have no headroom, said why
+    about: str = ""  # one line for error messages and the README
+
+
+def _discover() -> dict[str, ToolEntry]:
+    """Every module here but ``base`` (what all tools share) and private ones (``_name``:
+    files a tool runs in its own process, such as Locust's locustfile, never imported)."""
+    found = {}
+    for module in pkgutil.iter_modules(__path__):
+        if module.name == "base" or module.name.startswith("_"):
+            continue
+        entry = getattr(importlib.import_module(f"{__name__}.{module.name}"), "TOOL", None)
+        if isinstance(entry, ToolEntry):
+            found[entry.name] = entry
+    return dict(sorted(found.items()))
+
+
+TOOLS: dict[str, ToolEntry] = _discover()
+
+
+def entry(name: str) -> ToolEntry:
+    if name not in TOOLS:
+        raise ValueError(f"no load tool {name!r}; valid choices: {', '.join(TOOLS)}")
+    return TOOLS[name]
+
+
+def tool(name: str, **settings: object) -> list[LoadTool]:
+    """The loads of one tool, checked now (before any server starts): ``tool("wrk",
+    connections=[10, 100], threads=2, duration="5s")`` is wrk at 10 and at 100
+    connections. An unknown tool or setting is an error naming the valid ones."""
+    make = entry(name).make
+    try:
+        return make(**settings)
+    except TypeError as error:
+        raise ValueError(f"{name}: {error}; see help(benchbook.measure.tools.{name})") from None
+
+
+def versions(names: list[str]) -> dict[str, str]:
+    """The version of each named tool, for a run's manifest (never stops a run)."""
+    found = {}
+    for name in names:
+        try:
+            found[name] = TOOLS[name].version()
+        except Exception as error:  # provenance must never stop a measurement
+            found[name] = f"unavailable ({error})"
+    return found

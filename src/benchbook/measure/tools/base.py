@@ -1,9 +1,10 @@
-"""Load generators: one module per tool, each producing the same tidy measurement.
+"""What every load tool shares: the plan it sends, the run it returns, the way it is
+started and stopped, and the one map from a percentile to its column.
 
-A tool object (``Wrk``, ``Locust``, …) holds one validated load and knows how to send a
-LoadPlan — the requests of the registry, with their methods, headers, bodies and the ids
-of records created first — to a server, leaving its raw output on disk before parsing
-it into the core measurement columns. Adding a tool is one module with such a class.
+A tool object holds one validated load and knows how to send a LoadPlan — the requests
+of the registry, with their methods, headers, bodies and the ids of records created
+first — to a server, leaving its raw output on disk before parsing it into the core
+measurement columns (see the LoadTool protocol below; tools/__init__.py finds the tools).
 """
 
 import subprocess
@@ -15,6 +16,29 @@ from typing import Any, Protocol
 
 from benchbook.measure.processes import DeadlineExceeded, ManagedProcess
 from benchbook.measure.sampling import CpuTimeline, TreeSampler
+
+
+def percentile_column(share: float) -> str:
+    """The column of a latency percentile, in ms: 0.5 → lat_p50_ms, 0.999 → lat_p999_ms,
+    1.0 → lat_p100_ms. Every tool and every analysis names percentiles this way."""
+    digits = f"{100 * share:g}".replace(".", "")
+    return f"lat_p{digits}_ms"
+
+
+# The percentiles every row carries (the core columns); a tool may add more.
+CORE_PERCENTILES = (0.5, 0.75, 0.9, 0.99, 0.999)
+
+
+def go_binary_version(binary: Path) -> str:
+    """The module version a Go-built tool was built from (``go version -m``): tools built
+    with ``go install`` from a pinned go.mod print no version of their own."""
+    done = subprocess.run(["go", "version", "-m", str(binary)], capture_output=True, text=True,
+                          timeout=30)  # fmt: skip
+    for line in done.stdout.splitlines():
+        fields = line.split()
+        if fields[:1] == ["mod"] and len(fields) >= 3:
+            return f"{fields[1]} {fields[2]}"
+    raise LoadToolError(f"go version -m {binary}: no module line in {done.stdout!r}")
 
 
 def require_loopback(name: str, url: str) -> str:
@@ -184,6 +208,8 @@ class LoadTool(Protocol):
     def row_fields(self) -> dict[str, object]: ...  # connections/threads or users
 
     def client_cores(self, available: int) -> int: ...  # cores the tool can use at most
+
+    def own_flags(self, row: Mapping[str, object]) -> list[str]: ...  # flags only it raises
 
     def run(
         self,

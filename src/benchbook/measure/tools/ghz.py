@@ -17,24 +17,29 @@ import json
 import math
 import re
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from benchbook.measure.layout import REPO_ROOT, built_tool
-from benchbook.measure.params import parse_duration, require_int
+from benchbook.measure.params import counts, parse_duration, require_int
+from benchbook.measure.tools import Calibration, ToolEntry
 from benchbook.measure.tools.base import (
+    CORE_PERCENTILES,
     LoadPlan,
     LoadRequest,
     LoadToolError,
     ToolRun,
+    go_binary_version,
+    percentile_column,
     require_exit,
     require_loopback,
     run_to_files,
 )
 
-PERCENTILES = {50: "lat_p50_ms", 75: "lat_p75_ms", 90: "lat_p90_ms", 99: "lat_p99_ms"}
+# The core percentiles ghz reports itself (it stops at 99 %: p99.9 comes from its details).
+REPORTED = tuple(s for s in CORE_PERCENTILES if s < 0.999)
 REQUIRED = (
     "count", "total", "average", "slowest", "rps", "statusCodeDistribution",
     "errorDistribution", "latencyDistribution",
@@ -125,10 +130,10 @@ def _latency_columns(report: dict[str, Any], ok: int) -> dict[str, float | None]
     distribution = report["latencyDistribution"]
     if not distribution:  # no call in ghz's latency population (null when none succeeded)
         return dict.fromkeys(
-            ["lat_mean_ms", "lat_stdev_ms", *PERCENTILES.values(), "lat_p999_ms", "lat_max_ms"]
+            ["lat_mean_ms", "lat_stdev_ms", *map(percentile_column, CORE_PERCENTILES), "lat_max_ms"]
         )
     by_percentage = {entry["percentage"]: entry["latency"] / 1e6 for entry in distribution}
-    missing = [p for p in PERCENTILES if p not in by_percentage]
+    missing = [round(100 * s) for s in REPORTED if round(100 * s) not in by_percentage]
     if missing:
         raise GhzError(f"ghz's latencyDistribution lacks the percentiles {missing}")
     latencies = _measured_latencies_ms(report, counts_errors)
@@ -139,7 +144,7 @@ def _latency_columns(report: dict[str, Any], ok: int) -> dict[str, float | None]
     return {
         "lat_mean_ms": mean,
         "lat_stdev_ms": statistics.stdev(latencies) if latencies and len(latencies) > 1 else None,
-        **{column: by_percentage[p] for p, column in PERCENTILES.items()},
+        **{percentile_column(s): by_percentage[round(100 * s)] for s in REPORTED},
         "lat_p999_ms": _nearest_rank(latencies, 0.999) if latencies else None,
         "lat_max_ms": report["slowest"] / 1e6,
     }
@@ -242,6 +247,9 @@ class Ghz:
     def client_cores(self, available: int) -> int:
         return available
 
+    def own_flags(self, row: Mapping[str, object]) -> list[str]:
+        return []  # its failed calls are counted as errors and left out of rps already
+
     def run(
         self,
         host: str,
@@ -264,3 +272,41 @@ class Ghz:
         measured = {k: v for k, v in parsed.items() if k not in ("count", "status_counts")}
         measured["rps"] = parsed["ok"] / parsed["duration_s"]  # failed calls are no throughput
         return ToolRun(measured, finished.wall_s, finished.client_cpu_s, raw_path)
+
+
+def loads(
+    concurrency: object, calls: object, connections: object = 1, timeout: object = "20s"
+) -> list[Ghz]:
+    """ghz with ``calls`` unary calls of the target's gRPC request, ``concurrency`` at a
+    time (one level, a list, or "1,16"), over ``connections`` HTTP/2 connections."""
+    built_tool("ghz")  # fail now, not after the servers started, if ghz is not built
+    return [
+        Ghz(GrpcLoad.from_params(c, calls, connections, timeout))
+        for c in counts("concurrency", concurrency)
+    ]
+
+
+def ghz_version() -> str:
+    return go_binary_version(built_tool("ghz"))
+
+
+def calibration_loads(duration: object, concurrency: object, calls_per_s: object) -> list[Ghz]:
+    """Enough calls to keep ghz busy for about ``duration`` at the rate it reached on
+    this kind of machine (ghz counts calls, not seconds)."""
+    seconds = parse_duration("duration", duration)
+    calls = round(seconds * require_int("calls_per_s", calls_per_s, 1))
+    return loads(concurrency, calls, connections=1)
+
+
+TOOL = ToolEntry(
+    name="ghz",
+    make=loads,
+    version=ghz_version,
+    calibration=Calibration(
+        "go-governance-grpc",
+        calibration_loads,
+        {"concurrency": 50, "calls_per_s": 8_000},
+        request="HealthCheck",
+    ),
+    about="gRPC: a closed loop of unary calls (Go)",
+)

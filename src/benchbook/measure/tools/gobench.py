@@ -19,7 +19,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from benchbook.measure.layout import built_tool
+from benchbook.measure.instances import Instance, slug
+from benchbook.measure.layout import BUILD_BIN, GO_MODULE, built_tool, repo_relative
+from benchbook.measure.pinning import Pinning
+from benchbook.measure.registry import Target
+from benchbook.measure.run_store import Run
+from benchbook.measure.tools import ToolEntry
 from benchbook.measure.tools.base import Finished, LoadToolError, run_to_files
 
 # Benchmark<name>, then the iteration count, then value-unit pairs (benchfmt).
@@ -220,19 +225,165 @@ def run_benchmarks(
     return run_to_files(argv, raw_path, None, cpus, DEADLINE_S, env)
 
 
-def benchstat(outputs: Mapping[str, Sequence[Path]], scratch: Path) -> str:
-    """benchstat's own table over runs of the benchmark binary, one column per label
-    (e.g. python, go): the cross-check of our statistics. benchstat wants at least 6
-    runs of a benchmark for a confidence interval; it prints '~' where it finds no
-    significant difference."""
-    scratch.mkdir(parents=True, exist_ok=True)
-    inputs = []
-    for label, paths in outputs.items():
-        joined = scratch / f"{label}.txt"
-        joined.write_text("".join(p.read_text(errors="replace") for p in paths))
-        inputs.append(f"{label}={joined}")
-    done = subprocess.run([str(built_tool("benchstat")), *inputs], capture_output=True,
-                          text=True, timeout=120)  # fmt: skip
-    if done.returncode != 0:
-        raise GoBenchError(f"benchstat failed: {done.stderr}")
-    return done.stdout
+TOOL_NAME = "go-bench"  # the tool column of its rows, and its name in TOOLS
+COLUMNS = (
+    "backend", "transport", "benchmark", "operation", "procs", "iterations", "ns_per_op",
+    "bytes_per_op", "allocs_per_op", "errors_per_op",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class GoBenchLoad:
+    """``go test -bench <bench>`` of ``package`` (servers/go), each benchmark for
+    ``benchtime``, against one backend's servers (transport → server name), whose
+    addresses reach the benchmarks as GOVERNANCE_<TRANSPORT>_ADDR."""
+
+    backend: str
+    servers: tuple[tuple[str, str], ...]
+    bench: str
+    package: str
+    benchtime: str
+    env: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class GoBench:
+    """Go's own benchmarks as a measurement source: a compiled client binary that calls
+    every server of one backend, one tidy row per benchmark result (ns/op, B/op and
+    allocs/op, and ops/s as ``rps``). Benchmarks here fail on any error (a failed run
+    raises); a benchmark that only counts its errors gives rows flagged bad_response."""
+
+    load: GoBenchLoad
+    name = TOOL_NAME
+    closed_loop = False
+    extra_columns = COLUMNS
+
+    @property
+    def servers(self) -> dict[str, str]:
+        return dict(self.load.servers)
+
+    @property
+    def slug(self) -> str:
+        return slug(self.load.backend)
+
+    @property
+    def setting(self) -> str:
+        return TOOL_NAME
+
+    def describe(self) -> str:
+        return f"go test -bench {self.load.bench!r} against {self.load.backend}"
+
+    def row_fields(self) -> dict[str, object]:
+        return {"backend": self.load.backend}
+
+    def client_cores(self, available: int) -> int:
+        return available
+
+    def own_flags(self, row: Mapping[str, object]) -> list[str]:
+        return ["bad_response"] if row.get("errors_per_op") else []
+
+    def binary(self) -> Path:
+        return BUILD_BIN / f"{slug(self.load.package)}.test"
+
+    def measure_together(
+        self, run: Run, instances: Mapping[Target, Instance], rep: int, pinning: Pinning
+    ) -> list[dict[str, object]]:
+        """One run of the benchmark binary (compiled before the first), its rows."""
+        if rep == 1:
+            compile_benchmarks(self.load.package, GO_MODULE, self.binary())
+        by_server = {target.server: instance for target, instance in instances.items()}
+        addresses = {
+            f"GOVERNANCE_{transport.upper()}_ADDR": f"127.0.0.1:{by_server[server].port}"
+            for transport, server in self.load.servers
+        }
+        raw = run.raw_path(f"rep{rep:02d}_{self.slug}.txt")
+        variables = {**addresses, **dict(self.load.env)}
+        finished = run_benchmarks(
+            self.binary(), self.load.bench, self.load.benchtime, variables, raw, pinning.load_cpus
+        )
+        if finished.exit_code != 0:
+            parse_gobench(raw.read_text(errors="replace"))  # raises with the cause
+        return result_rows(run, self.load.backend, self.servers, by_server, rep, raw)
+
+
+def result_rows(
+    run: Run,
+    label: str,
+    servers: Mapping[str, str],
+    instances: Mapping[str, Instance],
+    rep: int,
+    raw: Path,
+) -> list[dict[str, object]]:
+    """One tidy row per benchmark result of one run of the benchmark binary."""
+    rows = []
+    for result in tidy_rows(parse_gobench(raw.read_text(errors="replace"))):
+        server = servers[result["transport"]]
+        errors = result.get("errors_per_op")
+        parallel = result["benchmark"].startswith("Parallel")
+        row = {
+            "experiment": run.manifest()["experiment"],
+            "repetition": rep,
+            "target": f"{server} {result['name'].rsplit('-', 1)[0]}",
+            "server": server,
+            "language": instances[server].spec.language,
+            "variant": "",
+            "request": result["operation"],
+            "tool": TOOL_NAME,
+            "tool_setting": TOOL_NAME,
+            # RunParallel's goroutines: SetParallelism(p) × GOMAXPROCS ("p16", suffix -P)
+            "connections": int(result["operation"][1:]) * (result["procs"] or 1)
+            if parallel
+            else None,
+            "requests": result["iterations"],
+            "duration_s": result["iterations"] * result["ns_per_op"] / 1e9,
+            "rps": 1e9 / result["ns_per_op"],
+            "lat_mean_ms": None if parallel else result["ns_per_op"] / 1e6,
+            "backend": label,
+            **{c: result.get(c) for c in COLUMNS if c in result and c != "backend"},
+            "raw_path": repo_relative(raw),
+            "flags": "bad_response" if errors else "",
+            "incident": (
+                f"{server} {result['name'].rsplit('-', 1)[0]}: {errors:.0%} of its iterations "
+                "failed and the benchmark timed the failures (the article's loop only logs "
+                "errors)"
+                if errors
+                else ""
+            ),
+        }
+        rows.append(row)
+    return rows
+
+
+def loads(
+    backends: Mapping[str, Mapping[str, str]],
+    bench: str,
+    package: str = "./governance/bench/",
+    benchtime: str = "200ms",
+    env: Mapping[str, str] | None = None,
+) -> list[GoBench]:
+    """One client per backend: ``{"python": {"http": "python-governance-http", "grpc":
+    …}}`` runs the benchmarks matching ``bench`` against each backend's servers."""
+    if not backends:
+        raise ValueError("backends: none given, e.g. {'go': {'http': 'go-governance-http'}}")
+    if not bench:
+        raise ValueError("bench: give a -bench pattern, e.g. 'Ops|ParallelHealth'")
+    built_tool("benchstat")  # its cross-check of these rows: fail now, not after measuring
+    variables = tuple(sorted((env or {}).items()))
+    return [
+        GoBench(GoBenchLoad(label, tuple(servers.items()), bench, package, benchtime, variables))
+        for label, servers in backends.items()
+    ]
+
+
+def go_version() -> str:
+    done = subprocess.run(["go", "version"], capture_output=True, text=True, timeout=30)
+    return done.stdout.strip()
+
+
+# go test -bench measures the client it runs: there is no ceiling apart from the figure.
+TOOL = ToolEntry(
+    name=TOOL_NAME,
+    make=loads,
+    version=go_version,
+    about="Go's own benchmarks: a compiled client timing calls one by one",
+)

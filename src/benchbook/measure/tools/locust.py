@@ -11,7 +11,7 @@ import csv
 import json
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -19,21 +19,25 @@ from pathlib import Path
 import pandas as pd
 
 from benchbook.measure.layout import REPO_ROOT
-from benchbook.measure.params import parse_duration, require_choice, require_int
+from benchbook.measure.params import as_list, counts, parse_duration, require_choice, require_int
+from benchbook.measure.pinning import load_cores
 from benchbook.measure.processes import ManagedProcess
 from benchbook.measure.sampling import TreeSampler, cpu_seconds_between
 from benchbook.measure.servers import free_port
+from benchbook.measure.tools import Calibration, ToolEntry
 from benchbook.measure.tools.base import (
+    CORE_PERCENTILES,
     Finished,
     LoadPlan,
     LoadToolError,
     ToolRun,
+    percentile_column,
     require_exit,
     require_loopback,
     run_to_files,
 )
 
-LOCUSTFILE = Path(__file__).with_name("locustfile.py")
+LOCUSTFILE = Path(__file__).with_name("_locustfile.py")
 USER_CLASSES = {"HttpUser": "HttpUserPlan", "FastHttpUser": "FastHttpUserPlan"}
 WORKERS_CONNECT_S = 30  # the master gives up (exit 1) if its workers are not all there
 WORKERS_EXIT_S = 15  # workers quit when the master tells them; this long at most
@@ -41,8 +45,6 @@ WORKERS_EXIT_S = 15  # workers quit when the master tells them; this long at mos
 DEADLINE_GRACE_S = WORKERS_CONNECT_S + 30
 # The percentiles Locust prints (and articles quote): 50 % … 100 %.
 LOCUST_PERCENTILES = (0.5, 0.66, 0.75, 0.8, 0.9, 0.95, 0.98, 0.99, 0.999, 0.9999, 1.0)
-PERCENTILES = {0.5: "lat_p50_ms", 0.75: "lat_p75_ms", 0.9: "lat_p90_ms", 0.99: "lat_p99_ms",
-               0.999: "lat_p999_ms"}  # fmt: skip
 
 
 class LocustError(LoadToolError):
@@ -335,11 +337,6 @@ def _histogram(entries: list[dict]) -> dict[float, int]:
     return histogram
 
 
-def percentile_column(share: float) -> str:
-    """0.5 → 'lat_p50_ms', 0.999 → 'lat_p999_ms', 1.0 → 'lat_p100_ms'."""
-    return "lat_p" + f"{100 * share:g}".replace(".", "") + "_ms"
-
-
 def with_locust_percentiles(results: pd.DataFrame) -> pd.DataFrame:
     """Locust runs' results plus a column per percentile Locust prints (50 % … 100 %),
     each computed from the run's raw statistics."""
@@ -390,7 +387,7 @@ def parse_locust_stats(entries: list[dict]) -> dict[str, float | int | None]:
         "bytes_per_s": sum(e["total_content_length"] for e in entries) / duration_s,
         "lat_mean_ms": mean,
         "lat_stdev_ms": variance**0.5,
-        **{col: _percentile(histogram, requests, share) for share, col in PERCENTILES.items()},
+        **{percentile_column(s): _percentile(histogram, requests, s) for s in CORE_PERCENTILES},
         "lat_max_ms": max(e["max_response_time"] for e in entries),
     }
 
@@ -444,6 +441,7 @@ class Locust:
     load: LocustLoad
     name = "locust"
     closed_loop = False
+    extra_columns = ()
 
     @property
     def slug(self) -> str:
@@ -474,6 +472,9 @@ class Locust:
     def client_cores(self, available: int) -> int:
         return min(self.load.workers or self.load.processes, available)
 
+    def own_flags(self, row: Mapping[str, object]) -> list[str]:
+        return []
+
     def run(
         self,
         host: str,
@@ -501,3 +502,60 @@ class Locust:
         # start-up (imports, forks, workers connecting) and shutdown would dilute it.
         cpu_s = sum(cpu_seconds_between(t, start, end) for t in finished.cpu_timelines)
         return ToolRun(measured, end - start, cpu_s, stats_path(raw_prefix), (start, end))
+
+
+def loads(
+    users: object,
+    spawn_rate: object,
+    wait: object,
+    duration: object,
+    user_class: object = "HttpUser",
+    processes: object | None = None,
+    workers: object = 0,
+) -> list[Locust]:
+    """Locust at each user count (one, a list, or "100,1000").
+
+    ``processes`` defaults to the cores the load tool gets once the servers have theirs
+    (Locust's own ``--processes``). ``workers`` > 0 runs Locust distributed instead: a
+    master expecting that many workers, started here on the same cores. A target's
+    ``mix`` is sent by weight, as a locustfile's weighted tasks are."""
+    if processes is None:
+        processes = 1 if workers else load_cores()
+    return [
+        Locust(
+            LocustLoad.from_params(u, spawn_rate, wait, duration, user_class, processes, workers)
+        )  # fmt: skip
+        for u in counts("users", users)
+    ]
+
+
+def locust_version() -> str:
+    done = subprocess.run([sys.executable, "-m", "locust", "--version"], capture_output=True,
+                          text=True, timeout=60)  # fmt: skip
+    return (done.stdout or done.stderr).strip().splitlines()[0]
+
+
+def calibration_loads(
+    duration: object, users: object, user_classes: object, processes: object
+) -> list[Locust]:
+    """Every user class and process count, its users all started in the first second
+    and never waiting: the most requests Locust itself can send."""
+    return [
+        load
+        for cls in as_list("user_classes", user_classes)
+        for n in counts("processes", processes)
+        for load in loads(users, users, "0-0ms", duration, cls, n)
+    ]
+
+
+TOOL = ToolEntry(
+    name="locust",
+    make=loads,
+    version=locust_version,
+    calibration=Calibration(
+        "go-hello",
+        calibration_loads,
+        {"users": 100, "user_classes": ["HttpUser", "FastHttpUser"], "processes": [1, 2]},
+    ),
+    about="Python users with waits between requests (HttpUser or FastHttpUser)",
+)

@@ -22,7 +22,7 @@ import math
 import re
 import secrets
 import subprocess
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from io import StringIO
 from pathlib import Path
@@ -30,17 +30,20 @@ from typing import Any
 
 import pandas as pd
 
+from benchbook.measure.flags import number
 from benchbook.measure.layout import built_tool
 from benchbook.measure.params import parse_duration, require_int
+from benchbook.measure.tools import Calibration, ToolEntry
 from benchbook.measure.tools.base import (
     LoadPlan,
     LoadToolError,
     ToolRun,
+    go_binary_version,
+    percentile_column,
     require_exit,
     require_loopback,
     run_to_files,
 )
-from benchbook.measure.tools.locust import percentile_column
 
 REQUIRED = ("latencies", "bytes_in", "duration", "wait", "requests", "rate", "throughput",
             "success", "status_codes", "errors")  # fmt: skip
@@ -368,6 +371,18 @@ class Vegeta:
     def client_cores(self, available: int) -> int:
         return available  # Go: as many threads as the cores it is pinned to
 
+    def own_flags(self, row: Mapping[str, object]) -> list[str]:
+        """``rate_shortfall``: it sent less than RATE_SHORTFALL of the rate asked
+        (the tool, not the schedule, set the load); ``workers_exhausted``: every worker
+        it may use waited for a reply at once, so later requests left late."""
+        flags = []
+        if (number(row.get("achieved_rate")) or 0) < RATE_SHORTFALL * self.load.rate:
+            flags.append("rate_shortfall")
+        in_flight = number(row.get("max_in_flight"))
+        if in_flight and in_flight >= self.load.max_workers:
+            flags.append("workers_exhausted")
+        return flags
+
     def run(
         self,
         host: str,
@@ -418,3 +433,40 @@ class Vegeta:
         results.unlink()
         records.unlink()
         return ToolRun(measured, finished.wall_s, finished.client_cpu_s, report)
+
+
+def loads(
+    rate: object,
+    duration: object,
+    max_workers: object = 1000,
+    max_connections: object = 100,
+    timeout: object = "10s",
+) -> list[Vegeta]:
+    """vegeta at each rate (requests per second: one, or a list), an open loop."""
+    vegeta_path()  # fail now, not after the servers started, if vegeta is not built
+    rates = rate if isinstance(rate, list | tuple) else [rate]
+    return [
+        Vegeta(OpenLoopLoad.from_params(r, duration, max_workers, max_connections, timeout))
+        for r in rates
+    ]
+
+
+def vegeta_version() -> str:
+    return go_binary_version(vegeta_path())
+
+
+def calibration_loads(duration: object, rate: object, max_connections: object) -> list[Vegeta]:
+    """A rate no server here answers, so the rate vegeta reaches is its own ceiling
+    (bounded connections, so it cannot exhaust the ephemeral ports)."""
+    return loads(rate, duration, max_workers=max_connections, max_connections=max_connections)
+
+
+TOOL = ToolEntry(
+    name="vegeta",
+    make=loads,
+    version=vegeta_version,
+    calibration=Calibration(
+        "go-hello", calibration_loads, {"rate": 60_000, "max_connections": 100}
+    ),
+    about="open loop: requests on a schedule, whatever the replies do (Go)",
+)

@@ -9,16 +9,19 @@ import json
 import secrets
 import shutil
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchbook.measure.params import ClosedLoopLoad
+from benchbook.measure.params import counts, parse_duration, require_int
+from benchbook.measure.tools import Calibration, ToolEntry
 from benchbook.measure.tools.base import (
+    CORE_PERCENTILES,
     Finished,
     LoadPlan,
     LoadToolError,
     ToolRun,
+    percentile_column,
     require_exit,
     require_loopback,
     run_to_files,
@@ -29,8 +32,46 @@ PLAN_SCRIPT = Path(__file__).with_name("wrk_plan.lua")
 MARKER = "BENCHBOOK_WRK "
 # wrk stops itself after -d; past this much more (plus its --timeout), it is hung.
 DEADLINE_GRACE_S = 15.0
-PERCENTILES = {"50": "lat_p50_ms", "75": "lat_p75_ms", "90": "lat_p90_ms", "99": "lat_p99_ms",
-               "99.9": "lat_p999_ms"}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ClosedLoopLoad:
+    """A closed-loop load (a fixed number of connections each waiting for its reply,
+    and then ``think_s`` more before sending the next: 0 sends at once)."""
+
+    connections: int
+    threads: int
+    duration_s: float
+    timeout_s: float
+    think_s: float = 0.0
+
+    @classmethod
+    def from_params(
+        cls,
+        connections: object,
+        threads: object,
+        duration: object,
+        timeout: object,
+        think: object = 0,
+    ) -> "ClosedLoopLoad":
+        load = cls(
+            connections=require_int("connections", connections, 1),
+            threads=require_int("threads", threads, 1),
+            duration_s=parse_duration("duration", duration),
+            timeout_s=parse_duration("timeout", timeout),
+            think_s=parse_duration("think", think, allow_zero=True),
+        )
+        for name, seconds in (("duration", load.duration_s), ("timeout", load.timeout_s)):
+            if seconds < 1 or seconds != int(seconds):
+                raise ValueError(
+                    f"{name}: {seconds:g} s; wrk takes whole seconds (1 or more), e.g. '10s'"
+                )
+        if load.threads > load.connections:
+            raise ValueError(
+                f"threads: {load.threads} is more than connections ({load.connections}); "
+                f"each load thread needs at least one connection, so use threads <= connections"
+            )
+        return load
 
 
 class WrkError(LoadToolError):
@@ -182,7 +223,7 @@ def parse_wrk_output(text: str) -> dict[str, float | int | None]:
         "bytes_per_s": data["bytes"] / duration_s,
         "lat_mean_ms": ms(lat["mean"]),
         "lat_stdev_ms": ms(lat["stdev"]),
-        **{col: ms(lat["percentiles"][p]) for p, col in PERCENTILES.items()},
+        **{percentile_column(s): ms(lat["percentiles"][f"{100 * s:g}"]) for s in CORE_PERCENTILES},
         "lat_max_ms": ms(lat["max"]),
         "err_connect": data["errors"]["connect"],
         "err_read": data["errors"]["read"],
@@ -232,6 +273,9 @@ class Wrk:
     def client_cores(self, available: int) -> int:
         return min(self.load.threads, available)
 
+    def own_flags(self, row: Mapping[str, object]) -> list[str]:
+        return []
+
     def run(
         self,
         host: str,
@@ -272,3 +316,37 @@ class Wrk:
                 int(measured["requests"]),
             )  # fmt: skip
         return ToolRun(measured, finished.wall_s, finished.client_cpu_s, raw_path)
+
+
+def loads(
+    connections: object,
+    duration: object,
+    threads: object = 1,
+    timeout: object = "2s",
+    think: object = 0,
+    uncorrected: bool = False,
+) -> list[Wrk]:
+    """wrk at each connection count (one, a list, or "10,100"), ``threads`` load threads.
+    ``think``: each connection waits this long after a reply before its next request
+    (wrk's Lua ``delay()``: a closed loop at roughly connections ÷ think requests per
+    second). ``uncorrected`` adds the percentiles of what wrk timed before its
+    coordinated-omission fill-in (uncorrected_percentiles)."""
+    wrk_path()  # fail now, not after the servers started, if wrk is missing
+    return [
+        Wrk(ClosedLoopLoad.from_params(c, threads, duration, timeout, think), bool(uncorrected))
+        for c in counts("connections", connections)
+    ]
+
+
+def calibration_loads(duration: object, connections: object) -> list[Wrk]:
+    """One thread (its ceiling per core), as fast as the server answers."""
+    return loads(connections, duration, threads=1)
+
+
+TOOL = ToolEntry(
+    name="wrk",
+    make=loads,
+    version=wrk_version,
+    calibration=Calibration("go-hello", calibration_loads, {"connections": 50}),
+    about="closed loop, C with Lua scripts (Debian's wrk 4.1)",
+)

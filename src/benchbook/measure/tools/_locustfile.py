@@ -1,6 +1,6 @@
 """benchbook's Locust users: the requests of a load plan, weighted, with a uniform wait.
 
-Select the class on the command line (``locust -f locustfile.py HttpUserPlan``):
+Select the class on the command line (``locust -f _locustfile.py HttpUserPlan``):
 ``HttpUserPlan`` uses requests (as most articles do), ``FastHttpUserPlan`` geventhttpclient,
 several times faster per CPU. The plan (JSON: method, path, headers, body, ids, expected
 status, weight per request; see tools.base.LoadPlan) and the wait are Locust custom

@@ -1,0 +1,105 @@
+"""How a target looks in every chart, from its label alone: Go servers in blues, Python
+servers in oranges, load tools in greens, anything else in purples; a variant of a server
+gets a shade of its family, and a marker and a dash, picked by a hash of the variant, so
+one label looks the same in every chart of the report.
+"""
+
+import hashlib
+import re
+from collections.abc import Sequence
+
+import matplotlib.pyplot as plt
+from matplotlib.patches import Patch
+
+from benchbook.measure.tools import TOOLS
+
+# First entry: the family's own colour (a bare server name: "go-hello"); the others are
+# shades for variants ("python-iodelay uvloop+httptools", "wrk: go-hello"), picked by a
+# hash of the variant so that a label has one colour in every chart.
+FAMILY_COLOURS = {
+    "Go": ("#1565c0", "#00a3cc", "#0d3b66", "#5c9de8", "#00798c", "#3949ab", "#7fb8e6",
+           "#26619c"),
+    "Python": ("#e07b00", "#c2410c", "#e8a317", "#8c3b0a", "#f08a4b", "#b7791f",
+               "#d9480f", "#a65c00"),
+    "load tool": ("#2e7d32", "#7cb342", "#1b5e20", "#9ccc65", "#558b2f", "#43a047",
+                  "#827717", "#33691e"),
+    "other": ("#6a3d9a", "#9e7cc1", "#4b2c73", "#b39ddb", "#7e57c2", "#512da8", "#8e24aa",
+              "#ab47bc"),
+}  # fmt: skip
+# Which family a label belongs to. A server's language wins over a load tool named in the
+# same label, so "wrk: go-hello" is Go (the server measured) and "locust HttpUser x1" a tool.
+LANGUAGE_PATTERNS = {
+    "Go": r"(?<![a-z])(?:go|golang)(?![a-z])",
+    "Python": r"python|fastapi|uvicorn|aiohttp|gunicorn|starlette|flask|django",
+}
+# A load tool is any tool of the plug-in table, named as a word of its own.
+TOOL_PATTERN = rf"(?<![a-z])(?:{'|'.join(map(re.escape, TOOLS))})(?![a-z])"
+# The server's name within a label ("python-iodelay" in "python-iodelay asyncio+h11"): what
+# is left is the variant, which picks the shade, so "wrk: go-hello" and "wrk: python-hello"
+# get the same shade of their families.
+SERVER_NAME = re.compile(
+    r"(?<![a-z])(?:go|golang|python|fastapi|uvicorn|aiohttp|gunicorn|starlette|flask|django)"
+    r"(?:-[a-z0-9.]+)*(?![a-z])"
+)
+TOOL_NAME = re.compile(rf"^{TOOL_PATTERN}$")
+# Lines of one family can share a shade; a marker and a dash picked by another hash of
+# the label keep them apart.
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<")
+DASHES = ("--", "-.", (0, (5, 1, 1, 1)), (0, (3, 1)))
+
+
+def family_of(label: str) -> str:
+    """'Go', 'Python', 'load tool' or 'other', from the label alone."""
+    text = str(label).lower()
+    found = [
+        (match.start(), family)
+        for family, pattern in LANGUAGE_PATTERNS.items()
+        if (match := re.search(pattern, text))
+    ]
+    if found:
+        return min(found)[1]
+    return "load tool" if re.search(TOOL_PATTERN, text) else "other"
+
+
+def variant_of(label: str) -> str:
+    """What distinguishes a label from its bare server name ('' for "go-hello")."""
+    text = str(label).strip().lower()
+    if family_of(text) in LANGUAGE_PATTERNS:
+        text = SERVER_NAME.sub("", text, count=1)
+    elif TOOL_NAME.match(text):
+        return ""  # a bare tool: "wrk"
+    return " ".join(text.split())
+
+
+def _variant_hash(label: str) -> int:
+    digest = hashlib.blake2b(variant_of(label).encode(), digest_size=8, person=b"benchbook")
+    return int.from_bytes(digest.digest(), "big")
+
+
+def colour_for(label: str) -> str:
+    """The colour of a target label in every chart: its family's own colour for a bare
+    server or tool name ("go-hello", "python", "wrk"), a shade of the family for a
+    variant, picked from the variant alone."""
+    shades = FAMILY_COLOURS[family_of(label)]
+    if not variant_of(label):
+        return shades[0]
+    return shades[1 + _variant_hash(label) % (len(shades) - 1)]
+
+
+def line_style_for(label: str) -> dict:
+    """Colour, marker and dash of a label's line: the same in every chart; a bare server's
+    line is solid."""
+    h = _variant_hash(label) // 8
+    return {
+        "color": colour_for(label),
+        "marker": MARKERS[h % len(MARKERS)],
+        "linestyle": DASHES[h % len(DASHES)] if variant_of(label) else "-",
+    }
+
+
+def family_legend(ax: plt.Axes, labels: Sequence[str]) -> None:
+    """A legend of the families present, when bars of more than one family share a chart."""
+    families = list(dict.fromkeys(family_of(label) for label in labels))
+    if len(families) > 1:
+        handles = [Patch(color=FAMILY_COLOURS[f][0], label=f) for f in families]
+        ax.legend(handles=handles, fontsize=8, title="family", title_fontsize=8)

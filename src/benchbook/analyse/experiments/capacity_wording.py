@@ -1,0 +1,140 @@
+"""Capacity at an SLO in words: what each target's capacity is and what kind of number
+it is (an estimate, only a lower bound, or none), and how two targets' compare."""
+
+import pandas as pd
+
+from benchbook.analyse import formatting as fmt
+from benchbook.analyse.experiments.capacity import (
+    CAPACITY,
+    WHY_INVALID,
+    WHY_NO_SLO,
+    WHY_SHORTFALL,
+    WHY_TOOL_CPU,
+    lower_bound,
+    rate_bracket,
+)
+from benchbook.analyse.stats import compare, summarize
+from benchbook.analyse.tables import flag_counts, valid_rows
+
+
+def _ranges(values: pd.Series, unit: str = "") -> str:
+    low, high = values.min(), values.max()
+    text = fmt.count(low) if round(low) == round(high) else f"{fmt.count(low)}–{fmt.count(high)}"
+    return text + unit
+
+
+def _bound_reasons(bounded: pd.DataFrame) -> list[str]:
+    """Why capacities are only lower bounds, one phrase per reason, with the numbers."""
+    reasons = []
+    for why, runs in bounded.groupby("why", sort=False):
+        n = f"{len(runs)} run{'s' if len(runs) != 1 else ''}"
+        tool = " and ".join(dict.fromkeys(map(str, runs["tool"])))
+        if why == WHY_TOOL_CPU:
+            reasons.append(
+                f"{n}: where the SLO broke ({_ranges(runs['failed_rps'])} req/s), {tool} used "
+                f"{_ranges(runs['stop_client_cpu_pct'], ' %')} of a core and the server "
+                f"{_ranges(runs['stop_server_cpu_pct'], ' %')}: the tool, not the server, was "
+                "at its limit"
+            )
+        elif why == WHY_SHORTFALL:
+            reasons.append(
+                f"{n}: {tool} sent only {_ranges(runs['stop_achieved_rps'])} of the "
+                f"{_ranges(runs['failed_rps'])} req/s asked, so that rate was not offered"
+            )
+        elif why == WHY_INVALID:
+            flags = flag_counts(runs["stop_flags"])
+            reasons.append(
+                f"{n}: the run at {_ranges(runs['failed_rps'])} req/s was invalid ({flags})"
+            )
+        elif why == WHY_NO_SLO:
+            reasons.append(f"{n}: no valid run at the lowest rate to set an SLO from")
+        else:
+            reasons.append(f"{n}: every rate offered met the SLO")
+    return reasons
+
+
+def capacity_sentence(capacities: pd.DataFrame, target: str) -> str:
+    """What one target's capacity at its SLO is, and what kind of number it is."""
+    runs = capacities[capacities["target"] == target]
+    if runs.empty:
+        raise ValueError(f"no capacity for {target!r}; have {sorted(set(capacities['target']))}")
+    slo = runs["slo_ms"].iloc[0]
+    s = summarize(valid_rows(runs)[CAPACITY].dropna())
+    head = f"**{target}** (SLO: p99 ≤ {fmt.milliseconds(slo)} ms)"
+    if s.n == 0:
+        if runs["limit"].eq("never").any():
+            return (
+                f"{head} **never met its SLO**, even at the lowest rate offered "
+                f"({fmt.count(runs['failed_rps'].min())} req/s): its capacity at this SLO is "
+                "below that."
+            )
+        reasons = _bound_reasons(runs[runs["why"] != ""]) or list(dict.fromkeys(runs["limit"]))
+        return f"{head}: no capacity measured ({'; '.join(reasons)})."
+    interval = (f"{fmt.level(s.confidence)} {fmt.count(s.low)}–{fmt.count(s.high)} req/s"
+                if s.n > 1 else "one run")  # fmt: skip
+    sentence = f"{head}: **{fmt.count(s.median)} req/s** ({interval}, {s.n} runs)"
+    exact = runs[runs["limit"] == "slo"]
+    if len(exact):
+        sentence += (
+            f"; {len(exact)} of {len(runs)} runs broke the SLO between two rates offered "
+            f"({rate_bracket(exact)}), the capacity placed between them on a log scale of p99"
+        )
+    bounded = runs[runs["bound"] == "at least"]
+    if len(bounded):
+        sentence += (
+            f"; in {len(bounded)} of {len(runs)} runs it is **only a lower bound** — "
+            + "; ".join(_bound_reasons(bounded))
+        )
+    return sentence + "."
+
+
+def capacity_label(capacities: pd.DataFrame, a: str, b: str) -> str:
+    """A headline's label for a capacity comparison, naming a side whose capacity is only
+    a lower bound: the ratio's verdict alone would not say so."""
+    bounded = [t for t in (a, b) if lower_bound(capacities, t)]
+    note = f" ({' and '.join(bounded)}: only a lower bound)" if bounded else ""
+    return f"{a} vs {b}: requests per second within the SLO{note}"
+
+
+def capacity_comparison(capacities: pd.DataFrame, a: str, b: str) -> str:
+    """The capacity ratio a/b with its CI and p (stats.compare), in words, saying when it is
+    only a bound: a lower bound when a's capacities are, an upper bound when b's are."""
+    va = valid_rows(capacities[capacities["target"] == a])[CAPACITY].dropna()
+    vb = valid_rows(capacities[capacities["target"] == b])[CAPACITY].dropna()
+    if va.empty or vb.empty:
+        return (
+            f"**{a}** and **{b}** cannot be ranked on capacity at their SLO: "
+            f"no capacity measured for **{a if va.empty else b}**."
+        )
+    c = compare(va, vb)
+    bounded = {t: lower_bound(capacities, t) for t in (a, b)}
+    numbers = (f"medians {fmt.count(c.median_a)} vs {fmt.count(c.median_b)} req/s; "
+               f"{fmt.p_value(c.p_value)}; {c.n_a}+{c.n_b} runs")  # fmt: skip
+    interval = fmt.ci(c.ratio_low, c.ratio_high, c.ratio_confidence)
+    if bounded[a] and bounded[b]:
+        return (
+            f"**{a}** and **{b}** cannot be ranked on capacity at their SLO: both are only "
+            f"lower bounds (ratio of the bounds {fmt.ratio(c.ratio)}, {interval}; {numbers})."
+        )
+    kind = "at least " if bounded[a] else "at most " if bounded[b] else ""
+    if not c.significant:
+        if kind:
+            side = a if bounded[a] else b
+            return (
+                f"**{a}** and **{b}** cannot be ranked on capacity at their SLO: the capacity "
+                f"of {side} is only a lower bound, and it does not differ significantly from "
+                f"the other (ratio {fmt.ratio(c.ratio)}, {interval}; {numbers})."
+            )
+        return (
+            f"**No significant difference** in capacity at their SLO between **{a}** and "
+            f"**{b}**: ratio {fmt.ratio(c.ratio)} ({interval}; {numbers})."
+        )
+    sentence = (
+        f"**{a}** took **{kind}{fmt.ratio(c.ratio)} the load of {b}** within its SLO "
+        f"(ratio {fmt.ratio(c.ratio)}, {interval}; {numbers})."
+    )
+    if kind == "at least ":
+        sentence += f" A lower bound, as the capacity of {a} is."
+    elif kind:
+        sentence += f" An upper bound, as the capacity of {b} is only a lower bound."
+    return sentence

@@ -1,0 +1,228 @@
+"""One load-tool invocation → one tidy row, raw output saved before it is parsed.
+
+The store is reset first (services emptied, records created). The server's responses
+are sampled during the run and every request re-verified after it: wrong answers flag
+the row ``bad_response``. A run that created records is checked for lost ones
+(``data_loss``). A server that exits during the run gives a row flagged ``server_died``
+that says what happened; its numbers, if the tool produced any, are kept but never
+ranked.
+"""
+
+import os
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+
+import psutil
+
+from benchbook.measure import data_loss
+from benchbook.measure.calibration import NOT_CALIBRATED, Ceilings
+from benchbook.measure.flags import flags_for
+from benchbook.measure.instances import Instance, StoreCount, slug
+from benchbook.measure.layout import repo_relative
+from benchbook.measure.pinning import Pinning
+from benchbook.measure.registry import Request, Target
+from benchbook.measure.run_store import Run
+from benchbook.measure.sampling import (
+    SamplerError,
+    TreeSampler,
+    cpu_seconds_between,
+    host_cpu_jiffies,
+    steal_pct,
+)
+from benchbook.measure.servers import died_message
+from benchbook.measure.targets import load_plan, loaded_requests
+from benchbook.measure.tools.base import LoadPlan, LoadTool, LoadToolError, ToolRun
+from benchbook.measure.verification import ResponseSampler, all_problems, request_problems
+
+Row = dict[str, object]
+
+
+@dataclass(frozen=True)
+class Config:
+    """One measured configuration: a target under one load tool and load."""
+
+    target: Target
+    tool: LoadTool
+
+    @property
+    def slug(self) -> str:
+        return f"{slug(self.target.label)}_{self.tool.slug}"
+
+
+def measure_run(
+    run: Run,
+    instance: Instance,
+    config: Config,
+    rep: int,
+    pinning: Pinning,
+    ceilings: Ceilings = NOT_CALIBRATED,
+    records: int = 1,
+) -> Row:
+    """The row of one repetition of one configuration (see the module's docstring)."""
+    requests = [r for r, _ in loaded_requests(instance.spec, config.target)]
+    row = identity_columns(run, instance, config, rep, requests)
+    if not instance.server.process.running():
+        return row | died(instance, f"the pause before repetition {rep}")
+    raw_prefix = run.raw_path(f"rep{rep:02d}_{config.slug}")
+    capture_dir = raw_prefix.with_name(raw_prefix.name + "_created")
+    instance.reset(records)
+    plan = load_plan(instance, config.target, capture_dir)
+    before = instance.store_count() if plan.capture_status else None
+    try:
+        result, usage, problems_during = _loaded(instance, config, plan, requests, raw_prefix,
+                                                 pinning)  # fmt: skip
+    except (LoadToolError, SamplerError, psutil.NoSuchProcess):
+        if instance.server.process.running():
+            raise
+        return row | died(instance, f"repetition {rep}")
+    row |= usage | {
+        "headroom": ceilings.headroom(config.tool.setting, float(result.measured["rps"] or 0)),
+        "raw_path": repo_relative(result.raw_path),
+    }
+    available = len(pinning.load_cpus or os.sched_getaffinity(0))
+    flags = flags_for(
+        row,
+        config.tool.client_cores(available),
+        config.tool.closed_loop,
+        ceiling_is_tools=config.tool.setting in ceilings.tool_bound,
+    ) + config.tool.own_flags(row)
+    if not instance.server.process.running():
+        return row | died(instance, f"repetition {rep}", flags)
+    incidents = []
+    if before is not None:
+        row |= _lost_records(instance, config.target, rep, capture_dir, before, row, flags,
+                             incidents)  # fmt: skip
+    _wrong_answers(instance, config.target, rep, problems_during, flags, incidents)
+    return row | {"incident": " ".join(incidents), "flags": ";".join(flags)}
+
+
+def identity_columns(
+    run: Run, instance: Instance, config: Config, rep: int, requests: list[Request]
+) -> Row:
+    """What the row is about: the experiment, the target, its factors, the tool's load."""
+    target = config.target
+    return {
+        "experiment": run.manifest()["experiment"],
+        "repetition": rep,
+        "target": target.label,
+        "server": target.server,
+        "language": instance.spec.language,
+        "variant": target.variant or "",
+        "request": "+".join(r.name for r in requests),
+        "method": "+".join(dict.fromkeys(r.method for r in requests)),
+        "endpoint": "+".join(r.path for r in requests),
+        "tool": config.tool.name,
+        "tool_setting": config.tool.setting,
+        **instance.factors,
+        **config.tool.row_fields(),
+    }
+
+
+def _loaded(
+    instance: Instance,
+    config: Config,
+    plan: LoadPlan,
+    requests: list[Request],
+    raw_prefix: Path,
+    pinning: Pinning,
+) -> tuple[ToolRun, Row, list[str]]:
+    """The tool's run, with the server, its services and the host's CPU sampled and the
+    server's answers checked about once a second: (the run, its resource columns, the
+    wrong answers seen during it)."""
+    sampled = _sampled_request(instance, requests)
+    host_before = host_cpu_jiffies()
+    with ExitStack() as samplers:
+        server = samplers.enter_context(TreeSampler(instance.server.process.pid))
+        services = [
+            samplers.enter_context(TreeSampler(s.process.pid)) for s in instance.services.values()
+        ]
+        watch = samplers.enter_context(
+            ResponseSampler(
+                lambda: (
+                    request_problems(instance.port, sampled, instance.records) if sampled else []
+                ),
+                instance.server.process.running,
+            )
+        )
+        result = config.tool.run(instance.server.url, plan, raw_prefix, pinning.load_cpus)
+    server_cpu_pct = server.usage.cpu_pct
+    if result.load_phase:
+        start, end = result.load_phase
+        server_cpu_pct = 100 * cpu_seconds_between(server.cpu_timeline, start, end) / (end - start)
+    usage: Row = {
+        **result.measured,
+        "server_cpu_pct": round(server_cpu_pct, 1),
+        "server_rss_mb": round(server.usage.peak_rss_mb, 1),
+        "client_cpu_pct": round(100 * result.client_cpu_s / result.wall_s, 1),
+        "host_steal_pct": round(steal_pct(host_before, host_cpu_jiffies()), 1),
+    }
+    if services:
+        usage["service_cpu_pct"] = round(sum(s.usage.cpu_pct for s in services), 1)
+        usage["service_rss_mb"] = round(sum(s.usage.peak_rss_mb for s in services), 1)
+    return result, usage, watch.problems
+
+
+def _sampled_request(instance: Instance, plan_requests: list[Request]) -> Request | None:
+    """What to check during a run: a loaded request that writes nothing, else any
+    registry request that writes nothing (checks must not add records)."""
+    for request in [*plan_requests, *instance.spec.requests]:
+        if not request.writes:
+            return request
+    return None
+
+
+def _lost_records(
+    instance: Instance,
+    target: Target,
+    rep: int,
+    capture_dir: Path,
+    before: StoreCount,
+    row: Row,
+    flags: list[str],
+    incidents: list[str],
+) -> Row:
+    """The data-loss columns of a run that created records; flags and incidents grow."""
+    after = instance.store_count()
+    slack = int(row.get("connections") or row.get("users") or 0)
+    found = data_loss.check(instance, capture_dir, before, after, slack)
+    columns = found.columns()
+    if before.commits is not None and after.commits is not None and row["requests"]:
+        columns["store_commits_per_request"] = round(
+            (after.commits - before.commits) / float(row["requests"]), 3
+        )
+    if found.problems:
+        flags.append("data_loss")
+        incidents.append(
+            f"{target.label} lost data in repetition {rep}: " + "; ".join(found.problems)
+        )
+    return columns
+
+
+def _wrong_answers(
+    instance: Instance,
+    target: Target,
+    rep: int,
+    during: list[str],
+    flags: list[str],
+    incidents: list[str],
+) -> None:
+    """Every request verified again after the run; wrong answers flag ``bad_response``."""
+    paths = [target.path] if target.path else []
+    problems = during + [
+        f"after the run: {p}"
+        for p in all_problems(instance.port, instance.spec, paths, instance.records)
+    ]
+    if problems:
+        flags.append("bad_response")
+        incidents.append(
+            f"{target.label} served wrong responses in repetition {rep} "
+            f"(verification passed before the load): " + "; ".join(problems)
+        )
+
+
+def died(instance: Instance, during: str, flags: list[str] = ()) -> Row:
+    return {
+        "flags": ";".join([*flags, "server_died"]),
+        "incident": died_message(instance.server, during),
+    }

@@ -1,0 +1,52 @@
+"""Notebook 00's measurement: every load tool that declares a calibration, at full speed
+against its fast server, so that later rows can say how close they came to the tool's own
+limit (their ``headroom``; see calibration for how a run's ceilings are read back)."""
+
+from collections.abc import Mapping
+
+from benchbook.measure.calibration import CALIBRATION_EXPERIMENT, NOT_CALIBRATED
+from benchbook.measure.measured_run import Config
+from benchbook.measure.orchestration import run_experiment, warmup_seconds
+from benchbook.measure.params import require_int
+from benchbook.measure.pinning import plan_pinning
+from benchbook.measure.registry import Registry, Target
+from benchbook.measure.run_store import Run
+from benchbook.measure.tools import TOOLS, entry
+
+
+def calibrate(
+    *,
+    duration: object,
+    warmup: object = "2s",
+    repetitions: object = 5,
+    settings: Mapping[str, Mapping[str, object]] | None = None,
+    registry: Registry | None = None,
+) -> Run:
+    """Every load tool that declares a calibration, at full speed against its fast
+    server, interleaved: the median req/s of each tool setting is its ceiling on this
+    machine (see calibration). ``settings`` override a tool's calibration defaults, e.g.
+    ``{"wrk": {"connections": 50}, "locust": {"user_classes": ["FastHttpUser"]}}``."""
+    registry = registry or Registry.load()
+    settings = dict(settings or {})
+    for name in settings:
+        entry(name)  # an unknown tool is an error naming the valid ones
+    configs = []
+    for name, tool_entry in TOOLS.items():
+        if tool_entry.calibration is None:
+            continue
+        calibration = tool_entry.calibration
+        given = {**calibration.defaults, **settings.get(name, {})}
+        loads = calibration.loads(duration, **given)
+        target = Target(calibration.server, request=calibration.request)
+        configs += [Config(target, load) for load in loads]
+    servers = {c.target.server for c in configs}
+    return run_experiment(
+        CALIBRATION_EXPERIMENT,
+        registry,
+        configs,
+        warmup_s=warmup_seconds(warmup),
+        repetitions=require_int("repetitions", repetitions, 1),
+        server_params={server: {} for server in servers},
+        pinning=plan_pinning(True),
+        ceilings=NOT_CALIBRATED,  # measuring the ceilings themselves
+    )

@@ -1,0 +1,71 @@
+"""The report's own templates (the page, the findings macros) and their filters: markdown
+as the notebooks render it, anchors, and the findings' numbers as the summary prints them."""
+
+import functools
+import re
+from pathlib import Path
+
+import jinja2
+from markupsafe import Markup
+from nbconvert.filters.markdown_mistune import markdown2html_mistune
+
+from benchbook.analyse import formatting as fmt
+from benchbook.analyse.findings_format import (
+    REPRODUCED_LABELS,
+    SELF_EXPLAINED,
+    missing,
+    ratio_text,
+    ratio_with_ci,
+)
+
+TEMPLATE_DIR = Path(__file__).resolve().parent / "report_template"
+
+
+def anchor_id(text: str) -> str:
+    """An HTML id that survives any run id or file name."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-") or "x"
+
+
+def run_anchor(run_id: str) -> str:
+    """Anchor of a run in the appendix, shared by the template's links and the appendix."""
+    return "run-" + anchor_id(run_id)
+
+
+def markdown(source: str | None) -> Markup:
+    """Markdown as nbconvert renders the notebooks' cells."""
+    return Markup(markdown2html_mistune(source or "").strip())
+
+
+def markdown_inline(source: str | None) -> Markup:
+    """One paragraph of markdown without its <p>, for a table cell or a list item."""
+    rendered = markdown(source)
+    match = re.fullmatch(r"<p>(.*)</p>", rendered, re.S)
+    return Markup(match.group(1)) if match else rendered
+
+
+def reproduced_class(label: str | None) -> str:
+    """CSS class of a reproduction verdict: repro-0 (reproduced) … repro-4 (too few runs)."""
+    if label in REPRODUCED_LABELS:
+        return f"repro-{REPRODUCED_LABELS.index(label)}"
+    return "repro-other"
+
+
+@functools.cache
+def page_environment() -> jinja2.Environment:
+    """The report's own templates (page, findings), autoescaped, with its filters."""
+    environment = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATE_DIR), autoescape=True, keep_trailing_newline=True
+    )
+    environment.filters.update(
+        markdown=markdown,
+        markdown_inline=markdown_inline,
+        ratio=ratio_text,
+        interval=lambda low, high: "—" if missing(low) else fmt.interval(low, high),
+        level=lambda level: "—" if missing(level) else fmt.level(level).removesuffix(" CI"),
+        ratio_with_ci=ratio_with_ci,
+        reproduced_class=reproduced_class,
+        summary_why=lambda label: label not in SELF_EXPLAINED,
+        run_anchor=run_anchor,
+        p_value=lambda p: "—" if missing(p) else fmt.p_value(p),
+    )
+    return environment
