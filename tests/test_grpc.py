@@ -55,7 +55,7 @@ def test_the_article_loop_against_the_404_backend_is_flagged_and_refused_otherwi
             env={"GOVERNANCE_ARTICLE_STYLE": "1"},
         ),
         repetitions=1,
-        verify_servers=False,
+        verify=False,
     )
     (row,) = run.results().itertuples()
     assert row.errors_per_op == 1 and row.flags == "bad_response"

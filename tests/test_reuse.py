@@ -75,3 +75,27 @@ def test_make_report_builds_the_go_tools_before_a_notebook(notebook: str) -> Non
     assert plan.index("go -C servers/go/tools install tool") < plan.index(
         "benchbook.render.execute"
     )
+
+
+@pytest.mark.slow
+def test_a_changed_sentence_in_the_analysis_reuses_the_stored_run(runs_dir, monkeypatch) -> None:
+    # What make report relies on: rewording a flag's explanation (analyse/) re-renders
+    # from the stored run; the same edit in measure/ measures again.
+    first = reuse_run()
+    monkeypatch.setenv("BENCHBOOK_REUSE_RUNS", "1")
+    wording = REPO_ROOT / "src/benchbook/analyse/flag_wording.py"
+    original = wording.read_text()
+    try:
+        wording.write_text(original.replace("failed or broke", "failed, or broke"))
+        assert wording.read_text() != original
+        assert reuse_run().run_id == first.run_id
+    finally:
+        wording.write_text(original)
+    flags_rules = REPO_ROOT / "src/benchbook/measure/flags.py"
+    rules = flags_rules.read_text()
+    try:
+        flags_rules.write_text(rules + "# an edit in measure/\n")
+        assert reuse_run().run_id != first.run_id
+    finally:
+        flags_rules.write_text(rules)
+    assert descendants() == []

@@ -7,7 +7,6 @@ box and a row of the summary page, so a notebook added later joins the summary w
 any change to the report code.
 """
 
-import json
 import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -21,7 +20,7 @@ from benchbook.analyse.findings_format import FINDINGS_MIME
 from benchbook.analyse.published import source
 from benchbook.analyse.stats import ALPHA, Comparison, compare, min_detectable_n
 from benchbook.analyse.tables import valid_rows
-from benchbook.measure.layout import runs_dir
+from benchbook.measure.run_store import Run, RunStore
 
 REPRODUCED = "reproduced"
 NOT_REPRODUCED = "not reproduced"
@@ -198,15 +197,9 @@ def headline(
     )
 
 
-def stored_runs(experiment: str, directory: Path | None = None) -> list[Path]:
-    """Every run folder of ``experiment`` with results, oldest first."""
-    directory = directory or runs_dir()
-    return [
-        path
-        for path in sorted(directory.glob(f"*-{experiment}-*"))
-        if (path / "results.csv").exists()
-        and path.name.split("-", 1)[1].rsplit("-", 1)[0] == experiment
-    ]
+def stored_runs(experiment: str, directory: Path | None = None) -> list[Run]:
+    """Every run of ``experiment`` with results, oldest first."""
+    return [run for run in reversed(list(RunStore(directory).runs(experiment))) if run.has_results]
 
 
 def spread(
@@ -222,9 +215,9 @@ def spread(
     date, machine, ratio with its CI and level, and n — the spread between runs, which a
     shared machine makes as large as the spread within one."""
     rows = []
-    for path in stored_runs(experiment, directory):
-        manifest = json.loads((path / "manifest.json").read_text())
-        results = pd.read_csv(path / "results.csv", dtype={"flags": str}).fillna({"flags": ""})
+    for run in stored_runs(experiment, directory):
+        manifest = run.manifest()
+        results = run.results()
         data = valid_rows(select(results) if select else results)
         va = data.loc[data["target"] == a, column].dropna()
         vb = data.loc[data["target"] == b, column].dropna()
@@ -234,7 +227,7 @@ def spread(
         machine = manifest.get("provenance", {}).get("machine", {})
         rows.append(
             {
-                "run_id": path.name,
+                "run_id": run.run_id,
                 "date": manifest["created_utc"][:16].replace("T", " "),
                 "machine": f"{machine.get('hostname', 'unrecorded')} "
                 f"({machine.get('logical_cpus', '?')} CPUs)",
@@ -243,7 +236,7 @@ def spread(
                 "ci_high": c.ratio_high,
                 "ci_level": c.ratio_confidence,
                 "n": f"{c.n_a}+{c.n_b}",
-                "current": path.name in (current or set()),
+                "current": run.run_id in (current or set()),
             }
         )
     return rows

@@ -1,12 +1,12 @@
 """Measuring: everything a stored run depends on (its content is the run-reuse key).
 
 The front doors a notebook uses: ``run`` (an experiment), ``tool`` (the loads of one load
-tool, from the plug-in table ``tools.TOOLS``), ``check_servers`` (verification alone) and
+tool, from the plug-in table ``tools.TOOLS``), ``verify_servers`` (verification alone) and
 ``calibrate`` (notebook 00's load-tool ceilings).
 """
 
-from benchbook.measure.orchestration import check_servers, run
+from benchbook.measure.orchestration import run, verify_servers
 from benchbook.measure.tool_calibration import calibrate
 from benchbook.measure.tools import tool
 
-__all__ = ["calibrate", "check_servers", "run", "tool"]
+__all__ = ["calibrate", "run", "tool", "verify_servers"]

@@ -7,7 +7,6 @@ server's. A ceiling reached while the tool had CPU to spare was the server's lim
 it is a lower bound on the tool's, and the headroom computed from it an upper bound.
 """
 
-import json
 import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -16,8 +15,8 @@ import pandas as pd
 
 from benchbook.measure import provenance
 from benchbook.measure.flags import SHORT_RUN_S
-from benchbook.measure.layout import runs_dir
 from benchbook.measure.provenance import MACHINE_KEYS
+from benchbook.measure.run_store import RunStore
 
 CALIBRATION_EXPERIMENT = "00_load_generators"
 
@@ -78,18 +77,13 @@ def latest_ceilings(directory: Path | None = None) -> Ceilings:
     """The ceilings of the newest complete calibration run measured on this machine;
     newer runs that cannot serve (partial, too short, another machine) are named in
     ``skipped``, so that no row silently loses its headroom."""
-    directory = directory or runs_dir()
     skipped = []
-    # Run ids start with their UTC start time, so names sort by age.
-    for path in sorted(directory.glob(f"*-{CALIBRATION_EXPERIMENT}-*"), reverse=True):
-        manifest_path, results_path = path / "manifest.json", path / "results.csv"
-        if not manifest_path.exists():
-            continue
-        manifest = json.loads(manifest_path.read_text())
-        results = pd.read_csv(results_path) if results_path.exists() else None
+    for run in RunStore(directory).runs(CALIBRATION_EXPERIMENT):
+        manifest = run.manifest()
+        results = run.results() if run.has_results else None
         reason = unusable_because(manifest, results)
         if reason:
-            skipped.append(f"{path.name}: {reason}")
+            skipped.append(f"{run.run_id}: {reason}")
             continue
         servers = ", ".join(manifest["params"]["targets"])
         ceilings = ceilings_from(results, manifest["run_id"], servers)

@@ -24,7 +24,7 @@ RESOLVE_AT_MOST = 500
 
 
 @dataclass(frozen=True)
-class DataCheck:
+class LostRecords:
     created: int  # confirmed by the server (e.g. 201 answers the tool saw)
     distinct_ids: int
     store_new: int | None  # new records in the store, by its own count
@@ -56,13 +56,13 @@ def captured(capture_dir: Path, id_field: str) -> list[Record]:
     return records
 
 
-def check(
+def lost_records(
     instance: Instance,
     capture_dir: Path,
     before: StoreCount,
     after: StoreCount,
     slack: int,
-) -> DataCheck:
+) -> LostRecords:
     """The counts, and what they say was lost (``slack``: answers a tool may not have
     counted, one per connection or user)."""
     spec = instance.spec.records
@@ -100,4 +100,4 @@ def check(
             f"the store holds {store_new:,} new records, more than the {len(records):,} "
             f"confirmed plus {slack} still in flight"
         )
-    return DataCheck(len(records), distinct, store_new, len(sample), len(wrong), tuple(found))
+    return LostRecords(len(records), distinct, store_new, len(sample), len(wrong), tuple(found))

@@ -91,7 +91,7 @@ def measure_run(
         return row | died(instance, f"repetition {rep}", flags)
     incidents = []
     if before is not None:
-        row |= _lost_records(instance, config.target, rep, capture_dir, before, row, flags,
+        row |= _data_loss_columns(instance, config.target, rep, capture_dir, before, row, flags,
                              incidents)  # fmt: skip
     _wrong_answers(instance, config.target, rep, problems_during, flags, incidents)
     return row | {"incident": " ".join(incidents), "flags": ";".join(flags)}
@@ -172,7 +172,7 @@ def _sampled_request(instance: Instance, plan_requests: list[Request]) -> Reques
     return None
 
 
-def _lost_records(
+def _data_loss_columns(
     instance: Instance,
     target: Target,
     rep: int,
@@ -185,7 +185,7 @@ def _lost_records(
     """The data-loss columns of a run that created records; flags and incidents grow."""
     after = instance.store_count()
     slack = int(row.get("connections") or row.get("users") or 0)
-    found = data_loss.check(instance, capture_dir, before, after, slack)
+    found = data_loss.lost_records(instance, capture_dir, before, after, slack)
     columns = found.columns()
     if before.commits is not None and after.commits is not None and row["requests"]:
         columns["store_commits_per_request"] = round(

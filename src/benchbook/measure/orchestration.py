@@ -50,7 +50,7 @@ def run(
     server_params: Mapping[str, object] | None = None,
     records: object = 1,
     pin_cpus: bool = True,
-    verify_servers: bool = True,
+    verify: bool = True,
     registry: Registry | None = None,
 ) -> Run:
     """Measure every target of ``servers`` under every load of ``tools``, ``repetitions``
@@ -60,7 +60,7 @@ def run(
     server to its own loads (e.g. open-loop rates around each server's capacity).
     ``variants``/``paths``/``requests``/``mix`` pick what each server is sent (see
     targets.select_targets); ``server_params`` a server's declared parameters (a list
-    sweeps). ``verify_servers=False`` exists for one purpose: reproducing an article that
+    sweeps). ``verify=False`` exists for one purpose: reproducing an article that
     timed failures; the rows of a server that answers wrongly are still flagged.
     """
     registry = registry or Registry.load()
@@ -77,7 +77,7 @@ def run(
         records=require_int("records", records, 0),
         pinning=plan_pinning(bool(pin_cpus)),
         ceilings=latest_ceilings(),
-        verify_servers=verify_servers,
+        verify=verify,
     )
 
 
@@ -134,7 +134,7 @@ def run_experiment(
     pinning: Pinning,
     ceilings: Ceilings,
     records: int = 1,
-    verify_servers: bool = True,
+    verify: bool = True,
 ) -> Run:
     """Measure every configuration (a target under a load tool) ``repetitions`` times,
     interleaved A B C A B C …, after verifying every server and warming each up once.
@@ -148,7 +148,7 @@ def run_experiment(
     """
     specs = _check_records(registry, configs, records)
     params = _parameters(registry, configs, specs, warmup_s, repetitions, server_params,
-                         pinning, ceilings, records, verify_servers)  # fmt: skip
+                         pinning, ceilings, records, verify)  # fmt: skip
     key = fingerprint(experiment, params)
     if reuse_enabled() and (stored := stored_run_with(key)):
         print(
@@ -171,7 +171,7 @@ def run_experiment(
             build_server(spec)
         with ExitStack() as stack:
             instances = _start(stack, registry, specs, configs, server_params, run_, pinning)
-            if verify_servers:
+            if verify:
                 for instance in instances.values():
                     verify_instance(instance, _targets(configs), records)
             _record_servers(run_, instances)
@@ -213,7 +213,7 @@ def _parameters(
     pinning: Pinning,
     ceilings: Ceilings,
     records: int,
-    verify_servers: bool,
+    verify: bool,
 ) -> dict[str, object]:
     """What a run is measured with, stored in its manifest and part of its fingerprint."""
     tools = list(dict.fromkeys(c.tool for c in configs))
@@ -227,7 +227,7 @@ def _parameters(
         "records": records,
         "server_params": {name: dict(server_params.get(name, {})) for name in specs},
         "pinning": asdict(pinning),
-        "verify_servers": verify_servers,
+        "verify_servers": verify,
         "registry": repo_relative(registry.path),
         "calibration": {"run_id": ceilings.run_id, "ceilings_rps": ceilings.by_setting},
     }
@@ -353,7 +353,7 @@ def _print_row(row: Row) -> None:
         print(f"    {row['incident']}", flush=True)
 
 
-def check_servers(servers: object, registry: Registry | None = None) -> None:
+def verify_servers(servers: object, registry: Registry | None = None) -> None:
     """Start each server (with its services), verify every request, stop it: what an
     experiment does before it measures anything, without recording a run. Raises
     VerificationError naming what is wrong."""

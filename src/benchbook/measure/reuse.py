@@ -16,8 +16,9 @@ import json
 import os
 from pathlib import Path
 
-from benchbook.measure.layout import REPO_ROOT, runs_dir
+from benchbook.measure.layout import REPO_ROOT
 from benchbook.measure.provenance import MACHINE_KEYS, machine
+from benchbook.measure.run_store import RunStore
 
 # What shapes a measurement: this package and the servers with their registry.
 MEASURING_DIRS = (Path(__file__).resolve().parent, REPO_ROOT / "servers")
@@ -58,10 +59,6 @@ def fingerprint(experiment: str, params: dict) -> str:
 
 
 def stored_run_with(fingerprint_: str, directory: Path | None = None) -> Path | None:
-    """The newest complete run with this fingerprint."""
-    directory = directory or runs_dir()
-    for path in sorted(directory.glob("*/manifest.json"), reverse=True):
-        manifest = json.loads(path.read_text())
-        if manifest.get("fingerprint") == fingerprint_ and "completed_utc" in manifest:
-            return path.parent
-    return None
+    """The folder of the newest complete run with this fingerprint."""
+    run = RunStore(directory).with_fingerprint(fingerprint_)
+    return run.path if run else None

@@ -1,13 +1,15 @@
 """Run storage: ``data/runs/<run_id>/`` with manifest.json, results.csv and raw outputs.
 
-Runs are append-only: a run directory is created exclusively and never reused, so a
-re-run can never overwrite an earlier measurement.
+``Run`` is one run folder (written while measuring, read by the analysis); ``RunStore``
+finds runs (by experiment, by fingerprint, newest first): the one place that scans the
+folder. Runs are append-only: a run directory is created exclusively and never reused,
+so a re-run can never overwrite an earlier measurement.
 """
 
 import csv
 import json
 import secrets
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -28,6 +30,11 @@ CORE_COLUMNS = [
     "lat_p99_ms", "lat_p999_ms", "lat_max_ms", "err_connect", "err_read", "err_write",
     "err_timeout", "non_2xx", "server_cpu_pct", "server_rss_mb", "client_cpu_pct",
     "headroom", "host_steal_pct", "flags", "incident", "raw_path",
+]  # fmt: skip
+
+TEXT_COLUMNS = [
+    "target", "server", "language", "variant", "request", "method", "endpoint", "tool",
+    "tool_setting", "flags", "incident",
 ]  # fmt: skip
 
 RUN_MIME = "application/vnd.benchbook.run+json"
@@ -103,13 +110,23 @@ class Run:
                 writer.writeheader()
             writer.writerow({"run_id": self.run_id, **row})
 
+    @property
+    def experiment(self) -> str:
+        """From the run id (``<UTC time>-<experiment>-<4 hex>``), without reading files."""
+        return self.run_id.split("-", 1)[1].rsplit("-", 1)[0]
+
+    @property
+    def completed(self) -> bool:
+        return "completed_utc" in self.manifest()
+
+    @property
+    def has_results(self) -> bool:
+        return self.results_path.exists()
+
     def results(self) -> pd.DataFrame:
-        text_columns = [
-            "target", "server", "language", "variant", "request", "method", "endpoint", "tool",
-            "tool_setting", "flags", "incident",
-        ]  # fmt: skip
-        frame = pd.read_csv(self.results_path, dtype=dict.fromkeys(text_columns, str))
-        return frame.fillna({c: "" for c in text_columns if c in frame})
+        """results.csv, text columns as text (empty, never NaN) whatever they hold."""
+        frame = pd.read_csv(self.results_path, dtype=dict.fromkeys(TEXT_COLUMNS, str))
+        return frame.fillna({c: "" for c in TEXT_COLUMNS if c in frame})
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         """Shown in a notebook, a run names its folder; the report finds its manifest here."""
@@ -118,3 +135,25 @@ class Run:
             "text/plain": f"run {self.run_id}: raw outputs, manifest and results in "
             f"{repo_relative(self.path)}/",
         }
+
+
+class RunStore:
+    """Every run folder under ``directory`` (data/runs/ unless BENCHBOOK_RUNS_DIR says)."""
+
+    def __init__(self, directory: Path | None = None):
+        self.directory = directory or runs_dir()
+
+    def runs(self, experiment: str | None = None) -> Iterator[Run]:
+        """Runs with a manifest, newest first (run ids start with their UTC start time)."""
+        for path in sorted(self.directory.glob("*/manifest.json"), reverse=True):
+            run = Run(path.parent)
+            if experiment is None or run.experiment == experiment:
+                yield run
+
+    def with_fingerprint(self, fingerprint: str) -> Run | None:
+        """The newest complete run measured with this fingerprint (see reuse)."""
+        for run in self.runs():
+            manifest = run.manifest()
+            if manifest.get("fingerprint") == fingerprint and "completed_utc" in manifest:
+                return run
+        return None

@@ -21,9 +21,12 @@ from benchbook.analyse.tables import valid_rows
 from benchbook.measure.flags import LITTLES_LAW_TOLERANCE
 from benchbook.measure.tools.base import percentile_column
 
+# The percentiles the comparison reads: the core percentiles (tools.base) that wrk also
+# reports as it timed them, before its fill-in.
 SHARES = (0.5, 0.9, 0.99, 0.999)
 LABELS = {share: f"p{100 * share:g}" for share in SHARES}
-# The percentiles of what wrk timed, before its own fill-in, in the core columns' place.
+# Core column → the column of what wrk timed before its fill-in, which freeze_runs puts in
+# its place for the TIMED source.
 UNCORRECTED = {
     percentile_column(share): percentile_column(share).replace("_ms", "_uncorrected_ms")
     for share in SHARES
