@@ -192,6 +192,24 @@ class ToolRun:
     load_phase: tuple[float, float] | None = None
 
 
+class ToolDefaults:
+    """What most load tools share, so a tool module states only what is its own: one
+    setting per tool (its ceiling), every core it is given, no flags of its own, no
+    columns beyond the core ones."""
+
+    extra_columns: tuple[str, ...] = ()
+
+    @property
+    def setting(self) -> str:
+        return self.name
+
+    def client_cores(self, available: int) -> int:
+        return available
+
+    def own_flags(self, row: Mapping[str, object]) -> list[str]:
+        return []
+
+
 class LoadTool(Protocol):
     name: str
     load: Any  # the validated load, a dataclass (stored in the run's manifest)

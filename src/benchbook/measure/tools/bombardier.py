@@ -38,6 +38,7 @@ from benchbook.measure.tools.base import (
     LoadPlan,
     LoadRequest,
     LoadToolError,
+    ToolDefaults,
     ToolRun,
     percentile_column,
     require_exit,
@@ -279,7 +280,7 @@ def bombardier_command(
 
 
 @dataclass(frozen=True)
-class Bombardier:
+class Bombardier(ToolDefaults):
     """bombardier as a LoadTool: a closed loop of ``load.connections`` connections."""
 
     load: BombardierLoad
@@ -291,10 +292,6 @@ class Bombardier:
     def slug(self) -> str:
         return f"c{self.load.connections}"
 
-    @property
-    def setting(self) -> str:
-        return "bombardier"
-
     def describe(self) -> str:
         return (
             f"bombardier -c {self.load.connections} -d {self.load.duration_s:g}s "
@@ -303,12 +300,6 @@ class Bombardier:
 
     def row_fields(self) -> dict[str, object]:
         return {"connections": self.load.connections}
-
-    def client_cores(self, available: int) -> int:
-        return available  # Go: as many threads as the cores it is pinned to
-
-    def own_flags(self, row: Mapping[str, object]) -> list[str]:
-        return []
 
     def run(
         self,

@@ -17,7 +17,7 @@ import json
 import math
 import re
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +30,7 @@ from benchbook.measure.tools.base import (
     LoadPlan,
     LoadRequest,
     LoadToolError,
+    ToolDefaults,
     ToolRun,
     go_binary_version,
     percentile_column,
@@ -217,7 +218,7 @@ def ghz_command(address: str, request: LoadRequest, load: GrpcLoad, calls: int) 
 
 
 @dataclass(frozen=True)
-class Ghz:
+class Ghz(ToolDefaults):
     """ghz as a LoadTool: a closed loop of ``load.concurrency`` calls in flight. ghz
     exits 0 when every call failed: the statuses decide, and only OK calls count as
     throughput (``rps``)."""
@@ -231,10 +232,6 @@ class Ghz:
     def slug(self) -> str:
         return f"c{self.load.concurrency}-n{self.load.calls}"
 
-    @property
-    def setting(self) -> str:
-        return "ghz"
-
     def describe(self) -> str:
         return (
             f"ghz -c {self.load.concurrency} -n {self.load.calls} "
@@ -243,12 +240,6 @@ class Ghz:
 
     def row_fields(self) -> dict[str, object]:
         return {"connections": self.load.concurrency}  # calls in flight, for Little's law
-
-    def client_cores(self, available: int) -> int:
-        return available
-
-    def own_flags(self, row: Mapping[str, object]) -> list[str]:
-        return []  # its failed calls are counted as errors and left out of rps already
 
     def run(
         self,

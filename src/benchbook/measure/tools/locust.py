@@ -11,7 +11,7 @@ import csv
 import json
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -30,6 +30,7 @@ from benchbook.measure.tools.base import (
     Finished,
     LoadPlan,
     LoadToolError,
+    ToolDefaults,
     ToolRun,
     percentile_column,
     require_exit,
@@ -434,14 +435,13 @@ def classify_failures(failures_csv: Path, total: int) -> dict[str, int]:
 
 
 @dataclass(frozen=True)
-class Locust:
+class Locust(ToolDefaults):
     """Locust as a LoadTool. Users wait between requests, so it is not a closed loop in
     Little's sense: fewer than ``users`` requests are in flight."""
 
     load: LocustLoad
     name = "locust"
     closed_loop = False
-    extra_columns = ()
 
     @property
     def slug(self) -> str:
@@ -471,9 +471,6 @@ class Locust:
 
     def client_cores(self, available: int) -> int:
         return min(self.load.workers or self.load.processes, available)
-
-    def own_flags(self, row: Mapping[str, object]) -> list[str]:
-        return []
 
     def run(
         self,

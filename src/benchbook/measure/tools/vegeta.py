@@ -37,6 +37,7 @@ from benchbook.measure.tools import Calibration, ToolEntry
 from benchbook.measure.tools.base import (
     LoadPlan,
     LoadToolError,
+    ToolDefaults,
     ToolRun,
     go_binary_version,
     percentile_column,
@@ -343,7 +344,7 @@ def targets_file(url: str, plan: LoadPlan, count: int, path: Path) -> None:
 
 
 @dataclass(frozen=True)
-class Vegeta:
+class Vegeta(ToolDefaults):
     """vegeta as a LoadTool: an open loop at ``load.rate`` requests per second."""
 
     load: OpenLoopLoad
@@ -355,10 +356,6 @@ class Vegeta:
     def slug(self) -> str:
         return f"r{self.load.rate:g}"
 
-    @property
-    def setting(self) -> str:
-        return "vegeta"
-
     def describe(self) -> str:
         return (
             f"vegeta attack -rate {self.load.rate:g}/s -duration {self.load.duration_s:g}s "
@@ -367,9 +364,6 @@ class Vegeta:
 
     def row_fields(self) -> dict[str, object]:
         return {"target_rate": self.load.rate, "max_workers": self.load.max_workers}
-
-    def client_cores(self, available: int) -> int:
-        return available  # Go: as many threads as the cores it is pinned to
 
     def own_flags(self, row: Mapping[str, object]) -> list[str]:
         """``rate_shortfall``: it sent less than RATE_SHORTFALL of the rate asked

@@ -9,7 +9,7 @@ import json
 import secrets
 import shutil
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +20,7 @@ from benchbook.measure.tools.base import (
     Finished,
     LoadPlan,
     LoadToolError,
+    ToolDefaults,
     ToolRun,
     percentile_column,
     require_exit,
@@ -234,7 +235,7 @@ def parse_wrk_output(text: str) -> dict[str, float | int | None]:
 
 
 @dataclass(frozen=True)
-class Wrk:
+class Wrk(ToolDefaults):
     """wrk as a LoadTool: a closed loop of ``load.connections`` connections. With
     ``uncorrected``, each row also gets the percentiles of what wrk timed before its
     coordinated-omission fill-in (costs about a second per run to dump the histogram)."""
@@ -272,9 +273,6 @@ class Wrk:
 
     def client_cores(self, available: int) -> int:
         return min(self.load.threads, available)
-
-    def own_flags(self, row: Mapping[str, object]) -> list[str]:
-        return []
 
     def run(
         self,
