@@ -146,13 +146,17 @@ def _loaded(
             )
         )
         result = config.tool.run(instance.server.url, plan, raw_prefix, pinning.load_cpus)
-    server_cpu_pct = server.usage.cpu_pct
+    server_cpu_s = server.usage.cpu_pct / 100 * result.wall_s
+    loaded_s = result.wall_s
     if result.load_phase:
         start, end = result.load_phase
-        server_cpu_pct = 100 * cpu_seconds_between(server.cpu_timeline, start, end) / (end - start)
+        server_cpu_s, loaded_s = cpu_seconds_between(server.cpu_timeline, start, end), end - start
+    requests = float(result.measured.get("requests") or 0)
     usage: Row = {
         **result.measured,
-        "server_cpu_pct": round(server_cpu_pct, 1),
+        "server_cpu_pct": round(100 * server_cpu_s / loaded_s, 1),
+        # What a request costs the server, whatever the machine's speed did to req/s.
+        "server_cpu_ms_per_request": round(1000 * server_cpu_s / requests, 4) if requests else None,
         "server_rss_mb": round(server.usage.peak_rss_mb, 1),
         "client_cpu_pct": round(100 * result.client_cpu_s / result.wall_s, 1),
         "host_steal_pct": round(steal_pct(host_before, host_cpu_jiffies()), 1),

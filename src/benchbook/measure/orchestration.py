@@ -10,7 +10,7 @@ this module names none of them.
 import tempfile
 from collections.abc import Mapping, Sequence
 from contextlib import ExitStack
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -18,21 +18,24 @@ from benchbook.measure.calibration import (
     Ceilings,
     latest_ceilings,
 )
-from benchbook.measure.instances import Instance, start_instance
+from benchbook.measure.instances import start_instance
 from benchbook.measure.layout import repo_relative
-from benchbook.measure.measured_run import Config, Row, measure_run
+from benchbook.measure.machine_speed import measure_speed, speed_change
+from benchbook.measure.measured_run import Config
 from benchbook.measure.params import as_list, parse_duration, require_int
 from benchbook.measure.pinning import Pinning, plan_pinning
 from benchbook.measure.registry import Registry, Target
 from benchbook.measure.reuse import fingerprint, reuse_enabled, stored_run_with
+from benchbook.measure.rounds import Rounds, verify_instance
 from benchbook.measure.run_store import Run
 from benchbook.measure.runlock import machine_lock
 from benchbook.measure.servers import build_server
-from benchbook.measure.targets import extra_columns, load_plan, loaded_requests, select_targets
+from benchbook.measure.targets import extra_columns, loaded_requests, select_targets
 from benchbook.measure.tools import versions
 from benchbook.measure.tools.base import LoadTool
-from benchbook.measure.verification import VerificationError, verify
 
+SPEED_RUNS = 2  # of each reference workload, before and after an experiment (~5 s in all)
+AA_COPY = "(A/A copy)"  # the control's second name: "go-hello (A/A copy)"
 ToolsGiven = Sequence[LoadTool | Sequence[LoadTool]] | Mapping[str, Sequence[LoadTool]]
 
 
@@ -51,6 +54,8 @@ def run(
     records: object = 1,
     pin_cpus: bool = True,
     verify: bool = True,
+    restart: bool = True,
+    control: str | None = None,
     registry: Registry | None = None,
 ) -> Run:
     """Measure every target of ``servers`` under every load of ``tools``, ``repetitions``
@@ -62,10 +67,16 @@ def run(
     targets.select_targets); ``server_params`` a server's declared parameters (a list
     sweeps). ``verify=False`` exists for one purpose: reproducing an article that
     timed failures; the rows of a server that answers wrongly are still flagged.
+    ``restart`` (default) starts every server afresh for each round; False keeps one
+    process for the whole experiment (say so in the notebook's method). ``control``: a
+    target (its label) measured a second time in every round under another name, "<label>
+    (A/A copy)": the A/A control, whose ratio to itself shows what this setup resolves.
     """
     registry = registry or Registry.load()
     targets, params = select_targets(registry, servers, variants, paths, requests, mix,
                                      server_params)  # fmt: skip
+    if control is not None:
+        targets = with_control(targets, control)
     configs = _configs(targets, tools)
     return run_experiment(
         experiment,
@@ -78,7 +89,19 @@ def run(
         pinning=plan_pinning(bool(pin_cpus)),
         ceilings=latest_ceilings(),
         verify=verify,
+        restart=restart,
     )
+
+
+def with_control(targets: list[Target], control: str) -> list[Target]:
+    """``targets`` with an A/A copy of the one labelled ``control`` right after it."""
+    labels = [t.label for t in targets]
+    if control not in labels:
+        raise ValueError(
+            f"control: {control!r} is not a target; valid choices: {', '.join(labels)}"
+        )
+    at = labels.index(control) + 1
+    return [*targets[:at], replace(targets[at - 1], copy=AA_COPY), *targets[at:]]
 
 
 def _configs(targets: list[Target], tools: ToolsGiven) -> list[Config]:
@@ -135,20 +158,22 @@ def run_experiment(
     ceilings: Ceilings,
     records: int = 1,
     verify: bool = True,
+    restart: bool = True,
 ) -> Run:
-    """Measure every configuration (a target under a load tool) ``repetitions`` times,
-    interleaved A B C A B C …, after verifying every server and warming each up once.
+    """Measure every configuration (a target under a load tool) once in each of
+    ``repetitions`` rounds, in a random order, on servers started afresh for each round
+    (``restart``), verified and warmed up (see rounds).
 
-    Interleaving makes drift on a shared machine hit every configuration alike instead
-    of whichever happened to run last. Targets on the same server instance (server,
-    variant, swept parameters) share one server process and its services. Only one
+    Rounds make drift on a shared machine hit every configuration alike, and let a
+    comparison pair two configurations measured seconds apart. Targets on the same server
+    instance (server, variant, swept parameters) share one server process. Only one
     experiment measures on a machine at a time (runlock). A stored run measured with
     the same code, parameters and machine stands in when reuse is on (reuse). Each
     row's ``headroom`` is relative to ``ceilings`` (see calibration).
     """
     specs = _check_records(registry, configs, records)
     params = _parameters(registry, configs, specs, warmup_s, repetitions, server_params,
-                         pinning, ceilings, records, verify)  # fmt: skip
+                         pinning, ceilings, records, verify) | {"restart": restart}  # fmt: skip
     key = fingerprint(experiment, params)
     if reuse_enabled() and (stored := stored_run_with(key)):
         print(
@@ -169,16 +194,17 @@ def run_experiment(
         lock.name_run(run_.run_id)
         for spec in specs.values():
             build_server(spec)
-        with ExitStack() as stack:
-            instances = _start(stack, registry, specs, configs, server_params, run_, pinning)
-            if verify:
-                for instance in instances.values():
-                    verify_instance(instance, _targets(configs), records)
-            _record_servers(run_, instances)
-            if warmup_s:
-                _warm_up_each(run_, configs, instances, warmup_s, pinning, records)
-            _measure_in_turns(run_, configs, instances, repetitions, pinning, ceilings, records)
-        run_.update_manifest(completed_utc=datetime.now(UTC).isoformat(timespec="seconds"))
+        rounds = Rounds(run_, registry, specs, configs, _targets(configs), server_params,
+                        pinning, ceilings, records, warmup_s, verify, restart)  # fmt: skip
+        # The machine's speed on the servers' CPUs before and after: a session on a slower
+        # machine shows here, whatever the servers did.
+        before = measure_speed(pinning.server_cpus, runs=SPEED_RUNS)
+        rounds.measure(repetitions)
+        after = measure_speed(pinning.server_cpus, runs=SPEED_RUNS)
+        run_.update_manifest(
+            machine_speed={"before": before, "after": after, **speed_change(before, after)},
+            completed_utc=datetime.now(UTC).isoformat(timespec="seconds"),
+        )
     return run_
 
 
@@ -231,126 +257,6 @@ def _parameters(
         "registry": repo_relative(registry.path),
         "calibration": {"run_id": ceilings.run_id, "ceilings_rps": ceilings.by_setting},
     }
-
-
-def _start(
-    stack: ExitStack,
-    registry: Registry,
-    specs: Mapping,
-    configs: list[Config],
-    server_params: Mapping[str, Mapping[str, float]],
-    run_: Run,
-    pinning: Pinning,
-) -> dict[Target, Instance]:
-    """One instance (server with its services) per server, variant and swept parameter."""
-    instances: dict[Target, Instance] = {}
-    for target in _targets(configs):
-        if target.instance not in instances:
-            instances[target.instance] = start_instance(
-                stack,
-                registry,
-                specs[target.server],
-                target.instance,
-                {**server_params.get(target.server, {}), **dict(target.params)},
-                run_.path / "servers",
-                pinning.server_cpus,
-            )
-    return instances
-
-
-def _record_servers(run_: Run, instances: Mapping[Target, Instance]) -> None:
-    run_.update_manifest(
-        servers={
-            i.target.label: {
-                "command": i.server.process.argv,
-                "log": repo_relative(i.server.log_path),
-                "services": {
-                    name: {"command": s.process.argv, "log": repo_relative(s.log_path)}
-                    for name, s in i.services.items()
-                },
-            }
-            for i in instances.values()
-        }
-    )
-
-
-def _warm_up_each(
-    run_: Run,
-    configs: list[Config],
-    instances: Mapping[Target, Instance],
-    seconds: float,
-    pinning: Pinning,
-    records: int,
-) -> None:
-    """One unrecorded run per server instance, with its first configuration's load, so
-    that measured runs find the server warm. Multi-server tools warm up by their own
-    first iterations (Go's benchmarks grow b.N before they time)."""
-    firsts = {c.target.instance: c for c in reversed(configs) if not hasattr(c.tool, "servers")}
-    for target, config in firsts.items():
-        instance = instances[target]
-        print(f"warm-up {instance.target.label}: {seconds:g} s", flush=True)
-        instance.reset(records)
-        plan = load_plan(instance, config.target, run_.raw_path(f"warmup_{config.slug}_created"))
-        config.tool.run(instance.server.url, plan, run_.raw_path(f"warmup_{config.slug}"),
-                        pinning.load_cpus, duration_s=seconds)  # fmt: skip
-
-
-def verify_instance(instance: Instance, targets: list[Target], records: int) -> None:
-    """Every registry request and every loaded path of one instance, before any load."""
-    label = instance.target.label
-    try:
-        instance.reset(max(records, 1))
-    except VerificationError as error:
-        raise VerificationError(
-            f"{label} failed verification, so it is not benchmarked:\n  {error}"
-        ) from None
-    paths = [t.path for t in targets if t.instance == instance.target and t.path]
-    verify(instance.port, instance.spec, label, paths, instance.records)
-
-
-def _measure_in_turns(
-    run_: Run,
-    configs: list[Config],
-    instances: Mapping[Target, Instance],
-    repetitions: int,
-    pinning: Pinning,
-    ceilings: Ceilings,
-    records: int,
-) -> None:
-    """The measured runs, interleaved; a server that died is skipped from then on."""
-    dead: set[Target] = set()
-    total = repetitions * len(configs)
-    for rep in range(1, repetitions + 1):
-        for i, config in enumerate(configs):
-            instance = instances[config.target.instance]
-            step = f"[{(rep - 1) * len(configs) + i + 1}/{total}]"
-            if instance.target in dead:
-                print(f"{step} {config.target.label}: skipped, its server died", flush=True)
-                continue
-            print(f"{step} {config.target.label} repetition {rep}/{repetitions}: "
-                  + config.tool.describe(), flush=True)  # fmt: skip
-            if hasattr(config.tool, "measure_together"):
-                for row in config.tool.measure_together(run_, instances, rep, pinning):
-                    run_.append(row)
-                continue
-            row = measure_run(run_, instance, config, rep, pinning, ceilings, records)
-            run_.append(row)
-            if "server_died" in row["flags"]:
-                dead.add(instance.target)
-            _print_row(row)
-
-
-def _print_row(row: Row) -> None:
-    if "server_died" not in row["flags"]:
-        p99 = row["lat_p99_ms"]
-        print(
-            f"    {row['rps']:,.0f} req/s, p99 "
-            + (f"{p99:.2f} ms" if p99 is not None else "n/a")
-            + (f"  [{row['flags']}]" if row["flags"] else ""),
-            flush=True,
-        )
-    if row["incident"]:
-        print(f"    {row['incident']}", flush=True)
 
 
 def verify_servers(servers: object, registry: Registry | None = None) -> None:

@@ -166,6 +166,9 @@ class Target:
     params: tuple[tuple[str, object], ...] = ()
     # A weighted mix of requests (by name) instead of one: ((name, weight), …).
     mix: tuple[tuple[str, float], ...] = ()
+    # A second name for the same target, measured as if it were another one in the same
+    # rounds: the A/A control, whose differences are the setup's own noise.
+    copy: str = ""
 
     @property
     def instance(self) -> "Target":
@@ -173,7 +176,7 @@ class Target:
         return Target(self.server, self.variant, params=self.params)
 
     def with_mix(self, mix: tuple[tuple[str, float], ...]) -> "Target":
-        return Target(self.server, self.variant, params=self.params, mix=mix)
+        return Target(self.server, self.variant, params=self.params, mix=mix, copy=self.copy)
 
     @property
     def label(self) -> str:
@@ -181,7 +184,7 @@ class Target:
         mix = (
             "mix " + " ".join(f"{name}:{weight:g}" for name, weight in self.mix) if self.mix else ""
         )
-        parts = (self.server, self.variant, *settings, self.request, self.path, mix)
+        parts = (self.server, self.variant, *settings, self.request, self.path, mix, self.copy)
         return " ".join(part for part in parts if part)
 
 

@@ -28,7 +28,8 @@ CORE_COLUMNS = [
     "tool", "tool_setting", "connections", "users", "threads", "duration_s", "requests", "rps",
     "bytes_per_s", "lat_mean_ms", "lat_stdev_ms", "lat_p50_ms", "lat_p75_ms", "lat_p90_ms",
     "lat_p99_ms", "lat_p999_ms", "lat_max_ms", "err_connect", "err_read", "err_write",
-    "err_timeout", "non_2xx", "server_cpu_pct", "server_rss_mb", "client_cpu_pct",
+    "err_timeout", "non_2xx", "server_cpu_pct", "server_rss_mb", "server_cpu_ms_per_request",
+    "client_cpu_pct",
     "headroom", "host_steal_pct", "flags", "incident", "raw_path",
 ]  # fmt: skip
 

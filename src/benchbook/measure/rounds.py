@@ -1,0 +1,171 @@
+"""Repetitions as rounds: in each round every configuration is measured once, in a random
+order, and (by default) on server processes started afresh for the round, verified and
+warmed up. So repetitions sample what changes between runs — a server's start, its
+memory layout, the machine's speed that minute — not only the noise of a few seconds
+inside one process; and a comparison can pair A and B measured seconds apart in the same
+round. The order of every round is stored in the run's manifest.
+"""
+
+import random
+from collections.abc import Mapping
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from benchbook.measure.calibration import Ceilings
+from benchbook.measure.instances import Instance, start_instance
+from benchbook.measure.layout import repo_relative
+from benchbook.measure.measured_run import Config, Row, measure_run
+from benchbook.measure.pinning import Pinning
+from benchbook.measure.registry import Registry, ServerSpec, Target
+from benchbook.measure.run_store import Run
+from benchbook.measure.targets import load_plan
+from benchbook.measure.verification import VerificationError, verify
+
+
+@dataclass
+class Rounds:
+    """One experiment's measured rounds (see the module's docstring). ``restart`` False
+    keeps one process per server for the whole experiment (where starting afresh costs
+    too much; the notebook's method then says so)."""
+
+    run: Run
+    registry: Registry
+    specs: Mapping[str, ServerSpec]
+    configs: list[Config]
+    targets: list[Target]
+    server_params: Mapping[str, Mapping[str, float]]
+    pinning: Pinning
+    ceilings: Ceilings
+    records: int
+    warmup_s: float
+    verify: bool
+    restart: bool
+    dead: set[Target] = field(default_factory=set)
+    orders: list[list[str]] = field(default_factory=list)
+    _random: random.Random = field(default_factory=random.Random)
+
+    def measure(self, repetitions: int) -> None:
+        with ExitStack() as whole:
+            instances = {} if self.restart else self._ready(whole, self.run.path / "servers")
+            for rep in range(1, repetitions + 1):
+                with ExitStack() as this_round:
+                    if self.restart:
+                        logs = self.run.path / "servers" / f"round{rep:02d}"
+                        instances = self._ready(this_round, logs)
+                    order = self._random.sample(self.configs, len(self.configs))
+                    self.orders.append([f"{c.target.label} | {c.tool.describe()}" for c in order])
+                    self.run.update_manifest(round_orders=self.orders)
+                    for i, config in enumerate(order):
+                        step = f"[{(rep - 1) * len(order) + i + 1}/{repetitions * len(order)}]"
+                        self._measure(step, config, instances, rep, repetitions)
+
+    def _ready(self, stack: ExitStack, logs: Path) -> dict[Target, Instance]:
+        """Every live server instance started (its log and data in ``logs``), verified
+        and warmed up."""
+        instances: dict[Target, Instance] = {}
+        for target in self.targets:
+            if target.instance not in instances and target.instance not in self.dead:
+                instances[target.instance] = start_instance(
+                    stack,
+                    self.registry,
+                    self.specs[target.server],
+                    target.instance,
+                    {**self.server_params.get(target.server, {}), **dict(target.params)},
+                    logs,
+                    self.pinning.server_cpus,
+                )
+        if self.verify:
+            for instance in instances.values():
+                verify_instance(instance, self.targets, self.records)
+        if not self.orders:  # the commands are the same in every round
+            record_servers(self.run, instances)
+        if self.warmup_s:
+            self._warm_up(instances)
+        return instances
+
+    def _warm_up(self, instances: Mapping[Target, Instance]) -> None:
+        """One unrecorded run per server instance, with its first configuration's load.
+        Multi-server tools warm up by their own first iterations (Go's benchmarks grow
+        b.N before they time)."""
+        firsts = {
+            c.target.instance: c for c in reversed(self.configs) if not hasattr(c.tool, "servers")
+        }
+        for target, config in firsts.items():
+            if target not in instances:
+                continue
+            instance = instances[target]
+            print(f"warm-up {instance.target.label}: {self.warmup_s:g} s", flush=True)
+            instance.reset(self.records)
+            raw = self.run.raw_path(f"warmup_{config.slug}")
+            plan = load_plan(instance, config.target, raw.with_name(raw.name + "_created"))
+            config.tool.run(instance.server.url, plan, raw, self.pinning.load_cpus,
+                            duration_s=self.warmup_s)  # fmt: skip
+
+    def _measure(
+        self,
+        step: str,
+        config: Config,
+        instances: Mapping[Target, Instance],
+        rep: int,
+        repetitions: int,
+    ) -> None:
+        """One configuration's run of this round; a server that died is skipped from then on."""
+        if config.target.instance in self.dead:
+            print(f"{step} {config.target.label}: skipped, its server died", flush=True)
+            return
+        print(f"{step} {config.target.label} repetition {rep}/{repetitions}: "
+              + config.tool.describe(), flush=True)  # fmt: skip
+        if hasattr(config.tool, "measure_together"):
+            for row in config.tool.measure_together(self.run, instances, rep, self.pinning):
+                self.run.append(row)
+            return
+        instance = instances[config.target.instance]
+        row = measure_run(self.run, instance, config, rep, self.pinning, self.ceilings,
+                          self.records)  # fmt: skip
+        self.run.append(row)
+        if "server_died" in row["flags"]:
+            self.dead.add(config.target.instance)
+        print_row(row)
+
+
+def verify_instance(instance: Instance, targets: list[Target], records: int) -> None:
+    """Every registry request and every loaded path of one instance, before any load."""
+    label = instance.target.label
+    try:
+        instance.reset(max(records, 1))
+    except VerificationError as error:
+        raise VerificationError(
+            f"{label} failed verification, so it is not benchmarked:\n  {error}"
+        ) from None
+    paths = [t.path for t in targets if t.instance == instance.target and t.path]
+    verify(instance.port, instance.spec, label, paths, instance.records)
+
+
+def record_servers(run: Run, instances: Mapping[Target, Instance]) -> None:
+    run.update_manifest(
+        servers={
+            i.target.label: {
+                "command": i.server.process.argv,
+                "log": repo_relative(i.server.log_path),
+                "services": {
+                    name: {"command": s.process.argv, "log": repo_relative(s.log_path)}
+                    for name, s in i.services.items()
+                },
+            }
+            for i in instances.values()
+        }
+    )
+
+
+def print_row(row: Row) -> None:
+    if "server_died" not in row["flags"]:
+        p99 = row["lat_p99_ms"]
+        print(
+            f"    {row['rps']:,.0f} req/s, p99 "
+            + (f"{p99:.2f} ms" if p99 is not None else "n/a")
+            + (f"  [{row['flags']}]" if row["flags"] else ""),
+            flush=True,
+        )
+    if row["incident"]:
+        print(f"    {row['incident']}", flush=True)
