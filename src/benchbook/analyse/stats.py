@@ -2,7 +2,10 @@
 
 A configuration is summarised by its median and a distribution-free confidence
 interval from order statistics; two configurations are compared by a ratio with its own
-confidence interval (see Comparison) and a two-sided Mann-Whitney U test.
+confidence interval (see Comparison) and a two-sided Mann-Whitney U test. When the runs
+come in rounds (every target measured once per round, seconds apart), compare_paired
+compares them round by round instead: a Wilcoxon signed-rank test and the matching
+one-sample Hodges-Lehmann ratio, so that drift from round to round cancels out.
 """
 
 import math
@@ -49,7 +52,8 @@ def summarize(values: Sequence[float], confidence: float = CONFIDENCE) -> Summar
 class Comparison:
     """A over B. ``ratio`` is the Hodges-Lehmann estimate: the median of all n_a × n_b
     ratios between a run of A and a run of B. Its CI comes from the same ratios (Moses),
-    so the estimate always lies inside its own interval."""
+    so the estimate always lies inside its own interval. When ``paired`` (compare_paired),
+    n_a = n_b = the number of rounds and the ratios are taken within rounds."""
 
     ratio: float
     ratio_low: float
@@ -61,6 +65,7 @@ class Comparison:
     n_b: int
     median_a: float
     median_b: float
+    paired: bool = False
 
     @property
     def significant(self) -> bool:
@@ -144,3 +149,156 @@ def min_detectable_n() -> int:
     while scipy_stats.mannwhitneyu(range(n), range(n, 2 * n)).pvalue >= ALPHA:
         n += 1
     return n
+
+
+PAIRED_ESTIMATOR = (
+    "ratio = the median of the averages of every two per-round log-ratios, taken back "
+    "from the logarithm (one-sample Hodges-Lehmann estimate); its confidence interval "
+    "comes from the same averages (Tukey's method, exact for small samples); p from a "
+    "two-sided Wilcoxon signed-rank test over the rounds"
+)
+EXACT_MAX = 50  # beyond this many runs or rounds, normal approximations take over
+
+
+def _sign_counts(ranks: Sequence[int]) -> np.ndarray:
+    """How many of the 2^n sign assignments give each rank sum T+ = 0 … Σ ranks: the
+    exact null distribution of the signed-rank statistic, in which each difference is as
+    likely positive as negative. The last difference is one or the other, which gives
+    N(t; r_1 … r_n) = N(t; r_1 … r_{n-1}) + N(t - r_n; r_1 … r_{n-1}), unrolled here."""
+    counts = np.ones(1)
+    for r in ranks:
+        longer = np.zeros(len(counts) + r)
+        longer[: len(counts)] += counts  # the difference is negative: T+ unchanged
+        longer[r:] += counts  # positive: its rank joins T+
+        counts = longer
+    return counts
+
+
+@cache
+def _signed_rank_counts(n: int) -> tuple[float, ...]:
+    """The textbook case of _sign_counts, ranks 1 … n (no ties, no zeros)."""
+    return tuple(_sign_counts(range(1, n + 1)))
+
+
+def _signed_rank_p(d: np.ndarray) -> float:
+    """Two-sided p of the Wilcoxon signed-rank test on the differences d. Without ties or
+    zeros, scipy's exact test. A zero (a round in which both sides measured the same) is
+    kept in the ranking and counts for neither side (Pratt's method): dropping it, as
+    Wilcoxon did, would discard a round that shows no difference. With zeros or tied
+    differences the p is still exact: the null distribution of the mid-ranks actually
+    present, from _sign_counts on doubled (so integral) ranks; beyond EXACT_MAX rounds,
+    scipy's normal approximation with Pratt's treatment. No non-zero difference: p = 1."""
+    d = np.round(d, 12)  # ratios of rounded values (whole ms) tie exactly, not to 1e-16
+    if not d.any():
+        return 1.0
+    magnitudes = np.abs(d)
+    if d.all() and len(np.unique(magnitudes)) == len(d):
+        return float(scipy_stats.wilcoxon(d, method="exact").pvalue)
+    if len(d) > EXACT_MAX:
+        return float(scipy_stats.wilcoxon(d, zero_method="pratt", method="asymptotic").pvalue)
+    ranks = np.rint(2 * scipy_stats.rankdata(magnitudes)).astype(int)
+    cdf = np.cumsum(_sign_counts(ranks[d != 0])) / 2.0 ** np.count_nonzero(d)
+    t = int(ranks[d > 0].sum())
+    at_most, at_least = cdf[t], 1 - (cdf[t - 1] if t > 0 else 0.0)
+    return float(min(1.0, 2 * min(at_most, at_least)))
+
+
+def _walsh_critical_rank(n: int, confidence: float) -> tuple[int, float]:
+    """Largest k with P(T+ < k) <= (1 - confidence) / 2 for the signed-rank statistic T+
+    of n rounds, and the coverage it gives; the CI of the one-sample shift is then
+    [w(k), w(M + 1 - k)] over the M = n(n+1)/2 sorted Walsh averages (Tukey). For n = 8
+    at 95 %: k = 4, coverage 1 - 10/256 = 96.1 %. When no k reaches ``confidence``
+    (n ≤ 5), k = 1, the widest interval, with the coverage it has (93.75 % for n = 5)."""
+    tail = (1 - confidence) / 2
+    if n <= EXACT_MAX:
+        cdf = np.cumsum(_signed_rank_counts(n)) / 2.0**n
+        k = max(1, int(np.searchsorted(cdf, tail, side="right")))  # P(T+ <= k-1) <= tail
+        return k, float(1 - 2 * cdf[k - 1])
+    z = scipy_stats.norm.ppf(1 - tail)
+    k = int(n * (n + 1) / 4 - z * math.sqrt(n * (n + 1) * (2 * n + 1) / 24))
+    return max(k, 1), confidence
+
+
+def _paired_ratio(d: np.ndarray, confidence: float) -> tuple[float, float, float, float]:
+    """Ratio, CI low, CI high and coverage from the per-round log-ratios d: the median of
+    the Walsh averages (d_i + d_j) / 2, i <= j, and two of them as the interval, so the
+    estimate lies inside its interval and the interval excludes 1 just when p <= 1 - its
+    coverage (without ties). The coverage assumes no ties, as rounded data may have."""
+    n = len(d)
+    walsh = np.sort(np.add.outer(d, d)[np.triu_indices(n)] / 2)
+    k, coverage = _walsh_critical_rank(n, confidence)
+    return (
+        float(np.exp(np.median(walsh))),
+        float(np.exp(walsh[k - 1])),
+        float(np.exp(walsh[-k])),
+        coverage,
+    )
+
+
+def compare_paired(
+    a: Sequence[float], b: Sequence[float], confidence: float = CONFIDENCE
+) -> Comparison:
+    """A over B round by round: a[r] and b[r] were measured in the same round r, so each
+    round gives one ratio a[r] / b[r] and whatever shifted the whole round (a noisy
+    neighbour, a warm cache, thermal state) cancels out. See PAIRED_ESTIMATOR. A round
+    with either side missing (NaN) is dropped, the other side's value with it. If a
+    value is not positive there is no ratio (NaN, as compare does) and p is taken from
+    the plain differences a[r] - b[r]."""
+    a_arr, b_arr = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a_arr.ndim != 1 or a_arr.shape != b_arr.shape:
+        raise ValueError(
+            f"a paired comparison needs one value of each side per round; got {len(a_arr)} "
+            f"and {len(b_arr)} values"
+        )
+    both = ~(np.isnan(a_arr) | np.isnan(b_arr))
+    a_arr, b_arr = a_arr[both], b_arr[both]
+    if len(a_arr) < 2:
+        raise ValueError(
+            f"a paired comparison needs at least 2 rounds with a value on both sides; "
+            f"got {len(a_arr)}"
+        )
+    ratio = low = high = float("nan")
+    coverage = 0.0
+    if (a_arr > 0).all() and (b_arr > 0).all():
+        d = np.log(a_arr / b_arr)
+        ratio, low, high, coverage = _paired_ratio(d, confidence)
+    else:
+        d = a_arr - b_arr
+    return Comparison(
+        ratio=ratio,
+        ratio_low=low,
+        ratio_high=high,
+        ratio_confidence=coverage,
+        p_value=_signed_rank_p(d),
+        n_a=len(a_arr),
+        n_b=len(b_arr),
+        median_a=float(np.median(a_arr)),
+        median_b=float(np.median(b_arr)),
+        paired=True,
+    )
+
+
+def min_detectable_pairs() -> int:
+    """Fewest rounds at which a two-sided signed-rank test can reach p < ALPHA at all (A
+    ahead in every round: p = 2 / 2^n): with fewer, 'no significant difference' is certain."""
+    n = 2
+    while _signed_rank_p(np.arange(1.0, n + 1)) >= ALPHA:
+        n += 1
+    return n
+
+
+def resolvable_ratio(aa_ratios: Sequence[float], confidence: float = CONFIDENCE) -> float:
+    """The smallest difference this setup can tell from none, from an A/A control: the
+    same server measured as two targets in the same rounds, one ratio per round. The true
+    ratio is exactly 1, so however far the paired CI of those ratios reaches from 1 (the
+    larger of |log| of its two bounds, returned as a ratio ≥ 1) is how far this setup
+    strays when there is nothing to find, by noise or by a systematic offset between
+    targets. A result of 1.08 means: an A/B ratio between 1/1.08 and 1.08 (±8 %) is no
+    larger than what two identical servers produce here, so do not call it a difference,
+    whatever its p. It is the CI compare_paired gives, at the coverage it reaches (93.75 %
+    with 5 rounds). Rounds without a ratio (NaN) are dropped; at least 2 are needed."""
+    r = np.asarray(aa_ratios, dtype=float)
+    c = compare_paired(r, np.where(np.isnan(r), np.nan, 1.0), confidence)
+    if math.isnan(c.ratio_low):
+        raise ValueError(f"an A/A control needs positive ratios; got {list(aa_ratios)}")
+    return float(math.exp(max(abs(math.log(c.ratio_low)), abs(math.log(c.ratio_high)))))
