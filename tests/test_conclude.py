@@ -5,14 +5,19 @@ import pytest
 
 from benchbook.analyse.conclusions import (
     compare_targets,
-    compare_values,
     headroom_note,
     ratio_by_group,
     tool_limit_sentence,
     validity_notes,
+    verdict,
 )
 from benchbook.analyse.findings import reproduction
 from benchbook.analyse.stats import compare
+
+
+def compare_values(va, vb, a: str, b: str, column: str, unit: str) -> str:
+    """The two-sample verdict (runs not measured in rounds)."""
+    return verdict(compare(va, vb), a, b, column, unit)
 
 
 def runs(

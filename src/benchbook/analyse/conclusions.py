@@ -10,7 +10,8 @@ import pandas as pd
 
 from benchbook.analyse import formatting as fmt
 from benchbook.analyse.flag_wording import FLAG_CONSEQUENCES, FLAG_MEANINGS
-from benchbook.analyse.stats import ALPHA, ESTIMATOR, Comparison, compare, min_detectable_n
+from benchbook.analyse.pairing import comparison, count_text, needed, runs_text, too_few
+from benchbook.analyse.stats import ALPHA, ESTIMATOR, Comparison
 from benchbook.analyse.tables import flag_counts, valid_rows, with_derived
 from benchbook.measure.calibration import CALIBRATION_EXPERIMENT
 from benchbook.measure.flags import NEAR_CEILING_HEADROOM
@@ -64,12 +65,6 @@ def _values(data: pd.DataFrame, target: str, column: str) -> pd.Series:
     return valid.loc[valid["target"] == target, column].dropna()
 
 
-def runs_text(c: Comparison) -> str:
-    if c.n_a == c.n_b:
-        return f"{c.n_a} run{'s' if c.n_a != 1 else ''} each"
-    return f"{c.n_a} and {c.n_b} runs"
-
-
 def verdict(c: Comparison, a: str, b: str, column: str, unit: str = "", brief: bool = False) -> str:
     """One sentence: the answer, its interval, the medians, p and the runs (``brief``:
     the answer and its interval only, for summaries)."""
@@ -78,11 +73,12 @@ def verdict(c: Comparison, a: str, b: str, column: str, unit: str = "", brief: b
     evidence = f"{medians}; {fmt.p_value(c.p_value)}; {runs_text(c)}"
     interval = fmt.ci(c.ratio_low, c.ratio_high, c.ratio_confidence)
     if not c.significant:
-        if min(c.n_a, c.n_b) < min_detectable_n():
+        if too_few(c):
             # not "no difference": with these few runs none could have been shown
+            unit_ = "rounds" if c.paired else "a side"
             sentence = (
                 f"**Too few runs to tell** **{a}** from **{b}** in {m.name} "
-                f"({c.n_a}+{c.n_b}; p < {ALPHA} needs {min_detectable_n()} a side): "
+                f"({count_text(c)}; p < {ALPHA} needs {needed(c)} {unit_}): "
                 f"ratio {fmt.ratio(c.ratio)} ({interval})"
             )
             tail = " Run more repetitions."
@@ -108,11 +104,6 @@ def verdict(c: Comparison, a: str, b: str, column: str, unit: str = "", brief: b
     if brief:
         return f"{lead} (ratio {fmt.ratio(c.ratio)}, {interval})."
     return f"{lead} (ratio {fmt.ratio(c.ratio)}, {interval}; {evidence})."
-
-
-def compare_values(va: pd.Series, vb: pd.Series, a: str, b: str, column: str, unit: str) -> str:
-    """The verdict sentence for two sets of runs."""
-    return verdict(compare(va, vb), a, b, column, unit)
 
 
 def flag_tally(results: pd.DataFrame, target: str) -> dict[str, str]:
@@ -160,7 +151,7 @@ def compare_targets(
                 f"**{a}** and **{b}** cannot be ranked: no run of **{target}** measured the "
                 f"server doing its job ({flags})."
             )
-    sentence = compare_values(va, vb, a, b, column, unit)
+    sentence = verdict(comparison(valid_rows(data), a, b, column), a, b, column, unit)
     note = caution(results, [a, b])
     return f"{sentence} {note}" if note else sentence
 

@@ -17,8 +17,9 @@ import pandas as pd
 from benchbook.analyse import formatting as fmt
 from benchbook.analyse.conclusions import compare_targets, flag_tally, verdict
 from benchbook.analyse.findings_format import FINDINGS_MIME
+from benchbook.analyse.pairing import comparison, count_text, too_few
 from benchbook.analyse.published import source
-from benchbook.analyse.stats import ALPHA, Comparison, compare, min_detectable_n
+from benchbook.analyse.stats import ALPHA, Comparison
 from benchbook.analyse.tables import valid_rows
 from benchbook.measure.run_store import Run, RunStore
 
@@ -118,9 +119,9 @@ def reproduction(
     # The reason sits beside our ratio and interval (summary, headline table): it names
     # the article's figure and how ours relates to it, not our numbers again.
     article = fmt.ratio(article_ratio)
-    if min(c.n_a, c.n_b) < min_detectable_n():
+    if too_few(c):
         return TOO_FEW_RUNS, (
-            f"{c.n_a}+{c.n_b} runs cannot show any difference at p < {ALPHA} "
+            f"{count_text(c)} runs cannot show any difference at p < {ALPHA} "
             f"({article} in the article): run more repetitions"
         )
     if c.ratio_confidence and c.ratio_low <= article_ratio <= c.ratio_high:
@@ -172,9 +173,7 @@ def headline(
     figure measured something else, when a notebook showed it (e.g. its backend 404'd)."""
     data = select(results) if select else results
     valid = valid_rows(data)
-    va = valid.loc[valid["target"] == a, column].dropna()
-    vb = valid.loc[valid["target"] == b, column].dropna()
-    c = compare(va, vb) if len(va) and len(vb) else None
+    c = comparison(valid, a, b, column)
     limited = tool_limited(data, [a, b]) if judge_tool_limit else ""
     reproduced, why = reproduction(c, article_ratio, measured_else or limited)
     current = set(data["run_id"]) if "run_id" in data else set()
@@ -186,7 +185,7 @@ def headline(
         ci_low=c.ratio_low if c else None,
         ci_high=c.ratio_high if c else None,
         ci_level=c.ratio_confidence if c else None,
-        n=f"{len(va)}+{len(vb)}",
+        n=count_text(c) if c else "0",
         p=c.p_value if c else None,
         significant=bool(c and c.significant),
         article=article,
@@ -219,11 +218,9 @@ def spread(
         manifest = run.manifest()
         results = run.results()
         data = valid_rows(select(results) if select else results)
-        va = data.loc[data["target"] == a, column].dropna()
-        vb = data.loc[data["target"] == b, column].dropna()
-        if va.empty or vb.empty:
+        c = comparison(data, a, b, column)
+        if c is None:
             continue
-        c = compare(va, vb)
         machine = manifest.get("provenance", {}).get("machine", {})
         rows.append(
             {
@@ -235,7 +232,7 @@ def spread(
                 "ci_low": c.ratio_low,
                 "ci_high": c.ratio_high,
                 "ci_level": c.ratio_confidence,
-                "n": f"{c.n_a}+{c.n_b}",
+                "n": count_text(c),
                 "current": run.run_id in (current or set()),
             }
         )

@@ -9,7 +9,8 @@ import pandas as pd
 from pandas.io.formats.style import Styler
 
 from benchbook.analyse import formatting as fmt
-from benchbook.analyse.stats import compare, summarize
+from benchbook.analyse.pairing import comparison
+from benchbook.analyse.stats import summarize
 from benchbook.measure.flags import is_valid
 
 MEDIAN_COLUMNS = {
@@ -193,10 +194,10 @@ def comparison_table(
         valid = valid_rows(group)
         va = valid.loc[valid[split] == a, column].dropna()
         vb = valid.loc[valid[split] == b, column].dropna()
-        if va.empty or vb.empty:
-            c, verdict = None, f"not ranked: no valid runs of {a if va.empty else b}"
+        c = comparison(valid, a, b, column, split)
+        if c is None:
+            verdict = f"not ranked: no valid runs of {a if va.empty else b}"
         else:
-            c = compare(va, vb)
             verdict = (
                 "no significant difference"
                 if not c.significant

@@ -1,0 +1,73 @@
+"""Which comparison a pair of targets gets: paired over rounds where it can, two-sample
+where it cannot.
+
+In a run measured in rounds, target A and target B were measured seconds apart in each
+round, on the same machine in the same minute: their per-round ratios cancel what the
+machine did that minute, so the comparison pairs them (stats.compare_paired). Where
+either side has several rows in a round (a pooled comparison over paths or ids), or
+fewer than two rounds in common, pairing is impossible and the runs are compared as two
+samples (stats.compare). Rounds in which only one side has a valid run are left out of
+a paired comparison.
+"""
+
+import pandas as pd
+
+from benchbook.analyse.stats import (
+    Comparison,
+    compare,
+    compare_paired,
+    min_detectable_n,
+    min_detectable_pairs,
+)
+
+ROUND = ["run_id", "repetition"]
+
+
+def comparison(
+    valid: pd.DataFrame, a: str, b: str, column: str = "rps", split: str = "target"
+) -> Comparison | None:
+    """A over B on ``column`` among ``valid`` rows (tables.valid_rows: runs that measured
+    the server doing its job); None when a side has none."""
+    side_a = valid.loc[valid[split] == a].dropna(subset=[column])
+    side_b = valid.loc[valid[split] == b].dropna(subset=[column])
+    if side_a.empty or side_b.empty:
+        return None
+    pairs = paired_values(side_a, side_b, column)
+    if pairs is not None:
+        return compare_paired(pairs[column + "_a"], pairs[column + "_b"])
+    return compare(side_a[column], side_b[column])
+
+
+def paired_values(side_a: pd.DataFrame, side_b: pd.DataFrame, column: str) -> pd.DataFrame | None:
+    """The two sides' values round by round, or None when they cannot be paired."""
+    if not set(ROUND) <= set(side_a) or not set(ROUND) <= set(side_b):
+        return None
+    if side_a.duplicated(ROUND).any() or side_b.duplicated(ROUND).any():
+        return None
+    joined = side_a[[*ROUND, column]].merge(
+        side_b[[*ROUND, column]], on=ROUND, suffixes=("_a", "_b")
+    )
+    return joined if len(joined) >= 2 else None
+
+
+def too_few(c: Comparison) -> bool:
+    """With fewer runs (or rounds) than can reach p < ALPHA at all, 'no significant
+    difference' would be certain: the answer is then 'too few runs to tell'."""
+    return min(c.n_a, c.n_b) < needed(c)
+
+
+def needed(c: Comparison) -> int:
+    return min_detectable_pairs() if c.paired else min_detectable_n()
+
+
+def runs_text(c: Comparison) -> str:
+    if c.paired:
+        return f"{c.n_a} rounds, paired"
+    if c.n_a == c.n_b:
+        return f"{c.n_a} run{'s' if c.n_a != 1 else ''} each"
+    return f"{c.n_a} and {c.n_b} runs"
+
+
+def count_text(c: Comparison) -> str:
+    """'6 rounds' for a paired comparison, '4+4' runs for two samples."""
+    return f"{c.n_a} rounds" if c.paired else f"{c.n_a}+{c.n_b}"

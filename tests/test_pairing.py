@@ -1,0 +1,53 @@
+"""Comparisons pair A and B round by round where the rows allow it, and say so."""
+
+import pandas as pd
+import pytest
+
+from benchbook.analyse.conclusions import compare_targets
+from benchbook.analyse.pairing import comparison, count_text, runs_text
+
+
+def rounds(rps_a: list[float], rps_b: list[float], run_id: str = "r1") -> pd.DataFrame:
+    clean = dict.fromkeys(["err_connect", "err_read", "err_write", "err_timeout", "non_2xx"], 0)
+    rows = [
+        {"run_id": run_id, "repetition": i + 1, "target": target, "rps": value, "flags": ""}
+        | clean
+        | {"requests": 10 * value, "headroom": None, "tool_setting": "wrk", "incident": ""}
+        | {"client_cpu_pct": 50.0, "server_cpu_pct": 99.0, "host_steal_pct": 0.0}
+        for target, values in (("a", rps_a), ("b", rps_b))
+        for i, value in enumerate(values)
+    ]
+    return pd.DataFrame(rows)
+
+
+# The machine drifts 40 % over the rounds; A is 5 % faster than B in every round.
+DRIFT = [1000, 1100, 1200, 1300, 1400, 1250, 1050, 1150]
+FASTER = [v * 1.05 for v in DRIFT]
+
+
+def test_rounds_are_paired_and_the_drift_cancels() -> None:
+    c = comparison(rounds(FASTER, DRIFT), "a", "b")
+    assert c.paired and c.n_a == 8
+    assert c.ratio == pytest.approx(1.05) and c.significant
+    assert count_text(c) == "8 rounds" and runs_text(c) == "8 rounds, paired"
+    sentence = compare_targets(rounds(FASTER, DRIFT), "a", "b")
+    assert "1.05" in sentence and "8 rounds, paired" in sentence
+
+
+def test_several_rows_a_round_are_compared_as_two_samples() -> None:
+    pooled = pd.concat([rounds(FASTER, DRIFT), rounds(FASTER, DRIFT)], ignore_index=True)
+    c = comparison(pooled, "a", "b")
+    assert not c.paired and (c.n_a, c.n_b) == (16, 16)
+    assert not c.significant  # the drift swamps 5 % when the rounds are not paired
+
+
+def test_a_round_with_one_side_missing_is_left_out() -> None:
+    data = rounds(FASTER, DRIFT)
+    data = data[~((data["target"] == "b") & (data["repetition"] == 3))]
+    c = comparison(data, "a", "b")
+    assert c.paired and c.n_a == 7
+
+
+def test_five_rounds_are_too_few_to_tell_whatever_the_data() -> None:
+    sentence = compare_targets(rounds(FASTER[:5], DRIFT[:5]), "a", "b")
+    assert "Too few runs to tell" in sentence and "p < 0.05 needs 6 rounds" in sentence
