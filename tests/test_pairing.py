@@ -4,7 +4,8 @@ import pandas as pd
 import pytest
 
 from benchbook.analyse.conclusions import compare_targets
-from benchbook.analyse.pairing import comparison, count_text, runs_text
+from benchbook.analyse.findings import headline
+from benchbook.analyse.pairing import aa_band, comparison, count_text, runs_text, within_band
 
 
 def rounds(rps_a: list[float], rps_b: list[float], run_id: str = "r1") -> pd.DataFrame:
@@ -51,3 +52,29 @@ def test_a_round_with_one_side_missing_is_left_out() -> None:
 def test_five_rounds_are_too_few_to_tell_whatever_the_data() -> None:
     sentence = compare_targets(rounds(FASTER[:5], DRIFT[:5]), "a", "b")
     assert "Too few runs to tell" in sentence and "p < 0.05 needs 6 rounds" in sentence
+
+
+def with_copy(a: list[float], copy: list[float], b: list[float]) -> pd.DataFrame:
+    extra = rounds(copy, copy).query("target == 'a'").assign(target="a (A/A copy)")
+    return pd.concat([rounds(a, b), extra], ignore_index=True)
+
+
+def test_an_aa_control_gives_the_band_and_a_ratio_inside_it_is_no_verdict() -> None:
+    # The copy strays up to ±6 % from the original round by round; A beats B by 4 %.
+    noise = [1.06, 0.95, 1.05, 0.96, 1.04, 0.94, 1.06, 0.95]
+    copy = [v * 1.04 * n for v, n in zip(DRIFT, noise, strict=True)]
+    a = [v * 1.04 for v in DRIFT]
+    data = with_copy(a, copy, DRIFT)
+    control, band = aa_band(data)
+    assert control == "a" and 1.03 < band < 1.08
+    c = comparison(data, "a", "b")
+    assert c.significant and within_band(c, band)
+    h = headline("a vs b", data, "a", "b", experiment="pairing_test")
+    assert h.brief.startswith("**Not resolvable on this machine**") and h.resolvable == band
+    # A 30 % difference is far outside the band: a verdict as usual.
+    far_copy = [v * 1.3 * n for v, n in zip(DRIFT, noise, strict=True)]
+    far = with_copy([v * 1.3 for v in DRIFT], far_copy, DRIFT)
+    assert (
+        "served **1.3× the requests per second**"
+        in headline("a vs b", far, "a", "b", experiment="pairing_test").brief
+    )

@@ -17,7 +17,7 @@ import pandas as pd
 from benchbook.analyse import formatting as fmt
 from benchbook.analyse.conclusions import compare_targets, flag_tally, verdict
 from benchbook.analyse.findings_format import FINDINGS_MIME
-from benchbook.analyse.pairing import comparison, count_text, too_few
+from benchbook.analyse.pairing import aa_band, comparison, count_text, too_few, within_band
 from benchbook.analyse.published import source
 from benchbook.analyse.stats import ALPHA, Comparison
 from benchbook.analyse.tables import valid_rows
@@ -61,6 +61,8 @@ class Headline:
     reproduced: str
     reproduced_why: str
     spread: list[dict] = field(default_factory=list)
+    # The smallest ratio an A/A control in the same rounds resolves (None: no control).
+    resolvable: float | None = None
 
 
 @dataclass
@@ -174,13 +176,15 @@ def headline(
     data = select(results) if select else results
     valid = valid_rows(data)
     c = comparison(valid, a, b, column)
+    control = aa_band(valid, column)
+    band = control[1] if control else None
     limited = tool_limited(data, [a, b]) if judge_tool_limit else ""
     reproduced, why = reproduction(c, article_ratio, measured_else or limited)
     current = set(data["run_id"]) if "run_id" in data else set()
     return Headline(
         label=label,
         verdict=compare_targets(data, a, b, column, unit),
-        brief=verdict(c, a, b, column, unit, brief=True) if c else "not ranked: no valid runs.",
+        brief=_brief(c, a, b, column, unit, band),
         ratio=c.ratio if c else None,
         ci_low=c.ratio_low if c else None,
         ci_high=c.ratio_high if c else None,
@@ -193,7 +197,21 @@ def headline(
         reproduced=reproduced,
         reproduced_why=why,
         spread=spread(experiment, a, b, column, select, current),
+        resolvable=band,
     )
+
+
+def _brief(c: Comparison | None, a: str, b: str, column: str, unit: str, band: float | None) -> str:
+    """The answer and its interval; a ratio inside the A/A band is no verdict at all."""
+    if c is None:
+        return "not ranked: no valid runs."
+    if c.significant and within_band(c, band):
+        return (
+            f"**Not resolvable on this machine**: {a} vs {b} {fmt.ratio(c.ratio)} is within "
+            f"the ±{(band - 1) * 100:.0f} % that the same server measured twice strays here "
+            "(A/A control)."
+        )
+    return verdict(c, a, b, column, unit, brief=True)
 
 
 def stored_runs(experiment: str, directory: Path | None = None) -> list[Run]:

@@ -18,7 +18,9 @@ from benchbook.analyse.stats import (
     compare_paired,
     min_detectable_n,
     min_detectable_pairs,
+    resolvable_ratio,
 )
+from benchbook.measure.orchestration import AA_COPY
 
 ROUND = ["run_id", "repetition"]
 
@@ -71,3 +73,26 @@ def runs_text(c: Comparison) -> str:
 def count_text(c: Comparison) -> str:
     """'6 rounds' for a paired comparison, '4+4' runs for two samples."""
     return f"{c.n_a} rounds" if c.paired else f"{c.n_a}+{c.n_b}"
+
+
+def aa_band(valid: pd.DataFrame, column: str = "rps") -> tuple[str, float] | None:
+    """(the control's target, the smallest ratio this setup resolves) from an A/A control
+    in ``valid`` rows: the same target measured twice in every round under two names
+    (measure.run(control=…)); None without one, or with fewer than two rounds of it."""
+    copies = [t for t in valid["target"].unique() if str(t).endswith(" " + AA_COPY)]
+    if not copies:
+        return None
+    original = copies[0].removesuffix(" " + AA_COPY)
+    side_a = valid.loc[valid["target"] == original].dropna(subset=[column])
+    side_b = valid.loc[valid["target"] == copies[0]].dropna(subset=[column])
+    pairs = paired_values(side_a, side_b, column)
+    if pairs is None or (pairs[[column + "_a", column + "_b"]] <= 0).any(axis=None):
+        return None
+    return original, resolvable_ratio(pairs[column + "_a"] / pairs[column + "_b"])
+
+
+def within_band(c: Comparison, band: float | None) -> bool:
+    """A ratio no farther from 1 than the A/A control strays: not resolvable here."""
+    if band is None or c.ratio != c.ratio:
+        return False
+    return max(c.ratio, 1 / c.ratio) <= band
