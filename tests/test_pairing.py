@@ -75,6 +75,6 @@ def test_an_aa_control_gives_the_band_and_a_ratio_inside_it_is_no_verdict() -> N
     far_copy = [v * 1.3 * n for v, n in zip(DRIFT, noise, strict=True)]
     far = with_copy([v * 1.3 for v in DRIFT], far_copy, DRIFT)
     assert (
-        "served **1.3× the requests per second**"
+        "served **1.30× the requests per second**"
         in headline("a vs b", far, "a", "b", experiment="pairing_test").brief
     )
