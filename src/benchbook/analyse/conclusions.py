@@ -11,7 +11,7 @@ import pandas as pd
 from benchbook.analyse import formatting as fmt
 from benchbook.analyse.flag_wording import FLAG_CONSEQUENCES, FLAG_MEANINGS
 from benchbook.analyse.pairing import comparison, count_text, needed, runs_text, too_few
-from benchbook.analyse.stats import ALPHA, ESTIMATOR, Comparison
+from benchbook.analyse.stats import ALPHA, ESTIMATOR, PAIRED_ESTIMATOR, Comparison
 from benchbook.analyse.tables import flag_counts, valid_rows, with_derived
 from benchbook.measure.calibration import CALIBRATION_EXPERIMENT
 from benchbook.measure.flags import NEAR_CEILING_HEADROOM
@@ -360,9 +360,15 @@ def waiting_users(results: pd.DataFrame, mean_wait_s: float) -> pd.DataFrame:
 def method_note() -> str:
     """How every comparison in the report is computed, once per notebook."""
     return (
-        f"How comparisons are computed: {ESTIMATOR}. 'No significant difference' means "
-        f"p ≥ {ALPHA}. Intervals are 95 % where the number of runs allows it; otherwise the "
-        "level they reach is printed."
+        "How runs are measured: in rounds — in each round every server is started afresh, "
+        "warmed up, and every target measured once, in a random order — so repetitions "
+        "sample what changes between runs, not only the noise inside one process. "
+        f"How comparisons are computed: where A and B were measured in the same rounds, "
+        f"{PAIRED_ESTIMATOR}; otherwise (several rows a round, e.g. pooled paths) {ESTIMATOR}. "
+        f"'No significant difference' means p ≥ {ALPHA}. Intervals are 95 % where the "
+        "number of runs allows it; otherwise the level they reach is printed. Where an A/A "
+        "control was measured (one server as two targets in the same rounds), a ratio no "
+        "farther from 1 than the control strays reads 'not resolvable on this machine'."
     )
 
 

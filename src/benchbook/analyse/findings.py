@@ -28,6 +28,10 @@ NOT_REPRODUCED = "not reproduced"
 SOMETHING_ELSE = "the article measured something else"
 NO_ARTICLE = "no article figure"
 TOO_FEW_RUNS = "too few runs"
+SAME_DIRECTION = "same direction, different size"
+TOOL_LIMIT = "on this machine, the load tool was the limit"
+NOT_RESOLVABLE = "not resolvable on this machine"
+NO_VALID_RUNS = "no valid runs"
 # Flags that say a load tool, not the server, set a number.
 TOOL_LIMIT_FLAGS = ("client_bound", "near_tool_ceiling")
 
@@ -106,18 +110,28 @@ def _without_nan(value: object) -> object:
 
 
 def reproduction(
-    c: Comparison | None, article_ratio: float | None, tool_limited: str = ""
+    c: Comparison | None,
+    article_ratio: float | None,
+    tool_limited: str = "",
+    measured_else: str = "",
+    differences: str = "",
+    band: float | None = None,
 ) -> tuple[str, str]:
-    """Whether the article's ratio reproduced here, and why, from our comparison alone.
+    """Whether the article's figure reproduced here, by magnitude, and why.
 
-    ``tool_limited`` names how the runs under the article's own settings were limited
-    by the load tool (then the article measured its tool, not its servers)."""
+    "Reproduced" only when the article's ratio lies inside our interval; a significant
+    ratio in the same direction but of another size names what differs in the setup
+    (``differences``, from the notebook). "The article measured something else" needs
+    evidence from the article itself (``measured_else``); a load tool that limited our
+    runs under the article's settings (``tool_limited``) says so, on this machine."""
     if article_ratio is None:
         return NO_ARTICLE, "the article gives no figure to compare"
+    if measured_else:
+        return SOMETHING_ELSE, measured_else
     if tool_limited:
-        return SOMETHING_ELSE, tool_limited
+        return TOOL_LIMIT, tool_limited
     if c is None or c.ratio != c.ratio:
-        return NOT_REPRODUCED, "no valid runs to compare"
+        return NO_VALID_RUNS, "no valid runs to compare"
     # The reason sits beside our ratio and interval (summary, headline table): it names
     # the article's figure and how ours relates to it, not our numbers again.
     article = fmt.ratio(article_ratio)
@@ -128,11 +142,14 @@ def reproduction(
         )
     if c.ratio_confidence and c.ratio_low <= article_ratio <= c.ratio_high:
         return REPRODUCED, f"the article's {article} lies within the interval here"
+    if c.significant and within_band(c, band):
+        return NOT_RESOLVABLE, f"within what an A/A control strays here; {article} in the article"
     if not c.significant:
         return NOT_REPRODUCED, f"no significant difference here; {article} in the article"
     if (c.ratio > 1) == (article_ratio > 1):
-        size = "larger" if abs(c.ratio - 1) > abs(article_ratio - 1) else "smaller"
-        return REPRODUCED, f"same direction as the article's {article}, {size} here"
+        size = "larger" if abs(math.log(c.ratio)) > abs(math.log(article_ratio)) else "smaller"
+        why = f"the article's {article} lies outside the interval, {size} here"
+        return SAME_DIRECTION, f"{why}; what differs: {differences}" if differences else why
     return NOT_REPRODUCED, f"the opposite direction to the article's {article}"
 
 
@@ -166,20 +183,23 @@ def headline(
     article_ratio: float | None = None,
     judge_tool_limit: bool = False,
     measured_else: str = "",
+    differences: str = "",
     select: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
 ) -> Headline:
     """One headline comparison a/b on ``column`` (valid runs only), its verdict with the
     caveats of its flags, the reproduction verdict against ``article_ratio``, and the same
     comparison in every stored run of ``experiment`` (``select`` picks the rows of a run
     that belong to it, e.g. one load of several). ``measured_else``: why the article's
-    figure measured something else, when a notebook showed it (e.g. its backend 404'd)."""
+    figure measured something else, when the article itself shows it (e.g. its backend
+    404'd); ``differences``: what in this setup differs from the article's and is known to
+    move the ratio (cores, concurrency, run length, tool), named when the size differs."""
     data = select(results) if select else results
     valid = valid_rows(data)
     c = comparison(valid, a, b, column)
     control = aa_band(valid, column)
     band = control[1] if control else None
     limited = tool_limited(data, [a, b]) if judge_tool_limit else ""
-    reproduced, why = reproduction(c, article_ratio, measured_else or limited)
+    reproduced, why = reproduction(c, article_ratio, limited, measured_else, differences, band)
     current = set(data["run_id"]) if "run_id" in data else set()
     return Headline(
         label=label,
@@ -214,6 +234,29 @@ def _brief(c: Comparison | None, a: str, b: str, column: str, unit: str, band: f
     return verdict(c, a, b, column, unit, brief=True)
 
 
+def speed_text(speed: dict | None) -> str:
+    """The machine-speed reference of a run (seconds of a fixed Go and Python workload,
+    before → after; lower is faster): '–' for runs measured before it was recorded."""
+    if not speed:
+        return "–"
+    parts = []
+    for language, key in (("Go", "go_s"), ("Python", "python_s")):
+        before, after = speed["before"][key], speed["after"][key]
+        parts.append(f"{language} {before:.2f}→{after:.2f} s")
+    return ", ".join(parts)
+
+
+def cpu_per_request_text(valid: pd.DataFrame, a: str, b: str) -> str:
+    """The median server CPU time per request of each side, in ms ('–' where unrecorded)."""
+    column = "server_cpu_ms_per_request"
+    if column not in valid:
+        return "–"
+    medians = [valid.loc[valid["target"] == side, column].median() for side in (a, b)]
+    if any(m != m for m in medians):
+        return "–"
+    return " vs ".join(fmt.milliseconds(m) for m in medians) + " ms"
+
+
 def stored_runs(experiment: str, directory: Path | None = None) -> list[Run]:
     """Every run of ``experiment`` with results, oldest first."""
     return [run for run in reversed(list(RunStore(directory).runs(experiment))) if run.has_results]
@@ -246,6 +289,8 @@ def spread(
                 "date": manifest["created_utc"][:16].replace("T", " "),
                 "machine": f"{machine.get('hostname', 'unrecorded')} "
                 f"({machine.get('logical_cpus', '?')} CPUs)",
+                "speed": speed_text(manifest.get("machine_speed")),
+                "cpu_per_request": cpu_per_request_text(data, a, b),
                 "ratio": c.ratio,
                 "ci_low": c.ratio_low,
                 "ci_high": c.ratio_high,
@@ -287,4 +332,18 @@ def findings(
         cited = source(experiment)
     except ValueError:
         cited = None  # an experiment of our own (e.g. the calibration)
-    return Findings(experiment, title, question, answer, headlines, cited)
+    return Findings(experiment, title, question, answer + band_sentence(headlines), headlines,
+                    cited)  # fmt: skip
+
+
+def band_sentence(headlines: list[Headline]) -> str:
+    """What the A/A control of these headlines resolves, once ('' without one)."""
+    bands = {h.resolvable for h in headlines if h.resolvable}
+    if not bands:
+        return ""
+    widest = max(bands)
+    return (
+        f" An A/A control (one server measured as two targets in the same rounds) strayed "
+        f"up to {fmt.ratio(widest)} from itself: ratios closer to 1 than that are not "
+        "resolvable on this machine."
+    )

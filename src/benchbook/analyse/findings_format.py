@@ -54,10 +54,17 @@ REPRODUCED_LABELS = (
     "the article measured something else",
     "no article figure",
     "too few runs",
+    "same direction, different size",
+    "on this machine, the load tool was the limit",
+    "not resolvable on this machine",
+    "no valid runs",
 )
+# Its badge: ✓ reproduced, ✗ not, ≠ something else, – no figure, ? too few, ≈ same
+# direction, ⚠ the tool, ~ not resolvable, ∅ no valid runs.
+BADGES = ("✓", "✗", "≠", "–", "?", "≈", "⚠", "~", "∅")
 # Verdicts whose reason adds nothing to the summary's row: no figure to compare, or an
 # answer that already says how few runs there were.
-SELF_EXPLAINED = ("no article figure", "too few runs")
+SELF_EXPLAINED = ("no article figure", "too few runs", "no valid runs")
 
 
 def missing(value: object) -> bool:

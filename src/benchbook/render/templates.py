@@ -11,6 +11,7 @@ from nbconvert.filters.markdown_mistune import markdown2html_mistune
 
 from benchbook.analyse import formatting as fmt
 from benchbook.analyse.findings_format import (
+    BADGES,
     REPRODUCED_LABELS,
     SELF_EXPLAINED,
     missing,
@@ -43,8 +44,14 @@ def markdown_inline(source: str | None) -> Markup:
     return Markup(match.group(1)) if match else rendered
 
 
+def badge_symbol(css_class: str) -> str:
+    """The badge's symbol of a reproduced_class ('?' for a verdict it does not know)."""
+    number = css_class.removeprefix("repro-")
+    return BADGES[int(number)] if number.isdigit() else "?"
+
+
 def reproduced_class(label: str | None) -> str:
-    """CSS class of a reproduction verdict: repro-0 (reproduced) … repro-4 (too few runs)."""
+    """CSS class of a reproduction verdict: repro-<its place in REPRODUCED_LABELS>."""
     if label in REPRODUCED_LABELS:
         return f"repro-{REPRODUCED_LABELS.index(label)}"
     return "repro-other"
@@ -64,6 +71,7 @@ def page_environment() -> jinja2.Environment:
         level=lambda level: "—" if missing(level) else fmt.level(level).removesuffix(" CI"),
         ratio_with_ci=ratio_with_ci,
         reproduced_class=reproduced_class,
+        badge_symbol=badge_symbol,
         summary_why=lambda label: label not in SELF_EXPLAINED,
         run_anchor=run_anchor,
         p_value=lambda p: "—" if missing(p) else fmt.p_value(p),
