@@ -1,6 +1,7 @@
 """Every verdict against an article, on constructed comparisons: reproduced only when the
 article's figure lies inside the interval, otherwise it says how and why not."""
 
+import pandas as pd
 import pytest
 
 from benchbook.analyse.findings import (
@@ -13,6 +14,7 @@ from benchbook.analyse.findings import (
     SOMETHING_ELSE,
     TOO_FEW_RUNS,
     TOOL_LIMIT,
+    headline,
     reproduction,
 )
 from benchbook.analyse.findings_format import BADGES, REPRODUCED_LABELS
@@ -53,3 +55,17 @@ def test_each_verdict_and_its_reason(c, kwargs, expected, why) -> None:
 
 def test_every_verdict_has_a_badge() -> None:
     assert len(BADGES) == len(REPRODUCED_LABELS) == len(set(BADGES))
+
+
+def test_a_bound_stays_a_bound_with_no_interval_or_p_value() -> None:
+    rows = [
+        {"run_id": "r", "repetition": i + 1, "target": t, "rps": v, "flags": "",
+         "err_connect": 0, "err_read": 0, "err_write": 0, "err_timeout": 0, "non_2xx": 0,
+         "requests": 1000, "headroom": None, "incident": ""}
+        for t, values in (("go", [3000.0] * 6), ("py", [1000.0, 1010, 990, 1005, 995, 1000]))
+        for i, v in enumerate(values)
+    ]  # fmt: skip
+    h = headline("go vs py", pd.DataFrame(rows), "go", "py", experiment="bound_test",
+                 lower_bound="vegeta, not the server, was at its limit")  # fmt: skip
+    assert h.brief.startswith("**go** took **at least 3.0×** the load of **py**: vegeta")
+    assert (h.ci_low, h.ci_high, h.p, h.significant) == (None, None, None, False)

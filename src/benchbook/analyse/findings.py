@@ -184,6 +184,7 @@ def headline(
     judge_tool_limit: bool = False,
     measured_else: str = "",
     differences: str = "",
+    lower_bound: str = "",
     select: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
 ) -> Headline:
     """One headline comparison a/b on ``column`` (valid runs only), its verdict with the
@@ -192,7 +193,9 @@ def headline(
     that belong to it, e.g. one load of several). ``measured_else``: why the article's
     figure measured something else, when the article itself shows it (e.g. its backend
     404'd); ``differences``: what in this setup differs from the article's and is known to
-    move the ratio (cores, concurrency, run length, tool), named when the size differs."""
+    move the ratio (cores, concurrency, run length, tool), named when the size differs.
+    ``lower_bound``: why a's figure is only a lower bound (its load tool was the limit):
+    the headline is then "at least N×", with no interval or p-value."""
     data = select(results) if select else results
     valid = valid_rows(data)
     c = comparison(valid, a, b, column)
@@ -201,6 +204,8 @@ def headline(
     limited = tool_limited(data, [a, b]) if judge_tool_limit else ""
     reproduced, why = reproduction(c, article_ratio, limited, measured_else, differences, band)
     current = set(data["run_id"]) if "run_id" in data else set()
+    if lower_bound and c is not None:
+        return bound_headline(label, c, a, b, lower_bound, experiment, column, select, current)
     return Headline(
         label=label,
         verdict=compare_targets(data, a, b, column, unit),
@@ -219,6 +224,28 @@ def headline(
         spread=spread(experiment, a, b, column, select, current),
         resolvable=band,
     )
+
+
+def bound_headline(
+    label: str,
+    c: Comparison,
+    a: str,
+    b: str,
+    why: str,
+    experiment: str,
+    column: str,
+    select: Callable[[pd.DataFrame], pd.DataFrame] | None,
+    current: set[str],
+) -> Headline:
+    """A bound stays a bound: "at least N×", why, and no interval or p-value (an interval
+    around a number the tool set would describe the tool)."""
+    brief = f"**{a}** took **at least {fmt.ratio(c.ratio)}** the load of **{b}**: {why}."
+    return Headline(
+        label=label, verdict=brief, brief=brief, ratio=c.ratio, ci_low=None, ci_high=None,
+        ci_level=None, n=count_text(c), p=None, significant=False, article="",
+        article_ratio=None, reproduced=NO_ARTICLE, reproduced_why="a lower bound",
+        spread=spread(experiment, a, b, column, select, current),
+    )  # fmt: skip
 
 
 def _brief(c: Comparison | None, a: str, b: str, column: str, unit: str, band: float | None) -> str:

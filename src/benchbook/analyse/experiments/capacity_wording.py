@@ -88,6 +88,19 @@ def capacity_sentence(capacities: pd.DataFrame, target: str) -> str:
     return sentence + "."
 
 
+def bound_reason(capacities: pd.DataFrame, a: str) -> str:
+    """Why a's capacity is only a lower bound, for a headline ('' when it is a measurement):
+    which tool limited it, at what rates and CPU."""
+    runs = capacities[capacities["target"] == a]
+    bounded = runs[runs["bound"] == "at least"]
+    if bounded.empty:
+        return ""
+    return (
+        f"in {len(bounded)} of {len(runs)} runs its capacity is only a lower bound — "
+        + "; ".join(_bound_reasons(bounded))
+    )
+
+
 def capacity_label(capacities: pd.DataFrame, a: str, b: str) -> str:
     """A headline's label for a capacity comparison, naming a side whose capacity is only
     a lower bound: the ratio's verdict alone would not say so."""
@@ -116,7 +129,13 @@ def capacity_comparison(capacities: pd.DataFrame, a: str, b: str) -> str:
             f"**{a}** and **{b}** cannot be ranked on capacity at their SLO: both are only "
             f"lower bounds (ratio of the bounds {fmt.ratio(c.ratio)}, {interval}; {numbers})."
         )
-    kind = "at least " if bounded[a] else "at most " if bounded[b] else ""
+    if bounded[a]:  # a bound stays a bound: no interval, no p-value
+        return (
+            f"**{a}** took **at least {fmt.ratio(c.ratio)} the load of {b}** within the SLO "
+            f"(medians {fmt.count(c.median_a)} vs {fmt.count(c.median_b)} req/s): "
+            f"{bound_reason(capacities, a)}."
+        )
+    kind = "at most " if bounded[b] else ""
     if not c.significant:
         if kind:
             side = a if bounded[a] else b
@@ -133,8 +152,6 @@ def capacity_comparison(capacities: pd.DataFrame, a: str, b: str) -> str:
         f"**{a}** took **{kind}{fmt.ratio(c.ratio)} the load of {b}** within its SLO "
         f"(ratio {fmt.ratio(c.ratio)}, {interval}; {numbers})."
     )
-    if kind == "at least ":
-        sentence += f" A lower bound, as the capacity of {a} is."
-    elif kind:
+    if kind:
         sentence += f" An upper bound, as the capacity of {b} is only a lower bound."
     return sentence

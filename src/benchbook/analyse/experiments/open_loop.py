@@ -17,6 +17,7 @@ from benchbook.analyse.experiments.capacity import (
     slo_per_target,
 )
 from benchbook.analyse.experiments.capacity_wording import (
+    bound_reason,
     capacity_comparison,
     capacity_label,
     capacity_sentence,
@@ -47,6 +48,7 @@ __all__ = [
     "OPEN_SHORT",
     "TIMED",
     "TIMED_SHORT",
+    "bound_reason",
     "capacity_comparison",
     "capacity_label",
     "capacity_marks",
