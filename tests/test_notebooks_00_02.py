@@ -1,29 +1,43 @@
 """Notebooks 00 (load-tool calibration) and 02 (seed 002) executed for real with the
 smoke profile, in the order `make report` runs them: 02 reads 00's ceilings."""
 
+import json
 import re
+from pathlib import Path
 
 import nbformat
+import pandas as pd
 import pytest
 from conftest import descendants
 
+from benchbook.analyse import formatting
 from benchbook.measure.layout import REPO_ROOT
+from benchbook.measure.run_store import RUN_MIME
 from benchbook.render.execute import execute_notebook
 
 NOTEBOOKS = REPO_ROOT / "notebooks"
 SMOKE = NOTEBOOKS / "profiles" / "smoke.yaml"
 
 
-def outputs(path) -> tuple[str, int]:
-    """Every HTML and Markdown output of an executed notebook, and how many images."""
+def outputs(path) -> tuple[str, int, list[Path]]:
+    """Every HTML and Markdown output of an executed notebook, how many images, and the
+    folders of the runs it recorded."""
     nb = nbformat.read(path, as_version=4)
     data = [o.get("data", {}) for c in nb.cells if c.cell_type == "code" for o in c.outputs]
     text = "\n".join(d.get("text/html", "") + d.get("text/markdown", "") for d in data)
-    return text, sum("image/svg+xml" in d for d in data)
+    runs = [REPO_ROOT / d[RUN_MIME]["path"] for d in data if RUN_MIME in d]
+    return text, sum("image/svg+xml" in d for d in data), runs
+
+
+def results_of(runs: list[Path], experiment: str) -> pd.DataFrame:
+    """The results of the one run of ``experiment`` among a notebook's runs."""
+    manifests = {r: json.loads((r / "manifest.json").read_text()) for r in runs}
+    (run,) = [r for r, manifest in manifests.items() if manifest["experiment"] == experiment]
+    return pd.read_csv(run / "results.csv")
 
 
 @pytest.fixture(scope="module")
-def executed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, int]]:
+def executed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, int, list[Path]]]:
     out = tmp_path_factory.mktemp("executed")
     rendered = {}
     for name in ("00_load_generators", "02_hello_world_locust"):
@@ -34,7 +48,7 @@ def executed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, i
 
 @pytest.mark.slow
 def test_calibration_measures_every_tool_setting(executed) -> None:
-    text, images = executed["00_load_generators"]
+    text, images, _ = executed["00_load_generators"]
     for setting in ("wrk", "locust HttpUser x1", "locust HttpUser x2",
                     "locust FastHttpUser x1", "locust FastHttpUser x2"):  # fmt: skip
         assert f">{setting}<" in text, setting
@@ -45,7 +59,7 @@ def test_calibration_measures_every_tool_setting(executed) -> None:
 
 @pytest.mark.slow
 def test_seed_002_refuses_a_smoke_calibration_and_compares_three_loads(executed) -> None:
-    text, images = executed["02_hello_world_locust"]
+    text, images, runs = executed["02_hello_world_locust"]
     # The smoke profile's 2 s calibration is too rough to judge a tool's limit by: it is
     # named and set aside rather than silently used or silently missing.
     skipped = re.search(r"calibration runs not used: (\S+): [^.]*runs of \d s \(the smoke", text)
@@ -54,7 +68,10 @@ def test_seed_002_refuses_a_smoke_calibration_and_compares_three_loads(executed)
     for load in ("Locust as in the article", "wrk", "Locust, best setting"):
         assert f">{load}<" in text, load
     assert "% of tool ceiling" in text and "99.99%" in text  # Locust's percentile table
-    assert "1,470" in text and "1,140" in text  # the article's req/s beside ours
+    # Beside the article's req/s, ours: the ratio of this run's medians, in its words.
+    medians = results_of(runs, "02_hello_world_locust").groupby("target")["rps"].median()
+    ours = formatting.ratio(medians["go-hello"] / medians["python-hello"])
+    assert f"the same ratio of medians measured here: {ours} (go-hello / python-hello)" in text
     assert "The article's 1.29× compares what its load tool could produce" in text
     assert images == 2  # the ramp-up time series and the throughput bars
     assert descendants() == []

@@ -2,6 +2,10 @@
 line in the legend, every axis labelled with its unit, and SVG output."""
 
 import io
+import json
+import os
+import subprocess
+import sys
 
 import matplotlib
 import pandas as pd
@@ -42,9 +46,29 @@ def hue(colour: str) -> float:
     return matplotlib.colors.rgb_to_hsv((r, g, b))[0]
 
 
+def colours_in_another_interpreter(labels: list[str], hash_seed: str) -> list[str]:
+    """colour_for's answers in a fresh interpreter, as another notebook's kernel gets them:
+    the labels asked in the order given, with Python's string hashing seeded apart."""
+    code = (
+        "import json, sys\n"
+        "from benchbook.analyse import chart_style\n"
+        "print(json.dumps([chart_style.colour_for(label) for label in json.load(sys.stdin)]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], input=json.dumps(labels), capture_output=True, text=True,
+        env={**os.environ, "PYTHONHASHSEED": hash_seed}, check=True,
+    )  # fmt: skip
+    return json.loads(done.stdout)
+
+
 def test_a_label_has_one_colour_whatever_else_is_in_the_chart() -> None:
-    for label in GO + PYTHON + TOOLS:
-        assert chart_style.colour_for(label) == chart_style.colour_for(label)
+    labels = GO + PYTHON + TOOLS
+    here = [chart_style.colour_for(label) for label in labels]
+    # The same in every notebook of the report (each its own kernel), whatever was drawn
+    # before: asked in reverse order, with other string hashes, nothing changes.
+    for seed in ("1", "2"):
+        assert colours_in_another_interpreter(labels[::-1], seed)[::-1] == here
+    for label in labels:
         assert chart_style.colour_for(label) == chart_style.colour_for(f"  {label} ")
     # a bare server or tool gets its family's own colour
     assert chart_style.colour_for("go-hello") == chart_style.colour_for("go-iodelay") == "#1565c0"
