@@ -262,14 +262,14 @@ def _brief(c: Comparison | None, a: str, b: str, column: str, unit: str, band: f
 
 
 def speed_text(speed: dict | None) -> str:
-    """The machine-speed reference of a run (seconds of a fixed Go and Python workload,
-    before → after; lower is faster): '–' for runs measured before it was recorded."""
+    """The machine-speed reference of a run: seconds of a fixed Go, then Python workload,
+    before → after it ('0.61→0.63, 0.70→0.71'; lower is faster); '–' for runs measured
+    before it was recorded."""
     if not speed:
         return "–"
     parts = []
-    for language, key in (("Go", "go_s"), ("Python", "python_s")):
-        before, after = speed["before"][key], speed["after"][key]
-        parts.append(f"{language} {before:.2f}→{after:.2f} s")
+    for key in ("go_s", "python_s"):
+        parts.append(f"{speed['before'][key]:.2f}→{speed['after'][key]:.2f}")
     return ", ".join(parts)
 
 
@@ -281,7 +281,7 @@ def cpu_per_request_text(valid: pd.DataFrame, a: str, b: str) -> str:
     medians = [valid.loc[valid["target"] == side, column].median() for side in (a, b)]
     if any(m != m for m in medians):
         return "–"
-    return " vs ".join(fmt.milliseconds(m) for m in medians) + " ms"
+    return " / ".join(fmt.milliseconds(m) for m in medians)
 
 
 def stored_runs(experiment: str, directory: Path | None = None) -> list[Run]:

@@ -12,6 +12,7 @@ from benchbook.analyse import formatting as fmt
 from benchbook.analyse.pairing import comparison
 from benchbook.analyse.stats import summarize
 from benchbook.measure.flags import is_valid
+from benchbook.measure.orchestration import AA_COPY
 
 MEDIAN_COLUMNS = {
     "lat_mean_ms": "lat mean ms",
@@ -36,6 +37,12 @@ def with_derived(results: pd.DataFrame) -> pd.DataFrame:
     out["timeouts_per_million"] = out["err_timeout"] / out["requests"] * 1e6
     out["headroom_pct"] = 100 * out["headroom"]
     return out
+
+
+def without_controls(results: pd.DataFrame) -> pd.DataFrame:
+    """The rows of the targets themselves, without an A/A control's copy (which would
+    count one server twice wherever rows are grouped by server, path or mode)."""
+    return results[~results["target"].astype(str).str.endswith(" " + AA_COPY)]
 
 
 def valid_rows(results: pd.DataFrame) -> pd.DataFrame:

@@ -23,7 +23,7 @@ from benchbook.render.findings_html import (
     load_findings,
 )
 from benchbook.render.print_tables import TAG, mark_wide_tables
-from benchbook.render.templates import TEMPLATE_DIR, anchor_id, run_anchor
+from benchbook.render.templates import TEMPLATE_DIR, anchor_id, badge_symbol, run_anchor
 
 # What nbconvert may show of an output, best first. No JavaScript or widget views: they
 # need scripts the report must not carry, and every such output has a text/plain fallback.
@@ -79,6 +79,7 @@ def make_exporter() -> HTMLExporter:
         filters={
             "mark_wide_tables": mark_wide_tables,
             "run_anchor": run_anchor,
+            "badge_symbol": badge_symbol,
             "headline_table": lambda data: headline_table(load_findings(data)),
         },
     )

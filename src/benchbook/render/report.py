@@ -29,6 +29,7 @@ from benchbook.render.appendix import (
     split_provenance,
 )
 from benchbook.render.notebook_html import Section, make_exporter, render_notebook
+from benchbook.render.overview import conditions_line, overview_sentences
 from benchbook.render.spread_page import spread_items
 from benchbook.render.templates import TEMPLATE_DIR, page_environment
 
@@ -76,6 +77,8 @@ def render_report(executed: list[Path]) -> str:
             commit=describe_commit(),
             sections=sections,
             summary=[s for s in sections if s.findings],
+            overview=overview_sentences(sections),
+            conditions=conditions_line(list(runs.values())),
             spread=spread_items(sections),
             runs=list(runs.values()),
             provenance=split_provenance(list(runs.values())),
