@@ -27,7 +27,7 @@ PROFILE_STAMP := report/executed/.profile
 # The Go version servers/go/go.mod and servers/go/tools/go.mod declare.
 GO_NEEDED := $(shell sed -n 's/^go //p' servers/go/go.mod)
 
-.PHONY: setup tools build go-tools report test lint lab run bench-harness clean
+.PHONY: setup tools build go-tools report test lint lab run replicate bench-harness clean
 
 setup: $(INSTALLED) tools build go-tools
 
@@ -89,6 +89,20 @@ run: setup
 	@test -f notebooks/$(NB).ipynb || { echo "no notebook notebooks/$(NB).ipynb; choose from: $(notdir $(basename $(NOTEBOOKS)))"; exit 2; }
 	$(BIN)/python -m benchbook.render.execute notebooks/$(NB).ipynb report/executed/$(NB).ipynb \
 	  --profile notebooks/profiles/$(PROFILE).yaml --set "$$P"
+	$(BIN)/python -m benchbook.render.report --html report/index.html --pdf report/report.pdf $(EXECUTED)
+
+# A notebook's experiments measured N more times, each a fresh session (no stored run is
+# reused), then the report again: every headline then shows the spread across sessions.
+#   make replicate NB=01_io_concurrency N=3
+N ?= 3
+replicate: setup
+	@test -n "$(NB)" || { echo 'usage: make replicate NB=01_io_concurrency N=3 [PROFILE=quick]'; exit 2; }
+	@test -f notebooks/$(NB).ipynb || { echo "no notebook notebooks/$(NB).ipynb; choose from: $(notdir $(basename $(NOTEBOOKS)))"; exit 2; }
+	@for i in $$(seq 1 $(N)); do \
+	  echo "session $$i of $(N): $(NB)"; \
+	  $(BIN)/python -m benchbook.render.execute notebooks/$(NB).ipynb report/executed/$(NB).ipynb \
+	    --profile notebooks/profiles/$(PROFILE).yaml || exit 1; \
+	done
 	$(BIN)/python -m benchbook.render.report --html report/index.html --pdf report/report.pdf $(EXECUTED)
 
 test: setup lint
