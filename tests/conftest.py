@@ -19,10 +19,13 @@ def _runs_outside_the_repository(tmp_path_factory: pytest.TempPathFactory):
     """No test writes to the repository's data/runs/, which holds only real report runs.
 
     Session-wide, so module-scoped fixtures are covered too; the environment variable
-    reaches notebook kernels started by papermill.
+    reaches notebook kernels started by papermill. The machine-speed reference (seconds
+    of fixed workloads before and after each experiment) is off here, where it would
+    add minutes over the suite's many tiny runs; tests/test_rounds.py turns it on.
     """
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("BENCHBOOK_RUNS_DIR", str(tmp_path_factory.mktemp("runs")))
+        patch.setenv("BENCHBOOK_SPEED_REFERENCE", "0")
         yield
 
 

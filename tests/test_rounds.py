@@ -14,7 +14,8 @@ def wrk() -> list:
 
 
 @pytest.mark.slow
-def test_each_round_starts_the_servers_afresh_and_records_its_order(runs_dir) -> None:
+def test_each_round_starts_the_servers_afresh_and_records_its_order(runs_dir, monkeypatch) -> None:
+    monkeypatch.setenv("BENCHBOOK_SPEED_REFERENCE", "1")
     run = measure.run(
         "rounds_test", ["go-hello", "go-iodelay"], wrk(), warmup="0s", repetitions=3,
         control="go-hello",
@@ -54,6 +55,7 @@ def test_without_restart_one_process_serves_every_round(runs_dir) -> None:
     servers = json.loads((run.path / "manifest.json").read_text())["servers"]
     assert list(servers) == ["go-hello"]
     assert not (run.path / "servers" / "round01").exists()
+    assert "machine_speed" not in run.manifest()  # off in the tests (conftest)
     assert descendants() == []
 
 

@@ -7,6 +7,7 @@ Load tools come from ``benchbook.measure.tools`` (``tool("wrk", connections=…)
 this module names none of them.
 """
 
+import os
 import tempfile
 from collections.abc import Mapping, Sequence
 from contextlib import ExitStack
@@ -198,14 +199,23 @@ def run_experiment(
                         pinning, ceilings, records, warmup_s, verify, restart)  # fmt: skip
         # The machine's speed on the servers' CPUs before and after: a session on a slower
         # machine shows here, whatever the servers did.
-        before = measure_speed(pinning.server_cpus, runs=SPEED_RUNS)
+        before = speed_reference(pinning)
         rounds.measure(repetitions)
-        after = measure_speed(pinning.server_cpus, runs=SPEED_RUNS)
+        after = speed_reference(pinning)
+        speed = {"before": before, "after": after, **speed_change(before, after)} if after else {}
         run_.update_manifest(
-            machine_speed={"before": before, "after": after, **speed_change(before, after)},
+            **({"machine_speed": speed} if speed else {}),
             completed_utc=datetime.now(UTC).isoformat(timespec="seconds"),
         )
     return run_
+
+
+def speed_reference(pinning: Pinning) -> dict | None:
+    """The machine-speed reference (machine_speed), unless BENCHBOOK_SPEED_REFERENCE=0:
+    the test suite's switch, where it would add seconds to each of its many tiny runs."""
+    if os.environ.get("BENCHBOOK_SPEED_REFERENCE", "1") == "0":
+        return None
+    return measure_speed(pinning.server_cpus, runs=SPEED_RUNS)
 
 
 def _targets(configs: list[Config]) -> list[Target]:
