@@ -77,8 +77,9 @@ def test_findings_give_the_answer_the_article_and_every_stored_run(executed: Pat
     assert "GOMAXPROCS was 1" in found["answer"]
     for headline in found["headlines"]:
         assert headline["article_ratio"] == pytest.approx(39651.56 / 8082.66)
-        # 2 rounds cannot reach p < 0.05, so the verdict must say so rather than guess.
-        assert headline["n"] == "2 rounds" and headline["ci_level"] == pytest.approx(0.5)
+        # 2+2 runs cannot reach p < 0.05, so the verdict must say so rather than guess
+        # (two rounds are too few to pair: the runs are compared as two samples).
+        assert headline["n"] == "2+2" and headline["ci_level"] == pytest.approx(2 / 3)
         assert headline["reproduced"] == "too few runs"
         (current,) = [run for run in headline["spread"] if run["current"]]
         assert current["ratio"] == pytest.approx(headline["ratio"])

@@ -24,12 +24,12 @@ def test_the_freeze_server_is_measured_both_ways_and_what_wrk_missed_is_said(exe
     assert freeze["label"] == (
         "Freeze server, p90 latency: what wrk timed (before its correction) vs the open loop"
     )
-    assert "**wrk (as timed)** from **vegeta** in p90 latency" in freeze["verdict"]  # 2 rounds
+    assert "**wrk (as timed)** from **vegeta** in p90 latency" in freeze["verdict"]  # 2+2 runs
     assert freeze["ratio"] < 0.1  # what wrk timed at p90: the fast path, not the stall
     # Both tools in one run, so the run-to-run spread has this run's comparison.
     (current,) = [run for run in freeze["spread"] if run["current"]]
     assert current["ratio"] == pytest.approx(freeze["ratio"])
-    assert freeze["article_ratio"] is None and freeze["n"] == "2 rounds"
+    assert freeze["article_ratio"] is None and freeze["n"] == "2+2"
 
 
 @pytest.mark.slow
@@ -42,8 +42,8 @@ def test_capacities_at_the_slo_are_compared_go_vs_python_for_both_seeds(executed
     )
     assert hello["label"].startswith("go-hello vs python-hello: requests per second within")
     for headline in (iodelay, hello):
-        # Paired over the rounds; capacities measured only up to vegeta's limit are bounds.
-        assert headline["n"] == "2 rounds" and headline["reproduced"] == "no article figure"
+        # Two rounds are too few to pair: two samples of two runs.
+        assert headline["n"] == "2+2" and headline["reproduced"] == "no article figure"
     # The comparison in words, each side's capacity, and the hockey-stick table.
     assert len(re.findall(r"within (its|the) SLO|capacity at their SLO", found["answer"])) == 2
     assert "(SLO: p99 ≤" in text and "capacity req/s" in text and "met SLO" in text

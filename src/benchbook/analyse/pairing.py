@@ -4,10 +4,11 @@ where it cannot.
 In a run measured in rounds, target A and target B were measured seconds apart in each
 round, on the same machine in the same minute: their per-round ratios cancel what the
 machine did that minute, so the comparison pairs them (stats.compare_paired). Where
-either side has several rows in a round (a pooled comparison over paths or ids), or
-fewer than two rounds in common, pairing is impossible and the runs are compared as two
-samples (stats.compare). Rounds in which only one side has a valid run are left out of
-a paired comparison.
+either side has several rows in a round (a pooled comparison over paths or ids), pairing
+is impossible; and with fewer rounds than a signed-rank test needs to reach p < 0.05 at
+all (six), pairing could never show a difference. Then the runs are compared as two
+samples (stats.compare), which with four or five a side still can. Rounds in which only
+one side has a valid run are left out of a paired comparison.
 """
 
 import pandas as pd
@@ -35,7 +36,7 @@ def comparison(
     if side_a.empty or side_b.empty:
         return None
     pairs = paired_values(side_a, side_b, column)
-    if pairs is not None:
+    if pairs is not None and len(pairs) >= min_detectable_pairs():
         return compare_paired(pairs[column + "_a"], pairs[column + "_b"])
     return compare(side_a[column], side_b[column])
 
