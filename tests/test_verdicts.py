@@ -16,6 +16,7 @@ from benchbook.analyse.findings import (
     TOOL_LIMIT,
     headline,
     reproduction,
+    setup_differences,
 )
 from benchbook.analyse.findings_format import BADGES, REPRODUCED_LABELS
 from benchbook.analyse.stats import compare_paired
@@ -69,3 +70,16 @@ def test_a_bound_stays_a_bound_with_no_interval_or_p_value() -> None:
                  lower_bound="vegeta, not the server, was at its limit")  # fmt: skip
     assert h.brief.startswith("**go** took **at least 3.0×** the load of **py**: vegeta")
     assert (h.ci_low, h.ci_high, h.p, h.significant) == (None, None, None, False)
+
+
+def test_what_differs_from_the_article_comes_from_the_runs_manifest() -> None:
+    class StoredRun:
+        def manifest(self) -> dict:
+            loads = [{"duration_s": 3.0, "connections": 100}, {"duration_s": 3.0}]
+            return {"params": {"pinning": {"server_cpus": [0]}, "loads": loads,
+                               "repetitions": 6}}  # fmt: skip
+
+    assert setup_differences(StoredRun()) == (
+        "1 core per server (GOMAXPROCS 1), runs of 3 s, 100 connections, 6 rounds here "
+        "(the article's settings: see Setup)"
+    )

@@ -347,6 +347,24 @@ def pinning_caveat(run: object) -> str:
     )
 
 
+def setup_differences(run: object) -> str:
+    """What in this run's setup is known to move a ratio, for a verdict of another size
+    than the article's: cores per server, run length, load, rounds (from its manifest;
+    the articles' own settings are in each notebook's Setup)."""
+    params = run.manifest()["params"]
+    cpus = params["pinning"]["server_cpus"]
+    parts = [f"{len(cpus)} core per server (GOMAXPROCS {len(cpus)})" if cpus else "no pinning"]
+    durations = sorted({load["duration_s"] for load in params["loads"] if load.get("duration_s")})
+    if durations:
+        parts.append("runs of " + ", ".join(f"{fmt.significant(d)} s" for d in durations))
+    for key, name in (("connections", "connections"), ("users", "users")):
+        counts = sorted({load[key] for load in params["loads"] if load.get(key)})
+        if counts:
+            parts.append(f"{', '.join(map(str, counts))} {name}")
+    parts.append(f"{params['repetitions']} rounds")
+    return ", ".join(parts) + " here (the article's settings: see Setup)"
+
+
 def findings(
     experiment: str,
     title: str,
