@@ -356,7 +356,7 @@ def setup_differences(run: object) -> str:
     parts = [f"{len(cpus)} core per server (GOMAXPROCS {len(cpus)})" if cpus else "no pinning"]
     durations = sorted({load["duration_s"] for load in params["loads"] if load.get("duration_s")})
     if durations:
-        parts.append("runs of " + ", ".join(f"{fmt.significant(d)} s" for d in durations))
+        parts.append("runs of " + ", ".join(f"{d:g} s" for d in durations))
     for key, name in (("connections", "connections"), ("users", "users")):
         counts = sorted({load[key] for load in params["loads"] if load.get(key)})
         if counts:
