@@ -7,7 +7,6 @@ import json
 from collections import Counter
 from collections.abc import Sequence
 
-from benchbook.analyse import formatting as fmt
 from benchbook.render.appendix import RunProvenance
 from benchbook.render.notebook_html import Section
 
@@ -64,8 +63,7 @@ def conditions_line(runs: Sequence[RunProvenance]) -> str:
     ]
     if durations:
         parts.append(
-            f"runs of {fmt.significant(min(durations))}–{fmt.significant(max(durations))} s "
-            "(the articles: 30 s to 5 min)"
+            f"runs of {min(durations):g}–{max(durations):g} s (the articles: 30 s to 5 min)"
         )
     if rounds:
         restarted = sum(1 for m in manifests if m.get("params", {}).get("restart"))
