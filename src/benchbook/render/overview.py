@@ -63,7 +63,8 @@ def conditions_line(runs: Sequence[RunProvenance]) -> str:
     ]
     if durations:
         parts.append(
-            f"runs of {min(durations):g}–{max(durations):g} s (the articles: 30 s to 5 min)"
+            f"runs of {min(durations):g}–{max(durations):g} s (each notebook's Setup gives "
+            "its article's)"
         )
     if rounds:
         restarted = sum(1 for m in manifests if m.get("params", {}).get("restart"))
