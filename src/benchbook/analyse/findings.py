@@ -10,7 +10,6 @@ any change to the report code.
 import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 
 import pandas as pd
 
@@ -19,9 +18,9 @@ from benchbook.analyse.conclusions import compare_targets, flag_tally, verdict
 from benchbook.analyse.findings_format import FINDINGS_MIME
 from benchbook.analyse.pairing import aa_band, comparison, count_text, too_few, within_band
 from benchbook.analyse.published import source
+from benchbook.analyse.replication import Replication, replication, spread
 from benchbook.analyse.stats import ALPHA, Comparison
 from benchbook.analyse.tables import valid_rows
-from benchbook.measure.run_store import Run, RunStore
 
 REPRODUCED = "reproduced"
 NOT_REPRODUCED = "not reproduced"
@@ -67,6 +66,15 @@ class Headline:
     spread: list[dict] = field(default_factory=list)
     # The smallest ratio an A/A control in the same rounds resolves (None: no control).
     resolvable: float | None = None
+    # Sessions of the same comparison behind the verdict (this one included), the range
+    # of their estimates, the interval the verdict was judged on (the wider of this
+    # session's and that range), and whether the estimate moved with the machine's speed.
+    sessions: int = 1
+    sessions_low: float | None = None
+    sessions_high: float | None = None
+    judged_low: float | None = None
+    judged_high: float | None = None
+    moved: str = ""
 
 
 @dataclass
@@ -116,11 +124,13 @@ def reproduction(
     measured_else: str = "",
     differences: str = "",
     band: float | None = None,
+    sessions: Replication | None = None,
 ) -> tuple[str, str]:
     """Whether the article's figure reproduced here, by magnitude, and why.
 
-    "Reproduced" only when the article's ratio lies inside our interval; a significant
-    ratio in the same direction but of another size names what differs in the setup
+    "Reproduced" only when the article's ratio lies inside our interval — the wider of
+    this session's and the stored sessions' range (``sessions``); a significant ratio in
+    the same direction but of another size names what differs in the setup
     (``differences``, from the notebook). "The article measured something else" needs
     evidence from the article itself (``measured_else``); a load tool that limited our
     runs under the article's settings (``tool_limited``) says so, on this machine."""
@@ -140,15 +150,24 @@ def reproduction(
             f"{count_text(c)} runs cannot show any difference at p < {ALPHA} "
             f"({article} in the article): run more repetitions"
         )
-    if c.ratio_confidence and c.ratio_low <= article_ratio <= c.ratio_high:
-        return REPRODUCED, f"the article's {article} lies within the interval here"
+    sessions = sessions or Replication(sessions=1)
+    low, high = sessions.judged(c)
+    where = "the interval"
+    if sessions.sessions >= 2:
+        where = f"the range judged on ({sessions.text()}, and this session's interval)"
+    if c.ratio_confidence and low <= article_ratio <= high:
+        return REPRODUCED, f"the article's {article} lies within {where} here"
     if c.significant and within_band(c, band):
         return NOT_RESOLVABLE, f"within what an A/A control strays here; {article} in the article"
+    if c.significant and sessions.disagree():
+        return NOT_RESOLVABLE, (
+            f"the {sessions.text()} lie on both sides of 1; {article} in the article"
+        )
     if not c.significant:
         return NOT_REPRODUCED, f"no significant difference here; {article} in the article"
     if (c.ratio > 1) == (article_ratio > 1):
         size = "larger" if abs(math.log(c.ratio)) > abs(math.log(article_ratio)) else "smaller"
-        why = f"the article's {article} lies outside the interval, {size} here"
+        why = f"the article's {article} lies outside {where}, {size} here"
         return SAME_DIRECTION, f"{why}; what differs: {differences}" if differences else why
     return NOT_REPRODUCED, f"the opposite direction to the article's {article}"
 
@@ -199,31 +218,48 @@ def headline(
     data = select(results) if select else results
     valid = valid_rows(data)
     c = comparison(valid, a, b, column)
-    control = aa_band(valid, column)
-    band = control[1] if control else None
+    band = (aa_band(valid, column) or (None, None))[1]  # no A/A control: None
     limited = tool_limited(data, [a, b]) if judge_tool_limit else ""
-    reproduced, why = reproduction(c, article_ratio, limited, measured_else, differences, band)
     current = set(data["run_id"]) if "run_id" in data else set()
+    runs = spread(experiment, a, b, column, select, current)
+    sessions = replication(c, runs)
+    reproduced, why = reproduction(
+        c, article_ratio, limited, measured_else, differences, band, sessions
+    )
     if lower_bound and c is not None:
-        return bound_headline(label, c, a, b, lower_bound, experiment, column, select, current)
+        return bound_headline(label, c, a, b, lower_bound, runs, sessions)
+    judged = sessions.judged(c) if c else (None, None)
     return Headline(
         label=label,
-        verdict=compare_targets(data, a, b, column, unit),
-        brief=_brief(c, a, b, column, unit, band),
+        verdict=compare_targets(data, a, b, column, unit) + _across(c, sessions),
+        brief=_brief(c, a, b, column, unit, band, sessions),
         ratio=c.ratio if c else None,
         ci_low=c.ratio_low if c else None,
         ci_high=c.ratio_high if c else None,
         ci_level=c.ratio_confidence if c else None,
         n=count_text(c) if c else "0",
         p=c.p_value if c else None,
-        significant=bool(c and c.significant),
+        significant=bool(c and c.significant and not sessions.disagree()),
         article=article,
         article_ratio=article_ratio,
         reproduced=reproduced,
         reproduced_why=why,
-        spread=spread(experiment, a, b, column, select, current),
         resolvable=band,
+        judged_low=judged[0],
+        judged_high=judged[1],
+        **_sessions_fields(runs, sessions),
     )
+
+
+def _sessions_fields(runs: list[dict], sessions: Replication) -> dict:
+    """A headline's stored runs and the sessions among them behind its verdict."""
+    return {
+        "spread": runs,
+        "sessions": sessions.sessions,
+        "sessions_low": sessions.low,
+        "sessions_high": sessions.high,
+        "moved": sessions.moved,
+    }
 
 
 def bound_headline(
@@ -232,10 +268,8 @@ def bound_headline(
     a: str,
     b: str,
     why: str,
-    experiment: str,
-    column: str,
-    select: Callable[[pd.DataFrame], pd.DataFrame] | None,
-    current: set[str],
+    runs: list[dict],
+    sessions: Replication,
 ) -> Headline:
     """A bound stays a bound: "at least N×", why, and no interval or p-value (an interval
     around a number the tool set would describe the tool)."""
@@ -244,12 +278,21 @@ def bound_headline(
         label=label, verdict=brief, brief=brief, ratio=c.ratio, ci_low=None, ci_high=None,
         ci_level=None, n=count_text(c), p=None, significant=False, article="",
         article_ratio=None, reproduced=NO_ARTICLE, reproduced_why="a lower bound",
-        spread=spread(experiment, a, b, column, select, current),
+        **_sessions_fields(runs, sessions),
     )  # fmt: skip
 
 
-def _brief(c: Comparison | None, a: str, b: str, column: str, unit: str, band: float | None) -> str:
-    """The answer and its interval; a ratio inside the A/A band is no verdict at all."""
+def _brief(
+    c: Comparison | None,
+    a: str,
+    b: str,
+    column: str,
+    unit: str,
+    band: float | None,
+    sessions: Replication,
+) -> str:
+    """The answer and its interval; a ratio inside the A/A band, or one whose direction
+    the stored sessions do not share, is no verdict at all."""
     if c is None:
         return "not ranked: no valid runs."
     if c.significant and within_band(c, band):
@@ -258,75 +301,20 @@ def _brief(c: Comparison | None, a: str, b: str, column: str, unit: str, band: f
             f"the ±{(band - 1) * 100:.0f} % that the same server measured twice strays here "
             "(A/A control)."
         )
-    return verdict(c, a, b, column, unit, brief=True)
-
-
-def speed_text(speed: dict | None) -> str:
-    """The machine-speed reference of a run: seconds of a fixed Go, then Python workload,
-    before → after it ('0.61→0.63, 0.70→0.71'; lower is faster); '–' for runs measured
-    before it was recorded."""
-    if not speed:
-        return "–"
-    parts = []
-    for key in ("go_s", "python_s"):
-        parts.append(f"{speed['before'][key]:.2f}→{speed['after'][key]:.2f}")
-    return ", ".join(parts)
-
-
-def cpu_per_request_text(valid: pd.DataFrame, a: str, b: str) -> str:
-    """The median server CPU time per request of each side, in ms ('–' where unrecorded)."""
-    column = "server_cpu_ms_per_request"
-    if column not in valid:
-        return "–"
-    medians = [valid.loc[valid["target"] == side, column].median() for side in (a, b)]
-    if any(m != m for m in medians):
-        return "–"
-    return " / ".join(fmt.milliseconds(m) for m in medians)
-
-
-def stored_runs(experiment: str, directory: Path | None = None) -> list[Run]:
-    """Every run of ``experiment`` with results, oldest first."""
-    return [run for run in reversed(list(RunStore(directory).runs(experiment))) if run.has_results]
-
-
-def spread(
-    experiment: str,
-    a: str,
-    b: str,
-    column: str = "rps",
-    select: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
-    current: set[str] | None = None,
-    directory: Path | None = None,
-) -> list[dict]:
-    """The same comparison in every stored run of ``experiment`` that has both targets:
-    date, machine, ratio with its CI and level, and n — the spread between runs, which a
-    shared machine makes as large as the spread within one."""
-    rows = []
-    for run in stored_runs(experiment, directory):
-        manifest = run.manifest()
-        results = run.results()
-        data = valid_rows(select(results) if select else results)
-        c = comparison(data, a, b, column)
-        if c is None:
-            continue
-        machine = manifest.get("provenance", {}).get("machine", {})
-        rows.append(
-            {
-                "run_id": run.run_id,
-                "date": manifest["created_utc"][:16].replace("T", " "),
-                "machine": f"{machine.get('hostname', 'unrecorded')} "
-                f"({machine.get('logical_cpus', '?')} CPUs)",
-                "speed": speed_text(manifest.get("machine_speed")),
-                "cpu_per_request": cpu_per_request_text(data, a, b),
-                "ratio": c.ratio,
-                "ci_low": c.ratio_low,
-                "ci_high": c.ratio_high,
-                "ci_level": c.ratio_confidence,
-                "n": count_text(c),
-                "current": run.run_id in (current or set()),
-            }
+    if c.significant and sessions.disagree():
+        return (
+            f"**Not resolvable on this machine**: {a} vs {b} {fmt.ratio(c.ratio)} in this "
+            f"session, but the {sessions.text()} lie on both sides of 1."
         )
-    return rows
+    return verdict(c, a, b, column, unit, brief=True) + _across(c, sessions)
+
+
+def _across(c: Comparison | None, sessions: Replication) -> str:
+    """' Across 3 sessions: 4.2–6.1×; judged on 4.2–6.1×.' — or nothing with one session."""
+    if c is None or sessions.sessions < 2:
+        return ""
+    low, high = sessions.judged(c)
+    return f" Across {sessions.text()}; judged on {fmt.interval(low, high)}."
 
 
 def pinning_caveat(run: object) -> str:

@@ -25,10 +25,18 @@ section, and renders the output itself in place as a table of the headlines. Its
                                        #   something else" | "no article figure"
                                        #   | "too few runs" (no difference could show)
           "reproduced_why": "Short reason.",
+          "resolvable": 1.06,          # the A/A control's band, or null
+          "sessions": 3,               # sessions of the same comparison, this one included
+          "sessions_low": 4.2, "sessions_high": 6.1,  # their estimates' range
+          "judged_low": 4.1, "judged_high": 6.1,      # the interval the verdict used
+          "moved": "…",                # '' or: the estimate moved between sessions, and
+                                       #   whether with the machine's speed
           "spread": [                  # every stored run of the experiment, oldest first
             {"run_id": "…", "date": "2026-11-22 04:09", "machine": "hostname (2 CPUs)",
+             "speed": "0.51→0.52, 0.53→0.53", "go_s": 0.515, "python_s": 0.53,
+             "cpu_per_request": "0.02 / 0.31",
              "ratio": 14.3, "ci_low": 11.0, "ci_high": 20.6, "ci_level": 0.968,
-             "n": "5+5", "current": true}
+             "n": "5+5", "current": true, "same_conditions": true}
           ]
         }
       ]

@@ -7,6 +7,7 @@ import json
 from collections import Counter
 from collections.abc import Sequence
 
+from benchbook.analyse.replication import WITH_SPEED
 from benchbook.render.appendix import RunProvenance
 from benchbook.render.notebook_html import Section
 
@@ -28,15 +29,36 @@ def overview_sentences(sections: Sequence[Section]) -> list[str]:
         sentences.append(
             f"Held against the {sum(verdicts.values())} figures the articles published: "
             + "; ".join(parts)
-            + " ('reproduced' only when the article's figure lies inside our interval)."
+            + " ('reproduced' only when the article's figure lies inside the interval a "
+            "verdict is judged on)."
         )
-    sessions = max((len(h.get("spread") or []) for h in headlines), default=0)
-    sentences.append(
-        f"The widest record behind a headline is {sessions} stored session"
-        f"{'s' if sessions != 1 else ''}; the pages after the summary show each of them, "
-        "with the machine's speed in that session."
-    )
+    sentences.append(sessions_sentence(headlines))
+    moved = [h for h in headlines if h.get("moved")]
+    if moved:
+        with_speed = [h for h in moved if WITH_SPEED in h["moved"]]
+        sentences.append(
+            f"{len(moved)} headline estimate{'s' if len(moved) != 1 else ''} moved between "
+            f"sessions beyond their intervals; in {len(with_speed)} of them the machine's "
+            "speed changed too (each row says how much)."
+        )
     return sentences
+
+
+def sessions_sentence(headlines: Sequence[dict]) -> str:
+    """How many measuring sessions stand behind the headlines."""
+    counts = [h.get("sessions") or 1 for h in headlines]
+    replicated = sum(1 for n in counts if n >= 2)
+    if not replicated:
+        return (
+            "Every headline rests on one measuring session; the run-to-run pages show "
+            "earlier runs under other conditions, with the machine's speed in each."
+        )
+    return (
+        f"{replicated} of {len(headlines)} headlines rest on 2–{max(counts)} measuring "
+        "sessions of the same comparison (their verdicts are judged on the wider of this "
+        "session's interval and the sessions' range); the run-to-run pages show each "
+        "session with the machine's speed in it."
+    )
 
 
 def conditions_line(runs: Sequence[RunProvenance]) -> str:
