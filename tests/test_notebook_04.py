@@ -36,4 +36,4 @@ def test_littles_law_predicts_the_waiting_users_rate(executed) -> None:
     assert "too short to settle" in found["answer"]
     (reads, writes) = found["headlines"]
     assert reads["article_ratio"] == pytest.approx(2384.19 / 805.80)
-    assert writes["label"].startswith("go-shortener bolt create vs go-shortener redis create")
+    assert writes["label"].startswith("Go net/http + bbolt, create vs Go net/http + Redis, create")

@@ -135,4 +135,4 @@ def test_the_two_stored_sessions_stand_behind_notebook_01s_verdict() -> None:
     assert h.sessions_high == max(run["ratio"] for run in same)
     assert h.judged_low == min(h.ci_low, h.sessions_low)
     assert h.judged_high == max(h.ci_high, h.sessions_high)
-    assert f"Across {h.sessions} sessions" in h.brief
+    assert f"across {h.sessions} sessions." in h.brief

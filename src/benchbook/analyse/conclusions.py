@@ -138,20 +138,28 @@ def caution(results: pd.DataFrame, targets: list[str]) -> str:
 
 
 def compare_targets(
-    results: pd.DataFrame, a: str, b: str, column: str = "rps", unit: str = "req/s"
+    results: pd.DataFrame,
+    a: str,
+    b: str,
+    column: str = "rps",
+    unit: str = "req/s",
+    names: tuple[str, str] | None = None,
 ) -> str:
     """The verdict on two targets' valid runs, with a caution naming the flags that
-    change its meaning; or why they cannot be ranked."""
+    change its meaning; or why they cannot be ranked. ``names``: how the sentence calls
+    a and b (default: their target labels)."""
     data = with_derived(results)
+    name_a, name_b = names or (a, b)
     va, vb = _values(data, a, column), _values(data, b, column)
     for target, values in ((a, va), (b, vb)):
         if values.empty:
             flags = flag_counts(data.loc[data["target"] == target, "flags"])
             return (
-                f"**{a}** and **{b}** cannot be ranked: no run of **{target}** measured the "
-                f"server doing its job ({flags})."
+                f"**{name_a}** and **{name_b}** cannot be ranked: no run of **{target}** "
+                f"measured the server doing its job ({flags})."
             )
-    sentence = verdict(comparison(valid_rows(data), a, b, column), a, b, column, unit)
+    c = comparison(valid_rows(data), a, b, column)
+    sentence = verdict(c, name_a, name_b, column, unit)
     note = caution(results, [a, b])
     return f"{sentence} {note}" if note else sentence
 

@@ -16,6 +16,7 @@ import pandas as pd
 from benchbook.analyse import formatting as fmt
 from benchbook.analyse.conclusions import compare_targets, flag_tally, verdict
 from benchbook.analyse.findings_format import FINDINGS_MIME
+from benchbook.analyse.names import reader_name
 from benchbook.analyse.pairing import aa_band, comparison, count_text, too_few, within_band
 from benchbook.analyse.published import source
 from benchbook.analyse.replication import Replication, replication, spread
@@ -206,16 +207,16 @@ def headline(
     lower_bound: str = "",
     select: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
 ) -> Headline:
-    """One headline comparison a/b on ``column`` (valid runs only), its verdict with the
-    caveats of its flags, the reproduction verdict against ``article_ratio``, and the same
-    comparison in every stored run of ``experiment`` (``select`` picks the rows of a run
-    that belong to it, e.g. one load of several). ``measured_else``: why the article's
-    figure measured something else, when the article itself shows it (e.g. its backend
-    404'd); ``differences``: what in this setup differs from the article's and is known to
-    move the ratio (cores, concurrency, run length, tool), named when the size differs.
-    ``lower_bound``: why a's figure is only a lower bound (its load tool was the limit):
-    the headline is then "at least N×", with no interval or p-value."""
+    """One headline comparison a/b on ``column`` (valid runs only; a and b named as a
+    reader knows them), its verdict with its flags' caveats, the verdict against
+    ``article_ratio``, and the comparison in every stored run of ``experiment``
+    (``select``: the rows of a run that belong to it). ``measured_else``: the article's
+    own evidence that it measured something else; ``differences``: what in this setup
+    moves the ratio (cores, concurrency, run length, tool); ``lower_bound``: why a's figure
+    is a lower bound (its tool was the limit): "at least N×", no interval or p-value."""
     data = select(results) if select else results
+    names = (reader_name(data, a), reader_name(data, b))
+    label = label.replace(a, names[0]).replace(b, names[1])
     valid = valid_rows(data)
     c = comparison(valid, a, b, column)
     band = (aa_band(valid, column) or (None, None))[1]  # no A/A control: None
@@ -227,12 +228,12 @@ def headline(
         c, article_ratio, limited, measured_else, differences, band, sessions
     )
     if lower_bound and c is not None:
-        return bound_headline(label, c, a, b, lower_bound, runs, sessions)
+        return bound_headline(label, c, *names, lower_bound, runs, sessions)
     judged = sessions.judged(c) if c else (None, None)
     return Headline(
         label=label,
-        verdict=compare_targets(data, a, b, column, unit) + _across(c, sessions),
-        brief=_brief(c, a, b, column, unit, band, sessions),
+        verdict=compare_targets(data, a, b, column, unit, names) + _across(c, sessions),
+        brief=_brief(c, *names, column, unit, band, sessions),
         ratio=c.ratio if c else None,
         ci_low=c.ratio_low if c else None,
         ci_high=c.ratio_high if c else None,
@@ -310,11 +311,12 @@ def _brief(
 
 
 def _across(c: Comparison | None, sessions: Replication) -> str:
-    """' Across 3 sessions: 4.2–6.1×; judged on 4.2–6.1×.' — or nothing with one session."""
+    """' Judged on 4.2–6.1× across 3 sessions.' — the interval the verdict used, when
+    stored sessions of the same comparison widened it; nothing with one session."""
     if c is None or sessions.sessions < 2:
         return ""
     low, high = sessions.judged(c)
-    return f" Across {sessions.text()}; judged on {fmt.interval(low, high)}."
+    return f" Judged on {fmt.interval(low, high)} across {sessions.sessions} sessions."
 
 
 def pinning_caveat(run: object) -> str:

@@ -1,16 +1,28 @@
 """Notebook 05's reproduction of seed 001's loop: its HTTP side answered 404 to every call
 and the loop only logged the errors, so what it timed was the failures. The table of
-that loop's medians, the ratio it gives per operation, and the reason a verdict cites."""
+that loop's medians, the ratio it gives per operation, the reason a verdict cites, and
+what Nagle's algorithm adds to each failed call (the same 404 server with TCP_NODELAY,
+measured in the same rounds)."""
 
 import pandas as pd
 
 from benchbook.analyse import formatting as fmt
 
+# The backend labels notebook 05 gives the article's loop: the 404 server as the article
+# had it (Nagle on), and the same server with TCP_NODELAY on each connection.
+ARTICLE = "article"
+NODELAY = "article, TCP_NODELAY"
+# A failed call that took at least this many ms longer with Nagle on than with
+# TCP_NODELAY waited for a delayed acknowledgement (tens of ms; a call costs about one).
+NAGLE_WAIT_MS = 10.0
+
 
 def article_loop_table(rows: pd.DataFrame) -> pd.DataFrame:
-    """Median ns/op and errors/op per operation (rows) and transport (columns)."""
+    """Median ns/op and errors/op per operation (rows) and transport (columns), for the
+    article's own backend."""
     columns = ["ns_per_op", "errors_per_op"]
-    return rows.groupby(["operation", "transport"])[columns].median().unstack()
+    article = rows[rows["backend"] == ARTICLE]
+    return article.groupby(["operation", "transport"])[columns].median().unstack()
 
 
 def http_over_grpc(table: pd.DataFrame, operation: str) -> float:
@@ -26,3 +38,50 @@ def timed_404s(table: pd.DataFrame, operation: str) -> str:
         f"(reproduced here: {fmt.ratio(http_over_grpc(table, operation))} against a 404 "
         "backend)"
     )
+
+
+def nagle_table(rows: pd.DataFrame) -> pd.DataFrame:
+    """Per operation, the median ms per failed HTTP call against the 404 server with
+    Nagle's algorithm on (as the article's backend) and with TCP_NODELAY, their ratio, and
+    the runs behind each median."""
+    http = rows[(rows["transport"] == "http") & rows["backend"].isin([ARTICLE, NODELAY])]
+    ms = http.assign(ms_per_call=http["ns_per_op"] / 1e6)
+    grouped = ms.groupby(["operation", "backend"])["ms_per_call"]
+    medians = grouped.median().unstack()
+    counts = grouped.size().unstack()
+    return pd.DataFrame(
+        {
+            "Nagle on: ms per call": medians[ARTICLE],
+            "TCP_NODELAY: ms per call": medians[NODELAY],
+            "Nagle on / TCP_NODELAY": medians[ARTICLE] / medians[NODELAY],
+            "runs": counts[ARTICLE].astype(str) + " + " + counts[NODELAY].astype(str),
+        }
+    )
+
+
+def nagle_sentence(table: pd.DataFrame) -> str:
+    """What the socket option changed, per operation, in words (from ``nagle_table``).
+    The 404 server writes its headers and its body in two sends: with Nagle's algorithm
+    on, the second waits until the first is acknowledged, and a client that delays its
+    ACK makes it wait. Whether that happened is read from the ratio, not assumed."""
+    parts = []
+    for operation, row in table.iterrows():
+        on, off = row["Nagle on: ms per call"], row["TCP_NODELAY: ms per call"]
+        change = row["Nagle on / TCP_NODELAY"]
+        measured = (
+            f"{operation}: {fmt.milliseconds(on)} ms per failed call with Nagle's algorithm on, "
+            f"{fmt.milliseconds(off)} ms with TCP_NODELAY"
+        )
+        added = on - off
+        if added >= NAGLE_WAIT_MS:
+            why = (
+                f"{fmt.ratio(change)} longer with Nagle on: the body's send waited for the "
+                "client's delayed acknowledgement"
+            )
+        else:
+            why = (
+                f"{fmt.ratio(change)}, {fmt.milliseconds(added)} ms per call: far less than a "
+                "delayed acknowledgement, which costs tens of milliseconds"
+            )
+        parts.append(f"{measured} ({why})")
+    return "; ".join(parts)

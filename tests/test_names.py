@@ -1,0 +1,43 @@
+"""The names a reader knows, from the registry's titles, for the targets of real runs."""
+
+import pandas as pd
+
+from benchbook.analyse.findings import headline
+from benchbook.analyse.names import reader_name
+from benchbook.measure.layout import REPO_ROOT
+from benchbook.measure.registry import Registry
+from benchbook.measure.run_store import Run
+
+STORED = REPO_ROOT / "data" / "runs"
+
+
+def test_every_registered_server_has_a_title() -> None:
+    registry = Registry.load()
+    assert all(spec.title for spec in registry.servers.values())
+    assert registry.title("python-iodelay", "uvloop+httptools") == "FastAPI (uvloop + httptools)"
+    assert registry.title("go-iodelay") == "Go net/http"
+
+
+def test_the_targets_of_stored_runs_read_as_their_titles() -> None:
+    io = Run(STORED / "20261123T193409Z-01_io_concurrency-5dd7").results()
+    shortener = Run(STORED / "20261123T194605Z-04_url_shortener_get-0ab2").results()
+    assert reader_name(io, "go-iodelay (A/A copy)") == "Go net/http (A/A copy)"
+    assert reader_name(io, "python-iodelay asyncio+h11") == "FastAPI (asyncio + h11)"
+    assert (
+        reader_name(shortener, "python-shortener redis workers=4 get")
+        == "aiohttp + Redis (gunicorn), workers 4 get"
+    )
+    # a target a notebook composed from its columns keeps its label
+    composed = pd.DataFrame({"target": ["python http HealthCheck"], "server": ["python"]})
+    assert reader_name(composed, "python http HealthCheck") == "python http HealthCheck"
+
+
+def test_a_headline_names_both_sides_as_a_reader_knows_them(monkeypatch) -> None:
+    monkeypatch.setenv("BENCHBOOK_RUNS_DIR", str(STORED))
+    io = Run(STORED / "20261123T193409Z-01_io_concurrency-5dd7").results()
+    go, fastapi = "go-iodelay", "python-iodelay uvloop+httptools"
+    h = headline(f"{go} vs {fastapi}: requests per second", io, go, fastapi,
+                 experiment="01_io_concurrency")  # fmt: skip
+    assert h.label == "Go net/http vs FastAPI (uvloop + httptools): requests per second"
+    assert h.brief.startswith("**Go net/http** served **")
+    assert "**FastAPI (uvloop + httptools)**" in h.brief and "go-iodelay" not in h.brief
