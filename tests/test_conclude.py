@@ -56,6 +56,16 @@ def test_lower_latency_is_said_as_times_lower_not_a_fraction() -> None:
     )  # fmt: skip
     assert sentence.startswith("**go**'s p99 latency was **29× lower** than **py**'s")
     assert "0.03×" not in sentence.split("(")[0]
+    assert "(3.4 %, 95 % CI" in sentence  # the ratio below 1 as a share
+
+
+def test_a_lower_rate_is_said_as_a_share_of_the_other() -> None:
+    sentence = compare_values(
+        pd.Series([190.0, 195, 200, 205, 210]), pd.Series([1000.0, 1010, 990, 1005, 995]),
+        "bbolt", "redis", "rps", "req/s",
+    )  # fmt: skip
+    assert sentence.startswith("**bbolt** served **20 % of the requests per second** of **redis**")
+    assert "(20 %, " in sentence and "×" not in sentence.split(";")[0]
 
 
 def test_no_significant_difference_is_said_in_words() -> None:

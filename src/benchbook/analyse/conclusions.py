@@ -91,19 +91,24 @@ def verdict(c: Comparison, a: str, b: str, column: str, unit: str = "", brief: b
         if brief:
             return sentence + "."
         return f"{sentence}, {evidence}.{tail}"
+    # A ratio below 1 is written as a share: "19 % of the requests per second of …"; a
+    # lower latency as "29× lower" (a reader compares times that way).
+    below = c.ratio < 1
     if m.higher_is_better:
-        lead = (
-            f"**{a}** served **{fmt.ratio(c.ratio)} the {m.name}** of **{b}**"
-            if c.ratio >= 1
-            else f"**{a}** served **{fmt.significant(1 / c.ratio)}× fewer {m.name}** than **{b}**"
-        )
+        size = f"{fmt.share(c.ratio)} of" if below else fmt.ratio(c.ratio)
+        lead = f"**{a}** served **{size} the {m.name}** of **{b}**"
     else:
-        direction = "lower" if c.ratio < 1 else "higher"
-        times = fmt.significant(1 / c.ratio if c.ratio < 1 else c.ratio)
+        direction = "lower" if below else "higher"
+        times = fmt.significant(1 / c.ratio if below else c.ratio)
         lead = f"**{a}**'s {m.name} was **{times}× {direction}** than **{b}**'s"
+    if below and c.ratio_confidence:
+        interval = (
+            f"{fmt.level(c.ratio_confidence)} {fmt.share_interval(c.ratio_low, c.ratio_high)}"
+        )
+    figure = fmt.share(c.ratio) if below else f"ratio {fmt.ratio(c.ratio)}"
     if brief:
-        return f"{lead} (ratio {fmt.ratio(c.ratio)}, {interval})."
-    return f"{lead} (ratio {fmt.ratio(c.ratio)}, {interval}; {evidence})."
+        return f"{lead} ({figure}, {interval})."
+    return f"{lead} ({figure}, {interval}; {evidence})."
 
 
 def flag_tally(results: pd.DataFrame, target: str) -> dict[str, str]:

@@ -49,6 +49,24 @@ def interval(low: float, high: float, unit: str = "×") -> str:
     return f"{significant(low, digits)}–{significant(high, digits)}{unit}"
 
 
+def share(value: float) -> str:
+    """A ratio below 1 as a share: 0.19 → '19 %', 0.521 → '52 %', 0.0032 → '0.32 %'."""
+    if _absent(value):
+        return "–"
+    return f"{significant(100 * value, 2)} %"
+
+
+def share_interval(low: float, high: float) -> str:
+    """'51–53 %': an interval of ratios below 1 as shares, with the digits to tell its
+    ends apart."""
+    if any(v is None or math.isnan(v) for v in (low, high)):
+        return "no interval"
+    digits = 2
+    while significant(100 * low, digits) == significant(100 * high, digits) and digits < 5:
+        digits += 1
+    return f"{significant(100 * low, digits)}–{significant(100 * high, digits)} %"
+
+
 def ci(low: float, high: float, confidence: float, unit: str = "×") -> str:
     """'95 % CI 11–21×', '93.8 % CI …', or 'no CI (too few runs)'."""
     if not confidence or any(v is None or math.isnan(v) for v in (low, high)):
