@@ -9,7 +9,7 @@ any change to the report code.
 
 import math
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 import pandas as pd
 
@@ -76,6 +76,8 @@ class Headline:
     judged_low: float | None = None
     judged_high: float | None = None
     moved: str = ""
+    languages: tuple[str, str] = ("", "")  # the two sides' servers' languages
+    metric: str = ""  # the column compared, e.g. "rps"
 
 
 @dataclass
@@ -88,8 +90,7 @@ class Findings:
     source: dict | None = None
 
     def as_json(self) -> dict:
-        """JSON-safe: a number that is not one (no interval with too few runs) is null,
-        not the text 'nan' a notebook would store."""
+        """JSON-safe: a NaN (no interval with too few runs) is null, not the text 'nan'."""
         return _without_nan(asdict(self))
 
     def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> dict:
@@ -210,12 +211,12 @@ def headline(
     """One headline comparison a/b on ``column`` (valid runs only; a and b named as a
     reader knows them), its verdict with its flags' caveats, the verdict against
     ``article_ratio``, and the comparison in every stored run of ``experiment``
-    (``select``: the rows of a run that belong to it). ``measured_else``: the article's
-    own evidence that it measured something else; ``differences``: what in this setup
-    moves the ratio (cores, concurrency, run length, tool); ``lower_bound``: why a's figure
-    is a lower bound (its tool was the limit): "at least N×", no interval or p-value."""
+    (``select``: its rows of a run). ``measured_else``: the article's own evidence that it
+    measured something else; ``differences``: what in this setup moves the ratio (cores,
+    concurrency, run length, tool); ``lower_bound``: why a's figure is a lower bound (its
+    tool was the limit): "at least N×", no interval or p-value."""
     data = select(results) if select else results
-    names = (reader_name(data, a), reader_name(data, b))
+    names, languages = _sides(data, a, b)
     label = label.replace(a, names[0]).replace(b, names[1])
     valid = valid_rows(data)
     c = comparison(valid, a, b, column)
@@ -228,8 +229,8 @@ def headline(
         c, article_ratio, limited, measured_else, differences, band, sessions
     )
     if lower_bound and c is not None:
-        return bound_headline(label, c, *names, lower_bound, runs, sessions)
-    judged = sessions.judged(c) if c else (None, None)
+        bound = bound_headline(label, c, *names, lower_bound, runs, sessions)
+        return replace(bound, languages=languages, metric=column)
     return Headline(
         label=label,
         verdict=compare_targets(data, a, b, column, unit, names) + _across(c, sessions),
@@ -246,15 +247,30 @@ def headline(
         reproduced=reproduced,
         reproduced_why=why,
         resolvable=band,
-        judged_low=judged[0],
-        judged_high=judged[1],
-        **_sessions_fields(runs, sessions),
+        languages=languages,
+        metric=column,
+        **_sessions_fields(runs, sessions, c),
     )
 
 
-def _sessions_fields(runs: list[dict], sessions: Replication) -> dict:
-    """A headline's stored runs and the sessions among them behind its verdict."""
+def _sides(data: pd.DataFrame, a: str, b: str) -> tuple[tuple[str, str], tuple[str, str]]:
+    """a's and b's names as a reader knows them, and their servers' languages ('' where
+    the rows do not say)."""
+    names = (reader_name(data, a), reader_name(data, b))
+    languages = []
+    for side in (a, b):
+        rows = data[data["target"] == side] if "language" in data else data.iloc[0:0]
+        languages.append(str(rows["language"].iloc[0]) if len(rows) else "")
+    return names, (languages[0], languages[1])
+
+
+def _sessions_fields(runs: list[dict], sessions: Replication, c: Comparison | None) -> dict:
+    """A headline's stored runs, the sessions among them behind its verdict, and the
+    interval the verdict was judged on (none for a bound)."""
+    judged = sessions.judged(c) if c else (None, None)
     return {
+        "judged_low": judged[0],
+        "judged_high": judged[1],
         "spread": runs,
         "sessions": sessions.sessions,
         "sessions_low": sessions.low,
@@ -279,7 +295,7 @@ def bound_headline(
         label=label, verdict=brief, brief=brief, ratio=c.ratio, ci_low=None, ci_high=None,
         ci_level=None, n=count_text(c), p=None, significant=False, article="",
         article_ratio=None, reproduced=NO_ARTICLE, reproduced_why="a lower bound",
-        **_sessions_fields(runs, sessions),
+        **_sessions_fields(runs, sessions, None),
     )  # fmt: skip
 
 

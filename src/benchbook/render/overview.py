@@ -7,6 +7,7 @@ import json
 from collections import Counter
 from collections.abc import Sequence
 
+from benchbook.analyse.findings_format import missing, ratio_text
 from benchbook.analyse.replication import WITH_SPEED
 from benchbook.render.appendix import RunProvenance
 from benchbook.render.notebook_html import Section
@@ -18,8 +19,10 @@ def overview_sentences(sections: Sequence[Section]) -> list[str]:
     if not headlines:
         return []
     significant = sum(1 for h in headlines if h.get("significant"))
+    answer = go_vs_python(headlines)
     verdicts = Counter(h.get("reproduced") for h in headlines if h.get("article_ratio"))
-    sentences = [
+    sentences = [answer] if answer else []
+    sentences += [
         f"Of {len(headlines)} headline comparisons, {significant} show a significant "
         "difference on this machine; the others are no significant difference, too few "
         "runs to tell, lower bounds, or within what an A/A control strays."
@@ -42,6 +45,50 @@ def overview_sentences(sections: Sequence[Section]) -> list[str]:
             "speed changed too (each row says how much)."
         )
     return sentences
+
+
+# Metrics where more is better: a Go/Python ratio above 1 puts Go ahead.
+RATES = ("rps",)
+
+
+def go_vs_python(headlines: Sequence[dict]) -> str:
+    """The report's question across experiments: by how much a Go server out-served a
+    Python one, where a comparison of rates reached a verdict, and where it did not."""
+    decided, bounds, undecided = [], [], []
+    for h in headlines:
+        languages = list(h.get("languages") or ())
+        if sorted(languages) != ["go", "python"] or h.get("metric") not in RATES:
+            continue
+        if missing(h.get("ratio")):
+            continue
+        go_over_python = h["ratio"] if languages[0] == "go" else 1 / h["ratio"]
+        if h.get("reproduced_why") == "a lower bound":
+            bounds.append(go_over_python)
+        elif h.get("significant"):
+            decided.append((go_over_python, h["label"].split(":")[0]))
+        else:
+            undecided.append(h["label"].split(":")[0])
+    if not decided and not bounds:
+        return ""
+    parts = []
+    if decided:
+        low, high = min(decided), max(decided)
+        ahead = sum(1 for ratio, _ in decided if ratio > 1)
+        parts.append(
+            f"Go was ahead of Python in {ahead} of the {len(decided)} comparisons of "
+            f"requests per second that reached a verdict, by {ratio_text(low[0])} "
+            f"({low[1]}) to {ratio_text(high[0])} ({high[1]})"
+        )
+    if bounds:
+        what = "are lower bounds" if len(bounds) > 1 else "is a lower bound"
+        least = " and ".join(ratio_text(bound) for bound in sorted(bounds))
+        parts.append(
+            f"{len(bounds)} more {what} (at least {least}): the load tool ran out before "
+            "Go's server did"
+        )
+    if undecided:
+        parts.append(f"no difference could be shown for {'; '.join(undecided)}")
+    return "; ".join(parts) + "."
 
 
 def sessions_sentence(headlines: Sequence[dict]) -> str:
