@@ -16,6 +16,7 @@ import weasyprint
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 from PIL import Image
 from pypdf import PdfReader
+from weasyprint.formatting_structure import boxes
 
 from benchbook.analyse.findings import Findings, Headline
 from benchbook.analyse.findings_format import FINDINGS_MIME, ci_text, ratio_text, ratio_with_ci
@@ -25,6 +26,7 @@ from benchbook.render.appendix import ReportError, RunProvenance, manifest_patte
 from benchbook.render.dotted_rows import flatten
 from benchbook.render.execute import execute_notebook
 from benchbook.render.print_tables import mark_wide_tables
+from benchbook.render.repeated_notes import NOTES
 from benchbook.render.report import build_report, render_report
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -717,3 +719,67 @@ def test_findings_store_a_missing_interval_as_null_not_nan() -> None:
     text = json.dumps(stored, allow_nan=False)  # strict JSON, as nbformat validates it
     assert stored["headlines"][0]["ci_low"] is None and '"ci_low": null' in text
     assert stored["headlines"][0]["spread"][0]["ci_low"] is None
+
+
+# The committed report's notebooks: what `make report` last rendered, re-rendered here with
+# this code (no measuring; about half a minute, most of it WeasyPrint's layout).
+COMMITTED = sorted((REPO_ROOT / "report" / "executed").glob("*.ipynb"))
+HEADINGS = {"h1", "h2", "h3", "h4"}
+BLOCKS = HEADINGS | {"p", "li", "tr", "img", "svg", "pre", "figure", "caption", "aside"}
+
+
+@pytest.fixture(scope="module")
+def committed_report() -> tuple[str, weasyprint.Document]:
+    """The real report's page, and its PDF's pages as WeasyPrint lays them out (write_pdf
+    writes exactly these)."""
+    if len(COMMITTED) < 2:
+        pytest.fail(f"the committed executed notebooks are missing: {REPO_ROOT / 'report'}")
+    page = render_report(COMMITTED)
+    return page, weasyprint.HTML(string=page, base_url=str(REPO_ROOT / "report")).render()
+
+
+@pytest.mark.slow
+def test_notes_every_notebook_repeats_are_shown_once_and_linked_to(committed_report) -> None:
+    """How runs are measured and comparisons computed, and the load-tool ceilings: each
+    notebook prints them (it must read alone), the report once, then links back."""
+    page = committed_report[0]
+    assert page.count("How comparisons are computed") == 1
+    assert len(re.findall(r"<th\b[^>]*>limited by</th>", page)) == 1  # notebook 00's ceilings
+    for note in NOTES:
+        full = re.findall(rf'<(?:p|li) id="{note.anchor}">(.*?)</(?:p|li)>', page, re.S)
+        assert len(full) == 1, f"{note.anchor}: {len(full)} in full"
+        assert page.count(full[0][:120]) == 1, f"{note.anchor} is repeated in full"
+        links = re.findall(rf'class="repeated-note"><a href="#{note.anchor}">', page)
+        assert len(links) >= len(COMMITTED) - 2, f"{note.anchor}: {len(links)} links back"
+
+
+def page_layout(page) -> tuple[float, list[str]]:
+    """How far down its content area a laid-out page is filled (0–1), and the tags of
+    its block-level boxes in order (the page's footer, a margin box, left out)."""
+    root = page._page_box.children[0]
+    top, height = page._page_box.content_box_y(), page._page_box.height
+    lowest, tags = top, []
+    for box in root.descendants():
+        if isinstance(box, boxes.LineBox | boxes.ReplacedBox) or box.element_tag == "svg":
+            lowest = max(lowest, box.position_y + box.margin_height())
+        if box.element is not None and box.element_tag in BLOCKS:
+            tags.append(box.element_tag)
+    return (lowest - top) / height, tags
+
+
+@pytest.mark.slow
+def test_no_pdf_page_is_half_empty_or_ends_with_a_heading(committed_report) -> None:
+    """A page may be left half empty only before a new part of the report (a page
+    beginning with an h1: the findings, each experiment, the provenance) or at its end;
+    a heading never ends a page."""
+    layouts = [page_layout(page) for page in committed_report[1].pages]
+    half_empty, headed = [], []
+    for number, ((fill, tags), following) in enumerate(
+        zip(layouts, layouts[1:] + [(1.0, ["h1"])], strict=True), start=1
+    ):
+        if fill < 0.5 and following[1][:1] != ["h1"]:
+            half_empty.append(f"page {number}: {fill:.0%} full, then {following[1][:3]}")
+        if tags and tags[-1] in HEADINGS:
+            headed.append(f"page {number} ends with an {tags[-1]}")
+    assert not half_empty, half_empty
+    assert not headed, headed

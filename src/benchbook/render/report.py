@@ -4,8 +4,10 @@ Each notebook becomes a section (notebook_html): no scripts and no external reso
 the HTML can be mailed, archived or opened offline and the PDF is the same document on
 paper. The report answers first: the findings the notebooks published (findings_format)
 make a summary page (one row per headline comparison), a page of run-to-run spread
-(spread_page), and an answer box at the top of each section. The appendix lists the
-provenance of every run the notebooks announced (appendix).
+(spread_page), and an answer box at the top of each section. Notes every notebook repeats
+(how runs are measured, the load-tool ceilings) are shown once, then linked to
+(repeated_notes). The appendix lists the provenance of every run the notebooks announced
+(appendix).
 """
 
 import argparse
@@ -30,6 +32,7 @@ from benchbook.render.appendix import (
 )
 from benchbook.render.notebook_html import Section, make_exporter, render_notebook
 from benchbook.render.overview import conditions_line, overview_sentences
+from benchbook.render.repeated_notes import link_repeated_notes
 from benchbook.render.spread_page import spread_items
 from benchbook.render.templates import TEMPLATE_DIR, page_environment
 
@@ -64,6 +67,7 @@ def render_report(executed: list[Path]) -> str:
         for bundle in bundles:
             run = load_run(bundle, section)
             runs.setdefault(run.run_id, run)
+    link_repeated_notes(sections)
     css = (TEMPLATE_DIR / "report.css").read_text(encoding="utf-8")
     css += "\n" + HtmlFormatter(style="default").get_style_defs(".highlight")
     shared_parameters, notebooks = notebook_rows(sections)
