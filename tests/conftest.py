@@ -21,11 +21,14 @@ def _runs_outside_the_repository(tmp_path_factory: pytest.TempPathFactory):
     Session-wide, so module-scoped fixtures are covered too; the environment variable
     reaches notebook kernels started by papermill. The machine-speed reference (seconds
     of fixed workloads before and after each experiment) is off here, where it would
-    add minutes over the suite's many tiny runs; tests/test_rounds.py turns it on.
+    add minutes over the suite's many tiny runs; tests/test_rounds.py turns it on. So is
+    the profiled phase after each experiment (seconds per server under a profiler), which
+    tests/test_profiles.py and notebook 01's test turn on.
     """
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("BENCHBOOK_RUNS_DIR", str(tmp_path_factory.mktemp("runs")))
         patch.setenv("BENCHBOOK_SPEED_REFERENCE", "0")
+        patch.setenv("BENCHBOOK_PROFILED_PHASE", "0")
         yield
 
 

@@ -25,6 +25,7 @@ from benchbook.measure.machine_speed import measure_speed, speed_change
 from benchbook.measure.measured_run import Config
 from benchbook.measure.params import as_list, parse_duration, require_int
 from benchbook.measure.pinning import Pinning, plan_pinning
+from benchbook.measure.profiling import Inputs, remember
 from benchbook.measure.registry import Registry, Target
 from benchbook.measure.reuse import fingerprint, reuse_enabled, stored_run_with
 from benchbook.measure.rounds import Rounds, verify_instance
@@ -79,19 +80,15 @@ def run(
     if control is not None:
         targets = with_control(targets, control)
     configs = _configs(targets, tools)
-    return run_experiment(
-        experiment,
-        registry,
-        configs,
-        warmup_s=warmup_seconds(warmup),
-        repetitions=require_int("repetitions", repetitions, 1),
-        server_params=params,
-        records=require_int("records", records, 0),
-        pinning=plan_pinning(bool(pin_cpus)),
-        ceilings=latest_ceilings(),
-        verify=verify,
-        restart=restart,
-    )
+    warmup_s, reps = warmup_seconds(warmup), require_int("repetitions", repetitions, 1)
+    records_n, pinning = require_int("records", records, 0), plan_pinning(bool(pin_cpus))
+    measured = run_experiment(
+        experiment, registry, configs, warmup_s=warmup_s, repetitions=reps,
+        server_params=params, records=records_n, pinning=pinning,
+        ceilings=latest_ceilings(), verify=verify, restart=restart,
+    )  # fmt: skip
+    # Kept for profiling.profile(run): the profiled phase after the rounds.
+    return remember(measured, Inputs(registry, configs, params, pinning, records_n, verify))
 
 
 def with_control(targets: list[Target], control: str) -> list[Target]:

@@ -18,6 +18,8 @@ import (
 	"sync"
 
 	"github.com/gorilla/mux"
+
+	"benchbook/servers/internal/profiling"
 )
 
 var (
@@ -115,8 +117,12 @@ func newRouter(work int) *mux.Router {
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8000", "listen address (host:port)")
+	pprofAddr := flag.String("pprof", "", profiling.Flag)
 	work := flag.Int("work", 1, "default number of scans per lookup (the article: 1)")
 	flag.Parse()
+	if err := profiling.Serve(*pprofAddr); err != nil {
+		log.Fatal(err)
+	}
 	if *work < 1 {
 		log.Fatalf("-work must be >= 1, got %d", *work)
 	}

@@ -24,13 +24,19 @@ import (
 	"log"
 	"net/http"
 	"time"
+
+	"benchbook/servers/internal/profiling"
 )
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "listen address (host:port)")
+	pprofAddr := flag.String("pprof", "", profiling.Flag)
 	pause := flag.Duration("pause", 200*time.Millisecond, "length of each stop-the-world pause")
 	period := flag.Duration("period", time.Second, "time from the start of one pause to the start of the next")
 	flag.Parse()
+	if err := profiling.Serve(*pprofAddr); err != nil {
+		log.Fatal(err)
+	}
 
 	f, err := newFreezer(*pause, *period, time.Now())
 	if err != nil {

@@ -20,12 +20,17 @@ import (
 	"syscall"
 
 	"benchbook/servers/governance"
+	"benchbook/servers/internal/profiling"
 )
 
 func main() {
 	transport := flag.String("transport", "http", "http (net/http, JSON) or grpc (grpc-go)")
 	addr := flag.String("addr", "127.0.0.1:8000", "listen address (host:port)")
+	pprofAddr := flag.String("pprof", "", profiling.Flag)
 	flag.Parse()
+	if err := profiling.Serve(*pprofAddr); err != nil {
+		log.Fatal(err)
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

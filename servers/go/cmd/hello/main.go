@@ -7,11 +7,17 @@ import (
 	"flag"
 	"log"
 	"net/http"
+
+	"benchbook/servers/internal/profiling"
 )
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "listen address (host:port)")
+	pprofAddr := flag.String("pprof", "", profiling.Flag)
 	flag.Parse()
+	if err := profiling.Serve(*pprofAddr); err != nil {
+		log.Fatal(err)
+	}
 
 	mux := http.NewServeMux()
 	// "/" matches every path, as in the article (http.HandleFunc("/", …)).

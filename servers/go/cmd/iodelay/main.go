@@ -7,12 +7,18 @@ import (
 	"log"
 	"net/http"
 	"time"
+
+	"benchbook/servers/internal/profiling"
 )
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "listen address (host:port)")
+	pprofAddr := flag.String("pprof", "", profiling.Flag)
 	delay := flag.Duration("delay", time.Millisecond, "simulated I/O time per request")
 	flag.Parse()
+	if err := profiling.Serve(*pprofAddr); err != nil {
+		log.Fatal(err)
+	}
 
 	mux := http.NewServeMux()
 	mux.Handle("GET /{$}", ioDelayHandler(*delay))

@@ -16,15 +16,21 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"benchbook/servers/internal/profiling"
 )
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:5000", "listen address (host:port)")
+	pprofAddr := flag.String("pprof", "", profiling.Flag)
 	storage := flag.String("storage", "redis", "where urls are kept: bolt or redis")
 	boltPath := flag.String("bolt-path", "shortener.bolt", "bbolt file, with -storage bolt")
 	redisAddr := flag.String("redis-addr", "127.0.0.1:6379", "Redis host:port, with -storage redis")
 	ids := flag.String("ids", string(Atomic), "id allocation: atomic, or two-step (the article's, racy)")
 	flag.Parse()
+	if err := profiling.Serve(*pprofAddr); err != nil {
+		log.Fatal(err)
+	}
 
 	scheme, err := ParseScheme(*ids)
 	if err != nil {

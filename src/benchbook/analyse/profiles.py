@@ -1,0 +1,375 @@
+"""Where the time goes: a profiled phase's folded stacks (benchbook.measure.profiling)
+sorted into categories a student recognises, a table per comparison, a sentence that
+says why, and a row per article claim about a cause saying whether the profile
+supports it.
+
+How a stack gets its category — ONE table, RULES, read in two passes:
+
+1. rules marked ``anywhere`` (start-up, disk sync, storage client, logging, encoding:
+   *on whose behalf* the CPU worked), in table order: the first whose pattern matches
+   any frame of the stack decides (a write syscall made by the Redis client is
+   "storage client", not "network syscalls");
+2. otherwise the frames are read from the leaf upward, and the first frame matching a
+   ``leaf-up`` rule (table order within a frame) decides: *what* the CPU was doing.
+3. No match: "other".
+
+A frame is ``function (file)`` in both languages (py-spy's and ``go tool pprof``'s
+names). Python stacks show Python frames only: time in C code (uvloop, httptools, a
+socket's send) is charged to the Python function that called it, which the rules
+name accordingly (``Runner.run`` with nothing above it is uvloop's C loop). Start-up
+stacks (imports, py-spy samples the server's whole life) are counted but left out of
+the shares, which are of the samples taken under load.
+"""
+
+import gzip
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from benchbook.measure.layout import REPO_ROOT
+
+STARTUP = "start-up (imports)"
+OTHER = "other"
+# What each category means, in the order tables list them.
+CATEGORIES = {
+    "HTTP parsing": "reading requests and writing responses: the HTTP protocol itself",
+    "web framework": "routing, middleware, validation, the RPC runtime (FastAPI, gRPC, mux)",
+    "application handler": "the server's own code for the request",
+    "JSON/protobuf encoding": "turning values into JSON or protobuf and back",
+    "event loop/scheduler": "asyncio/uvloop's loop (with the C callbacks it runs, which py-spy "
+    "cannot see into: grpc's), Go's goroutine scheduler and channels",
+    "network syscalls": "send/recv/epoll: the kernel's side of the sockets",
+    "waiting (sleep/timers)": "sleep calls and the timers behind them",
+    "GC and allocation": "the garbage collector and memory allocation",
+    "logging": "formatting and writing log lines (an access log)",
+    "disk sync (fsync)": "forcing writes to the disk",
+    "storage client": "talking to the store: Redis client, bbolt",
+    OTHER: "everything no rule names",
+}
+SUPPORT_SHARE = 0.20  # a cause holding a fifth of the samples "supports" a claim
+PARTLY_SHARE = 0.10
+
+
+@dataclass(frozen=True)
+class Rule:
+    category: str
+    where: str  # "anywhere" in the stack, or "leaf-up" (see the module's docstring)
+    pattern: str  # a regular expression searched in "function (file)"
+
+
+RULES: tuple[Rule, ...] = (
+    # anywhere: on whose behalf
+    Rule(STARTUP, "anywhere", r"\(<frozen importlib\._bootstrap"),
+    Rule("disk sync (fsync)", "anywhere", r"\b(fdatasync|[Ff]sync|Fdatasync)\b"),
+    Rule("storage client", "anywhere", r"\((redis|go\.etcd\.io/bbolt|github\.com/redis)/"),
+    Rule("logging", "anywhere", r"\((logging|uvicorn/logging\.py|log/log\.go|gunicorn/glogging)"),
+    Rule("logging", "anywhere", r"\(aiohttp/web_log\.py"),
+    Rule("JSON/protobuf encoding", "anywhere",
+         r"\((json/|encoding/json/|google\.golang\.org/protobuf/|google/protobuf/)"
+         r"|_pb2\.py\)|jsonable_encoder|serialize_response|JSONResponse\.render"),
+    # leaf-up: what the CPU was doing
+    Rule("waiting (sleep/timers)", "leaf-up",
+         r"^(time\.Sleep|runtime\.(timeSleep|resetForSleep)|runtime\.\(\*timers?\)"
+         r"|sleep \(asyncio)"),
+    Rule("network syscalls", "leaf-up",
+         r"^(syscall\.|internal/runtime/syscall|internal/poll\.|net\.\(\*netFD\)|runtime\.netpoll"
+         r"|net\.\(\*conn\)\.(Read|Write))"),
+    Rule("network syscalls", "leaf-up",
+         r"^(socket\.|_SelectorSocketTransport\.(write|_read_ready)|\w+\.(send|sendall|recv)"
+         r" \(socket\.py)|\(socket\.py\)"),
+    Rule("GC and allocation", "leaf-up",
+         r"^runtime\.(gc|mallocgc|malloc|mark|scan|sweep|greyobject|findObject|heapBits|memclr"
+         r"|newobject|makeslice|growslice|nextFree|\(\*mheap\)|\(\*mcache\)|\(\*mspan\)|\(\*gcWork\)"
+         r"|typePointers|bgsweep|bgscavenge|wbBuf|\(\*mcentral\)|arenaIndex|spanOf)"),
+    Rule("HTTP parsing", "leaf-up",
+         r"\((h11/|httptools|uvicorn/protocols/http/|aiohttp/(http_parser|http_writer|_http)"
+         r"|gunicorn/http/|http/server\.py|email/)"),
+    Rule("HTTP parsing", "leaf-up",
+         r"^(net/http\.(readRequest|\(\*conn\)\.readRequest|\(\*response\)|\(\*chunkWriter\)"
+         r"|Header|\(\*connReader\)|hasToken|checkConnErrorWriter|\(\*conn\)\.(serve|finalFlush))"
+         r"|net/textproto\.|bufio\.|golang\.org/x/net/http2|google\.golang\.org/grpc/internal/transport)"),
+    Rule("application handler", "leaf-up",
+         r"^main\.|^benchbook/servers/|\(((hello|iodelay|shortener)\.py|governance/)"),
+    Rule("web framework", "leaf-up",
+         r"\((fastapi|starlette|pydantic|anyio|aiohttp/web|grpc/|uvicorn/middleware)"
+         r"|^(github\.com/gorilla/mux|google\.golang\.org/grpc|net/http\.\(\*ServeMux\)"
+         r"|net/http\.\(\*routingNode\)|net/http\.HandlerFunc|net/http\.serverHandler)"),
+    Rule("event loop/scheduler", "leaf-up",
+         r"\((asyncio/|uvloop|selectors\.py|concurrent/futures|threading\.py|contextvars)"
+         r"|^(Runner\.run|runtime\.(schedule|findRunnable|park|gopark|goready|ready|newproc"
+         r"|chan|selectgo|mcall|gosched|wakep|futex|notesleep|notewakeup|stopm|startm|usleep"
+         r"|runqget|runqput|globrunq|execute|gogo|goexit|casgstatus|lock|unlock|procyield"
+         r"|acquireSudog|releaseSudog|send|recv|closechan|netpollblock|resetspinning|handoffp"
+         r"|checkTimers|stealWork|runqsteal|mPark|systemstack|sysmon)|sync\.|internal/sync\.)"),
+)  # fmt: skip
+_COMPILED = [(rule, re.compile(rule.pattern)) for rule in RULES]
+
+
+def categorise(stack: Sequence[str]) -> str:
+    """The category of one stack (root first), by RULES (see the module's docstring)."""
+    for rule, pattern in _COMPILED:
+        if rule.where == "anywhere" and any(pattern.search(frame) for frame in stack):
+            return rule.category
+    for frame in reversed(stack):
+        for rule, pattern in _COMPILED:
+            if rule.where == "leaf-up" and pattern.search(frame):
+                return rule.category
+    return OTHER
+
+
+def read_folded(path: Path) -> list[tuple[list[str], int]]:
+    """Folded stacks ('root;…;leaf count' lines, gzipped or not) as (frames, count)."""
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt") as f:
+        lines = [line.rstrip("\n") for line in f if line.strip()]
+    stacks = []
+    for line in lines:
+        stack, _, count = line.rpartition(" ")
+        stacks.append((stack.split(";"), int(count)))
+    return stacks
+
+
+def category_samples(stacks: Iterable[tuple[list[str], int]]) -> Counter[str]:
+    """Samples per category, start-up included."""
+    counts: Counter[str] = Counter()
+    for frames, count in stacks:
+        counts[categorise(frames)] += count
+    return counts
+
+
+def shares(stacks: Iterable[tuple[list[str], int]]) -> pd.Series:
+    """Each category's share of the samples taken under load (start-up left out), in
+    CATEGORIES' order; empty when there were none."""
+    counts = category_samples(stacks)
+    counts.pop(STARTUP, None)
+    total = sum(counts.values())
+    if not total:
+        return pd.Series(dtype=float)
+    return pd.Series({c: counts.get(c, 0) / total for c in CATEGORIES}, name="share")
+
+
+def profiled_rows(runs: object) -> pd.DataFrame:
+    """The profiled phase of one run or several (their ``profiled.csv``), one row per
+    profiled target; empty when none was recorded."""
+    paths = [Path(getattr(r, "path", r)) for r in (runs if isinstance(runs, list) else [runs])]
+    frames = []
+    for path in paths:
+        if (path / "profiled.csv").exists():
+            rows = pd.read_csv(path / "profiled.csv", dtype={"svg": str}).fillna({"svg": ""})
+            # The files where the run is now (it may have been copied since it was measured).
+            for column in ("folded", "svg"):
+                rows[column] = [_here(path, stored) for stored in rows[column]]
+            frames.append(rows)
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def _here(run_dir: Path, stored: str) -> str:
+    return str(run_dir / "profiles" / Path(stored).name) if stored else ""
+
+
+def _path(stored: str) -> Path:
+    path = Path(stored)
+    return path if path.is_absolute() else REPO_ROOT / path
+
+
+def _pct(share: float) -> str:
+    return f"{share:.0%}".replace("%", " %")
+
+
+def share_table(rows: pd.DataFrame) -> pd.DataFrame:
+    """Categories as rows, profiled targets as columns: each target's share (0–1) of
+    its samples under load; a last row gives the samples counted."""
+    columns = {}
+    counted = {}
+    for row in rows.itertuples():
+        stacks = read_folded(_path(row.folded))
+        columns[row.target] = shares(stacks)
+        counts = category_samples(stacks)
+        counted[row.target] = sum(counts.values()) - counts.get(STARTUP, 0)
+    table = pd.DataFrame(columns).reindex(list(CATEGORIES)).fillna(0.0)
+    table.index.name = "category"
+    return table.loc[table.max(axis=1) > 0].T.assign(samples=pd.Series(counted)).T
+
+
+def _top(column: pd.Series, n: int = 2) -> list[tuple[str, float]]:
+    named = column.drop(["samples", OTHER], errors="ignore").sort_values(ascending=False)
+    return [(category, share) for category, share in named.head(n).items() if share >= 0.01]
+
+
+def why(table: pd.DataFrame) -> str:
+    """One sentence from a share table: each target's two largest categories."""
+    if table.empty:
+        return ""
+    parts = []
+    for target in table.columns:
+        top = _top(table[target])
+        if top:
+            said = " and ".join(f"{share:.0%} in {category}" for category, share in top)
+            parts.append(f"{target} spent {said}")
+    if not parts:
+        return ""
+    return "Under load (profiled phase), " + "; ".join(parts).replace("%", " %") + "."
+
+
+def overhead_table(rows: pd.DataFrame, measured: pd.DataFrame) -> pd.DataFrame:
+    """Each profiled target's req/s while profiled beside the measured rounds' median
+    (the profiler's overhead, and a shorter window, in one ratio)."""
+    table = []
+    for row in rows.itertuples():
+        rounds = measured.loc[measured["target"] == row.target, "rps"]
+        median = float(rounds.median()) if len(rounds) else float("nan")
+        table.append({
+            "target": row.target, "profiler": row.profiler,
+            "req/s measured (median)": median,
+            "req/s while profiled": float(row.rps_while_profiled),
+            "profiled / measured": float(row.rps_while_profiled) / median if median else None,
+            "window s": row.window_s, "samples": row.samples,
+            "unreadable stacks": getattr(row, "profiler_errors", None),
+        })  # fmt: skip
+    return pd.DataFrame(table).set_index("target") if table else pd.DataFrame()
+
+
+@dataclass(frozen=True)
+class Claim:
+    """An article's claim about a cause: ``category`` holds a large share of the
+    samples of the targets whose label contains ``subject`` (more than in ``reference``'s,
+    when given). ``off_cpu``: a cause that is waiting, which a CPU profile cannot see."""
+
+    experiment: str
+    claim: str
+    category: str
+    subject: str
+    reference: str = ""
+    off_cpu: bool = False
+
+
+CLAIMS = (
+    Claim("01_io_concurrency", "seed 000: Python is slower because one event loop (the GIL) "
+          "does all the work", "event loop/scheduler", "python", "go"),
+    Claim("02_hello_world_locust", "seed 002: FastAPI's access log costs it throughput",
+          "logging", "python-hello"),
+    Claim("03_goroutine_fanout", "seed 003: starting goroutines costs more than fan-out saves",
+          "event loop/scheduler", "/cc/", "/sc/"),
+    Claim("04_url_shortener", "seed 004: bbolt's fsync on every write limits writes",
+          "disk sync (fsync)", "bolt", off_cpu=True),
+    Claim("05_grpc_vs_http", "seed 001: JSON encoding makes HTTP slower than gRPC's protobuf",
+          "JSON/protobuf encoding", "http", "grpc"),
+)  # fmt: skip
+
+
+def _mean_share(table: pd.DataFrame, category: str, part: str) -> float | None:
+    columns = [c for c in table.columns if part in c]
+    if not columns or category not in table.index:
+        return 0.0 if columns else None
+    return float(table.loc[category, columns].mean())
+
+
+def claim_rows(experiment: str, table: pd.DataFrame) -> pd.DataFrame:
+    """One row per claim of ``experiment``: the cause's share in the targets whose label
+    holds the claim's subject (their mean; and in the reference's) and whether the
+    profile supports it, by SUPPORT_SHARE and PARTLY_SHARE (see verdict)."""
+    rows = []
+    for claim in (c for c in CLAIMS if c.experiment == experiment):
+        share = _mean_share(table, claim.category, claim.subject)
+        reference = _mean_share(table, claim.category, claim.reference) if claim.reference else None
+        rows.append({
+            "claim": claim.claim, "cause (category)": claim.category,
+            "targets": f"'{claim.subject}'",
+            "their share": _pct(share) if share is not None else "",
+            "reference": f"'{claim.reference}'" if claim.reference else "",
+            "its share": _pct(reference) if reference is not None else "",
+            "the profile": verdict(claim, share, reference),
+        })  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def verdict(claim: Claim, share: float | None, reference: float | None) -> str:
+    """'supports it' at SUPPORT_SHARE or more (and above the reference, when the claim
+    has one), 'partly supports it' at PARTLY_SHARE or more, otherwise says why not."""
+    if share is None:
+        return f"not profiled (no target named '{claim.subject}')"
+    above = reference is None or share > reference
+    if share >= SUPPORT_SHARE and above:
+        return "supports it"
+    if share >= PARTLY_SHARE and above:
+        return "partly supports it"
+    if claim.off_cpu:
+        return (
+            f"does not show it: {_pct(share)} of CPU samples; time waiting on the disk is off "
+            "the CPU, where a CPU profile cannot see (compare req/s with server CPU %)"
+        )
+    if not above:
+        return f"does not support it: {_pct(share)}, no more than the reference's {_pct(reference)}"
+    return f"does not support it: {_pct(share)} of the samples"
+
+
+def flame_graphs(rows: pd.DataFrame) -> list[tuple[str, Path]]:
+    """(target, SVG path) of each profiled target that has a flame graph."""
+    found = []
+    for row in rows.itertuples():
+        if isinstance(row.svg, str) and row.svg and _path(row.svg).exists():
+            found.append((row.target, _path(row.svg)))
+    return found
+
+
+CAPTION = (
+    "Flame graph of {target} under load: each box is a function, its width the share of "
+    "samples in which it was on the stack; callers below, callees above. Look at the widest "
+    "boxes near the top: that is where the CPU was. Hover for names; start-up is left out."
+)
+
+
+def section(runs: object, measured: pd.DataFrame, experiment: str) -> list[object]:
+    """What a notebook's "Where the time goes" section displays, in order: the share
+    table, the sentence, the claims, the overhead, and each flame graph with a caption."""
+    from IPython.display import SVG, Markdown
+
+    rows = profiled_rows(runs)
+    if rows.empty:
+        return [Markdown("No profiled phase was recorded with this run.")]
+    table = share_table(rows)
+    shares_index = [c for c in table.index if c != "samples"]
+    shown: list[object] = [
+        Markdown("Share of each server's CPU samples under load, by category:"),
+        table.style.format("{:.0%}", subset=pd.IndexSlice[shares_index, :]).format(
+            "{:,.0f}", subset=pd.IndexSlice[["samples"], :]
+        ),
+        Markdown(why(table) or "The profiles hold no samples taken under load."),
+    ]
+    claims = claim_rows(experiment, table)
+    if not claims.empty:
+        shown += [Markdown("The article's causes, against the profiles:"), claims]
+    shown += [
+        Markdown(
+            "Profiler overhead: req/s in the profiled window beside the measured rounds' "
+            "median. One short window: a ratio below 1× is the profiler's cost plus noise "
+            "(the rounds' own spread, in the results above, says how much noise)."
+        ),
+        overhead_table(rows, measured).style.format(
+            {"req/s measured (median)": "{:,.0f}", "req/s while profiled": "{:,.0f}",
+             "profiled / measured": "{:.2f}×", "window s": "{:g}", "samples": "{:,.0f}",
+             "unreadable stacks": "{:,.0f}"},
+            na_rep="–",
+        ),
+    ]  # fmt: skip
+    for target, svg in flame_graphs(rows):
+        shown += [SVG(filename=str(svg)), Markdown(CAPTION.format(target=target))]
+    if not flame_graphs(rows):
+        shown.append(Markdown("No flame graphs: inferno-flamegraph was not built (`make setup`)."))
+    return shown
+
+
+def answer_sentence(runs: object) -> str:
+    """The sentence a notebook appends to its findings' answer ('' without profiles)."""
+    rows = profiled_rows(runs)
+    return why(share_table(rows)) if not rows.empty else ""
+
+
+def shares_of(paths: Mapping[str, Path]) -> pd.DataFrame:
+    """A share table straight from folded files (label → path): for tests and samples."""
+    rows = pd.DataFrame([{"target": k, "folded": str(v)} for k, v in paths.items()])
+    return share_table(rows)

@@ -1,0 +1,269 @@
+"""The profiled phase (benchbook.measure.profiling) and where-the-time-goes analysis
+(benchbook.analyse.profiles).
+
+The category rules are checked on real profiles of this repository's servers
+(tests/samples/profiles/, re-captured with capture.py there); a real short profiled
+phase runs one Python server (py-spy) and one Go server (runtime/pprof); and a
+profiled phase interrupted with Ctrl-C must leave no profiler and no server running.
+Run as a script (``python test_profiles.py runner OUT``), this file is that last
+test's child: a profiled phase meant to last a minute.
+"""
+
+import json
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+SAMPLES = Path(__file__).parent / "samples" / "profiles"
+
+
+def sample_table():
+    from benchbook.analyse import profiles
+
+    return profiles.shares_of({p.name.split(".")[0]: p for p in sorted(SAMPLES.glob("*.gz"))})
+
+
+def test_every_captured_profile_is_mostly_named() -> None:
+    table = sample_table()
+    assert len(table.columns) >= 8
+    for target in table.columns:
+        assert table.loc["samples", target] > 10, target
+        assert table.loc["other", target] <= 0.05, (target, table[target].to_dict())
+
+
+@pytest.mark.parametrize(
+    ("target", "largest"),
+    [
+        ("go-hello", "network syscalls"),  # the handler writes 9 bytes: the rest is I/O
+        ("go-shortener-bolt-create", "disk sync (fsync)"),  # bbolt fsyncs every write
+        ("python-shortener-redis-create", "storage client"),  # redis.asyncio, three commands
+    ],
+)
+def test_the_largest_category_of_real_profiles(target: str, largest: str) -> None:
+    column = sample_table()[target].drop(["samples"])
+    assert column.idxmax() == largest, column.to_dict()
+
+
+def test_what_the_articles_blame_shows_in_real_profiles() -> None:
+    table = sample_table()
+    # FastAPI's access log (seed 002), on by default in python-hello only.
+    assert table.loc["logging", "python-hello"] >= 0.10
+    assert table.loc["logging", "python-governance-http-HealthCheck"] == 0
+    # Goroutines started per request (seed 003) show as scheduler time.
+    assert (
+        table.loc["event loop/scheduler", "go-fanout-cc-9"]
+        > table.loc["event loop/scheduler", "go-fanout-sc-9"]
+    )
+    # FastAPI under uvicorn: the framework and the HTTP protocol lead.
+    assert set(table["python-hello"].drop("samples").nlargest(2).index) == {
+        "web framework",
+        "HTTP parsing",
+    }
+
+
+def test_start_up_is_counted_apart_from_the_load() -> None:
+    from benchbook.analyse import profiles
+
+    stacks = profiles.read_folded(SAMPLES / "python-hello.folded.gz")
+    counts = profiles.category_samples(stacks)
+    assert counts[profiles.STARTUP] > 0  # py-spy samples the server from its start
+    assert abs(profiles.shares(stacks).sum() - 1) < 1e-9  # shares leave start-up out
+
+
+# Stacks root first, frames joined by ";" as in a folded file.
+REDIS_WRITE = (
+    "main.handler (cmd/shortener/handlers.go);"
+    "github.com/redis/go-redis/v9.(*baseClient).process (github.com/redis/go-redis/v9/redis.go);"
+    "syscall.Write (syscall/syscall_unix.go)"
+)
+HTTP_WRITE = (
+    "net/http.(*conn).serve (net/http/server.go);net.(*conn).Write (net/net.go);"
+    "syscall.Write (syscall/syscall_unix.go)"
+)
+BOLT_SYNC = (
+    "go.etcd.io/bbolt.(*Tx).Commit (go.etcd.io/bbolt/tx.go);"
+    "go.etcd.io/bbolt.fdatasync (go.etcd.io/bbolt/bolt_linux.go);"
+    "syscall.Syscall (syscall/syscall_linux.go)"
+)
+GOROUTINE = (
+    "runtime.goexit (runtime/asm_amd64.s);main.fetch.func1.1 (cmd/fanout/main.go);"
+    "runtime.newproc (runtime/proc.go)"
+)
+UVICORN = "process 7 (python -m uvicorn);Runner.run (asyncio/runners.py)"
+
+
+@pytest.mark.parametrize(
+    ("stack", "category"),
+    [
+        (REDIS_WRITE, "storage client"),  # who asked beats what the CPU did
+        (HTTP_WRITE, "network syscalls"),
+        (BOLT_SYNC, "disk sync (fsync)"),
+        ("runtime.gcBgMarkWorker (runtime/mgc.go);runtime.gcDrain (runtime/mgcmark.go)",
+         "GC and allocation"),
+        (GOROUTINE, "event loop/scheduler"),
+        ("<module> (uvicorn/__main__.py);_find_and_load (<frozen importlib._bootstrap>)",
+         "start-up (imports)"),
+        (UVICORN + ";handle_events (h11/_connection.py)", "HTTP parsing"),
+        (UVICORN + ";Logger.info (logging/__init__.py);LogRecord.__init__ (logging/__init__.py)",
+         "logging"),
+        (UVICORN, "event loop/scheduler"),  # uvloop's C loop: nothing above Runner.run
+        ("process 7 (python -m uvicorn);mystery (somewhere.py)", "other"),
+    ],
+)  # fmt: skip
+def test_a_stack_gets_the_first_matching_rule(stack: str, category: str) -> None:
+    from benchbook.analyse import profiles
+
+    assert profiles.categorise(stack.split(";")) == category
+
+
+def test_the_sentence_and_the_claims_come_from_the_shares() -> None:
+    from benchbook.analyse import profiles
+
+    table = sample_table()[["python-hello", "go-hello"]]
+    sentence = profiles.why(table)
+    share = table.loc["logging", "python-hello"]
+    assert sentence.startswith("Under load (profiled phase), python-hello spent ")
+    assert "go-hello spent" in sentence and " %" in sentence
+    (claim,) = profiles.claim_rows("02_hello_world_locust", table).to_dict("records")
+    expected = "supports it" if share >= profiles.SUPPORT_SHARE else "partly supports it"
+    assert claim["the profile"] == expected
+    fsync = profiles.claim_rows("04_url_shortener", sample_table()[["go-shortener-bolt-create"]])
+    assert fsync["the profile"].item() == "supports it"
+
+
+def test_go_pprof_raw_output_becomes_folded_stacks() -> None:
+    from benchbook.measure.profilers.go import pprof_raw_to_folded
+
+    raw = """PeriodType: cpu nanoseconds
+Samples:
+samples/count cpu/nanoseconds
+          1   10000000: 1 2
+         39  390000000: 3 2
+Locations
+     1: 0x4cee87 M=1 syscall.Write /usr/local/go/src/syscall/syscall_unix.go:211:0 s=201
+             internal/poll.(*FD).Write /usr/local/go/src/internal/poll/fd_unix.go:374:0 s=360
+     2: 0x544f64 M=1 net/http.(*conn).serve /usr/local/go/src/net/http/server.go:2100:0 s=1990
+     3: 0x4a0000 M=1 main.hello /work/main/servers/go/cmd/hello/main.go:25:0 s=24
+Mappings
+1: 0x400000/0x600000/0x0 /build/bin/hello  [FN]
+"""
+    folded = pprof_raw_to_folded(raw, ["/usr/local/go/src/", "/work/main/servers/go/"])
+    assert folded.splitlines() == [
+        "net/http.(*conn).serve (net/http/server.go);internal/poll.(*FD).Write "
+        "(internal/poll/fd_unix.go);syscall.Write (syscall/syscall_unix.go) 1",
+        "net/http.(*conn).serve (net/http/server.go);main.hello (cmd/hello/main.go) 39",
+    ]
+
+
+@pytest.mark.slow
+def test_a_real_profiled_phase_on_a_python_and_a_go_server(
+    runs_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from conftest import descendants
+
+    from benchbook import measure
+    from benchbook.analyse import profiles
+    from benchbook.measure import profiling
+
+    monkeypatch.setenv(profiling.SWITCH, "1")  # off for the rest of the suite (conftest)
+
+    run = measure.run("profiled", ["go-hello", "python-hello"],
+                      measure.tool("wrk", connections=10, threads=1, duration="1s"),
+                      warmup="0s", repetitions=1, control="go-hello")  # fmt: skip
+    rows = profiling.profile(run, window="1s")
+    assert [r["target"] for r in rows] == ["go-hello", "python-hello"]  # no A/A copy
+    assert descendants() == [], "a profiler or server outlived the profiled phase"
+    for row in rows:
+        assert row["samples"] > 0 and row["rps_while_profiled"] > 0, row
+        assert (runs_dir / run.run_id / "profiles" / f"{row['target']}.folded").exists()
+        if profiling.FLAMEGRAPH.exists():
+            assert Path(row["svg"]).read_text().lstrip().startswith("<?xml")
+    manifest = json.loads((run.path / "manifest.json").read_text())["profiled_phase"]
+    assert manifest["profilers"]["python"].startswith("py-spy 0.4")
+    assert manifest["profilers"]["go"].startswith("runtime/pprof")
+    results = run.results()
+    assert "profiled" not in " ".join(results.columns)  # the rounds' rows are untouched
+    assert len(results) == 3
+    # Stored: read back, not measured again; and analysed.
+    assert [r["target"] for r in profiling.profile(run)] == ["go-hello", "python-hello"]
+    table = profiles.share_table(profiles.profiled_rows(run))
+    assert list(table.columns) == ["go-hello", "python-hello"]
+    overhead = profiles.overhead_table(profiles.profiled_rows(run), results)
+    assert overhead["req/s measured (median)"].notna().all()
+    shown = profiles.section(run, results, "02_hello_world_locust")  # what notebooks display
+    kinds = [type(item).__name__ for item in shown]
+    assert kinds.count("SVG") == (2 if profiling.FLAMEGRAPH.exists() else 0), kinds
+    assert "python-hello spent" in profiles.answer_sentence(run)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("server", "profiling"), [("python-hello", "py-spy"),
+                                                   ("go-hello", "-pprof")])  # fmt: skip
+def test_ctrl_c_in_a_profiled_phase_leaves_no_profiler_or_server(
+    tmp_path: Path, server: str, profiling: str
+) -> None:
+    import psutil
+    import test_interrupts as ti
+
+    token = secrets.token_hex(8)
+    with open(tmp_path / "out", "wb") as out, open(tmp_path / "err", "wb") as err:
+        proc = subprocess.Popen(
+            [sys.executable, __file__, "runner", str(tmp_path), server],
+            env={**os.environ, ti.TOKEN: token, "BENCHBOOK_PROFILED_PHASE": "1"},
+            stdout=out, stderr=err,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            assert proc.poll() is None, (tmp_path / "err").read_text()[-3000:]
+            argvs = [ti._cmdline(p) for p in psutil.Process(proc.pid).children(True)]
+            names = {Path(argv[0]).name for argv in argvs if argv}
+            # The profiled phase: the server under its profiler (py-spy its parent, or Go's
+            # -pprof side port), loaded by wrk.
+            if "wrk" in names and any(profiling in (Path(a).name for a in argv) for argv in argvs):
+                break
+            time.sleep(0.1)
+        else:
+            raise AssertionError(f"{server} never ran under {profiling} with wrk")
+        time.sleep(0.5)
+        started = ti.marked(token)
+        (reaper,) = [p for p in started if ti.is_reaper(p)]
+        reaper.suspend()  # only the runner's own cleanup may stop them
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)
+        assert proc.returncode == -signal.SIGINT, (tmp_path / "err").read_text()[-3000:]
+        left = [p for p in started if ti._running(p) and p.pid != reaper.pid]
+        assert left == [], [ti._cmdline(p) for p in left]
+        reaper.resume()
+        assert ti.gone_within(token, 15) == []
+    finally:
+        proc.kill()
+        proc.wait()
+        for left in ti.marked(token):
+            left.kill()
+
+
+def _runner(out: Path, server: str) -> None:
+    """A measured round, then a profiled phase that would load ``server`` for a minute."""
+    from benchbook import measure
+    from benchbook.measure import profiling
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    os.environ["BENCHBOOK_RUNS_DIR"] = str(out / "runs")
+    os.environ["BENCHBOOK_SPEED_REFERENCE"] = "0"
+    run = measure.run("profiled_interrupt", [server],
+                      measure.tool("wrk", connections=10, threads=1, duration="1s"),
+                      warmup="0s", repetitions=1)  # fmt: skip
+    profiling.profile(run, window="60s")
+    print("the profiled phase ended without an interrupt", flush=True)
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["runner"]:
+    _runner(Path(sys.argv[2]), sys.argv[3])
