@@ -27,7 +27,7 @@ PROFILE_STAMP := report/executed/.profile
 # The Go version servers/go/go.mod and servers/go/tools/go.mod declare.
 GO_NEEDED := $(shell sed -n 's/^go //p' servers/go/go.mod)
 
-.PHONY: setup tools build go-tools report test lint lab run replicate bench-harness clean
+.PHONY: setup tools build go-tools flamegraph report test lint lab run replicate bench-harness clean
 
 setup: $(INSTALLED) tools build go-tools
 
@@ -61,6 +61,20 @@ $(GO_TOOLS): servers/go/tools/go.mod servers/go/tools/go.sum
 	GOBIN=$(CURDIR)/build/bin go -C servers/go/tools install tool
 	@touch $@
 
+# The flame-graph renderer of the profiled phases (measure/profiling): inferno's
+# inferno-flamegraph, pinned here and built with cargo into build/bin (about 1.5 min on
+# 2 cores, once), for `make report` and `make run`. Not part of `setup`: `make test` keeps
+# its 10 minutes, and its flame-graph checks run where it was built. Without cargo the
+# profiles are still recorded and analysed, with no SVG.
+INFERNO_VERSION := 0.12.3
+INFERNO := build/bin/.inferno-$(INFERNO_VERSION)
+flamegraph: $(INFERNO)
+$(INFERNO):
+	@if command -v cargo >/dev/null; then \
+	  cargo install inferno --version $(INFERNO_VERSION) --locked --no-track --quiet \
+	    --bin inferno-flamegraph --root $(CURDIR)/build && touch $@; \
+	else echo "cargo is missing: profiles get no flame graph (install Rust's cargo, then make setup)"; fi
+
 report: report/index.html report/report.pdf
 
 # Rewritten only when PROFILE changes, so switching profiles re-runs the notebooks.
@@ -69,7 +83,7 @@ $(PROFILE_STAMP): FORCE
 	@echo "$(PROFILE)" | cmp -s - $@ || echo "$(PROFILE)" > $@
 
 report/executed/%.ipynb: notebooks/%.ipynb notebooks/profiles/$(PROFILE).yaml $(PROFILE_STAMP) \
-		$(MEASURING) $(ANALYSIS) $(INSTALLED) | tools build go-tools
+		$(MEASURING) $(ANALYSIS) $(INSTALLED) | tools build go-tools flamegraph
 	BENCHBOOK_REUSE_RUNS=1 $(BIN)/python -m benchbook.render.execute $< $@ \
 	  --profile notebooks/profiles/$(PROFILE).yaml
 
@@ -84,7 +98,7 @@ report/index.html report/report.pdf &: $(EXECUTED) $(RENDERED_WITH)
 #   make run NB=01_io_concurrency P="connections=50 duration=5s ids=[9,5]"
 # P reaches the recipe through the environment, so quotes and brackets need no escaping.
 export P
-run: setup
+run: setup flamegraph
 	@test -n "$(NB)" || { echo 'usage: make run NB=01_io_concurrency P="connections=50 duration=5s" [PROFILE=quick]'; exit 2; }
 	@test -f notebooks/$(NB).ipynb || { echo "no notebook notebooks/$(NB).ipynb; choose from: $(notdir $(basename $(NOTEBOOKS)))"; exit 2; }
 	$(BIN)/python -m benchbook.render.execute notebooks/$(NB).ipynb report/executed/$(NB).ipynb \
@@ -95,7 +109,7 @@ run: setup
 # reused), then the report again: every headline then shows the spread across sessions.
 #   make replicate NB=01_io_concurrency N=3
 N ?= 3
-replicate: setup
+replicate: setup flamegraph
 	@test -n "$(NB)" || { echo 'usage: make replicate NB=01_io_concurrency N=3 [PROFILE=quick]'; exit 2; }
 	@test -f notebooks/$(NB).ipynb || { echo "no notebook notebooks/$(NB).ipynb; choose from: $(notdir $(basename $(NOTEBOOKS)))"; exit 2; }
 	@for i in $$(seq 1 $(N)); do \
@@ -115,8 +129,12 @@ lint: $(INSTALLED)
 	$(BIN)/ruff format --check src tests benchmarks
 	@test -z "$$(gofmt -l servers/go)" || { gofmt -l servers/go; echo "gofmt: files above need formatting"; exit 1; }
 
+# JupyterLab on notebooks/, on 127.0.0.1 only: `make lab LAB_PORT=8890`. Jupyter refuses
+# to run as root without --allow-root, so root (alone) gets it.
+LAB_PORT ?= 8888
 lab: setup
-	$(BIN)/jupyter lab notebooks/
+	$(BIN)/jupyter lab notebooks/ --no-browser --ip=127.0.0.1 --port=$(LAB_PORT) \
+	  $(if $(filter 0,$(shell id -u)),--allow-root)
 
 bench-harness: setup
 	$(BIN)/python benchmarks/harness_overhead.py

@@ -85,7 +85,8 @@ NB03 = REPO_ROOT / "notebooks" / "03_goroutine_fanout.ipynb"
     ("notebook", "overrides", "message"),
     [
         (NB01, {"conections": 50}, "conections: not a parameter of .*01_io_concurrency.ipynb "
-         r"\(did you mean 'connections'\?\); its parameters: servers, python_variants"),
+         r"\(did you mean 'connections'\?\); its parameters: article_settings, servers, "
+         "python_variants"),
         (NB03, {"ids": "[9, x]"}, r"ids: expected a list of whole numbers, got a list "
          r"\(\['\[9', 'x\]'\]\)"),
         (NB03, {"ids": {"a": 1}}, r"ids: expected a list of whole numbers, got a mapping"),

@@ -1,7 +1,10 @@
 """Notebook 05 (seed 001, HTTP/JSON vs gRPC) executed for real with the smoke profile."""
 
+import pandas as pd
 import pytest
 from conftest import descendants, smoke_run
+
+from benchbook.analyse.experiments import article_loop
 
 
 @pytest.fixture(scope="module")
@@ -21,6 +24,9 @@ def test_the_106x_is_reproduced_against_a_404_backend_and_refused(executed) -> N
         assert headline["reproduced"] == "the article measured something else"
         assert "answered 404" in headline["reproduced_why"]
     assert "each taking" in text and "ms here — the time of that 404" in text
+    # Nagle's algorithm measured beside it: the same 404 server with TCP_NODELAY.
+    assert "**Nagle's algorithm, measured**" in text
+    assert "ms per failed call with Nagle's algorithm on" in text and "with TCP_NODELAY" in text
 
 
 @pytest.mark.slow
@@ -31,3 +37,23 @@ def test_the_two_by_two_benchstat_and_the_network_path_are_shown(executed) -> No
     assert "sec/op" in text and "vs base" in text  # benchstat's own table
     assert "python-governance-grpc HealthCheck" in text and "go-governance-http HealthCheck" in text
     assert descendants() == []
+
+
+def test_nagles_wait_is_named_only_when_it_adds_tens_of_milliseconds() -> None:
+    loop = pd.DataFrame(
+        [
+            {"backend": backend, "transport": "http", "operation": op, "ns_per_op": ms * 1e6}
+            for backend, op, ms in (
+                (article_loop.ARTICLE, "CreateSession", 43.6),
+                (article_loop.NODELAY, "CreateSession", 0.203),
+                (article_loop.ARTICLE, "HealthCheck", 0.760),
+                (article_loop.NODELAY, "HealthCheck", 0.357),
+            )
+        ]
+    )  # the medians of a quick run on 2026-11-23, typed in as constructed data
+    table = article_loop.nagle_table(loop)
+    assert table.loc["CreateSession", "runs"] == "1 + 1"
+    sentence = article_loop.nagle_sentence(table)
+    create, health = sentence.split("; ")
+    assert "215× longer with Nagle on: the body's send waited" in create
+    assert "2.1×, 0.403 ms per call: far less than a delayed acknowledgement" in health

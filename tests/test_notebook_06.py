@@ -1,19 +1,73 @@
-"""Notebook 06 (open-loop latency) executed for real with the smoke profile."""
+"""Notebook 06 (open-loop latency) executed for real with the smoke profile's values, the
+way JupyterLab runs it: the parameters cell edited by hand, then *Run All* in the
+"benchbook" kernel (nbclient), with no papermill and nothing injected."""
 
+import json
 import re
 
+import nbformat
 import pytest
-from conftest import descendants, smoke_run
+import yaml
+from conftest import RUNNER_START_S, SMOKE, descendants
+from nbclient import NotebookClient
+
+from benchbook.analyse.findings_format import FINDINGS_MIME
+from benchbook.measure.layout import REPO_ROOT
+from benchbook.measure.run_store import RUN_MIME
+
+NOTEBOOK = REPO_ROOT / "notebooks" / "06_open_loop.ipynb"
+
+
+def typed_in(source: str, values: dict[str, object]) -> str:
+    """The parameters cell with each of ``values`` typed over its default, comments kept,
+    as a student would edit it."""
+    lines = source.splitlines()
+    for name, value in values.items():
+        pattern = re.compile(rf"^{name} = [^#]*?(  #.*)?$")
+        hits = [i for i, line in enumerate(lines) if pattern.match(line)]
+        if hits:
+            (i,) = hits
+            lines[i] = f"{name} = {value!r}{pattern.match(lines[i]).group(1) or ''}"
+    return "\n".join(lines)
 
 
 @pytest.fixture(scope="module")
-def executed(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict]:
-    return smoke_run("06_open_loop", tmp_path_factory.mktemp("executed"))
+def executed(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict, dict]:
+    """Every HTML and Markdown output, the findings, and each run's manifest by experiment."""
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    (cell,) = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    cell.source = typed_in(cell.source, yaml.safe_load(SMOKE.read_text()))
+    NotebookClient(nb, timeout=RUNNER_START_S, kernel_name="benchbook",
+                   resources={"metadata": {"path": str(NOTEBOOK.parent)}}).execute()  # fmt: skip
+    nbformat.write(nb, tmp_path_factory.mktemp("executed") / NOTEBOOK.name)  # to look at
+    assert not any("injected-parameters" in c.metadata.get("tags", []) for c in nb.cells)
+    data = [o.get("data", {}) for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+    text = "\n".join(d.get("text/html", "") + d.get("text/markdown", "") for d in data)
+    (found,) = [d[FINDINGS_MIME] for d in data if FINDINGS_MIME in d]
+    manifests = [
+        json.loads((REPO_ROOT / d[RUN_MIME]["path"] / "manifest.json").read_text())
+        for d in data
+        if RUN_MIME in d
+    ]
+    return text, found, {m["experiment"]: m["params"] for m in manifests}
+
+
+@pytest.mark.slow
+def test_run_all_as_in_jupyterlab_records_the_values_typed_in(executed) -> None:
+    _, _, params = executed
+    assert set(params) == {"06_open_loop_freeze", "06_open_loop_maxima", "06_open_loop_load"}
+    freeze, maxima, load = (params[f"06_open_loop_{p}"] for p in ("freeze", "maxima", "load"))
+    # The smoke profile's values (notebooks/profiles/smoke.yaml), not the defaults.
+    assert all(p["warmup_s"] == 0 for p in (freeze, maxima, load))
+    assert (freeze["repetitions"], maxima["repetitions"], load["repetitions"]) == (2, 1, 2)
+    for run in (freeze, maxima, load):
+        assert {step["duration_s"] for step in run["loads"]} == {1.0}  # every smoke run: 1 s
+    assert len(load["loads"]) == 2 * 4  # open_loop_fractions [0.1, 1.2], four servers
 
 
 @pytest.mark.slow
 def test_the_freeze_server_is_measured_both_ways_and_what_wrk_missed_is_said(executed) -> None:
-    text, found = executed
+    text, found, _ = executed
     assert descendants() == []
     for source in ("open loop (vegeta)", "wrk as reported (corrected)",
                    "wrk as timed (uncorrected)", "pause model"):  # fmt: skip
@@ -34,13 +88,15 @@ def test_the_freeze_server_is_measured_both_ways_and_what_wrk_missed_is_said(exe
 
 @pytest.mark.slow
 def test_capacities_at_the_slo_are_compared_go_vs_python_for_both_seeds(executed) -> None:
-    text, found = executed
+    text, found, _ = executed
     assert found["experiment"] == "06_open_loop" and found["source"] is None
     _, iodelay, hello = found["headlines"]
     assert iodelay["label"].startswith(
-        "go-iodelay vs python-iodelay uvloop+httptools: requests per second within the SLO"
+        "Go net/http vs FastAPI (uvloop + httptools): requests per second within the SLO"
     )
-    assert hello["label"].startswith("go-hello vs python-hello: requests per second within")
+    assert hello["label"].startswith(
+        "Go net/http vs FastAPI (uvicorn's defaults): requests per second within"
+    )
     for headline in (iodelay, hello):
         # Two rounds are too few to pair: two samples of two runs.
         assert headline["n"] == "2+2" and headline["reproduced"] == "no article figure"

@@ -19,6 +19,9 @@ import yaml
 from benchbook.measure.params import parse_duration
 
 PARAMETERS_TAG = "parameters"
+# The switch of a notebook's first cell: true runs the article's own settings, which the
+# cell after the parameters cell assigns.
+ARTICLE_SWITCH = "article_settings"
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,23 @@ def notebook_parameters(notebook: Path) -> dict[str, Parameter]:
                 comment = line.split("#", 1)[1].strip() if "#" in line else ""
                 found[target.id] = Parameter(target.id, default, comment)
     return found
+
+
+def article_names(notebook: Path) -> set[str]:
+    """The names the cell after the parameters cell sets when ``article_settings`` is true
+    (``if article_settings: duration, warmup = "5m", "10s"``)."""
+    cells = nbformat.read(notebook, as_version=4).cells
+    tagged = [
+        i for i, c in enumerate(cells) if PARAMETERS_TAG in c.get("metadata", {}).get("tags", [])
+    ]
+    following = [c for c in cells[tagged[0] + 1 :] if c.cell_type == "code"][:1] if tagged else []
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(following[0].source)) if following else ():
+        if isinstance(node, ast.If) and ast.unparse(node.test) == ARTICLE_SWITCH:
+            for assigned in ast.walk(ast.Module(body=node.body, type_ignores=[])):
+                if isinstance(assigned, ast.Name) and isinstance(assigned.ctx, ast.Store):
+                    names.add(assigned.id)
+    return names
 
 
 def type_value(text: str) -> object:
@@ -223,6 +243,14 @@ def checked_parameters(
             values[name] = check_value(known[name], value)
         except ValueError as error:
             problems.append(str(error))
+    if values.get(ARTICLE_SWITCH) is True:
+        fixed = article_names(notebook)
+        problems += [
+            f"{name}: with article_settings true, the article's own settings replace it "
+            f"(they set {', '.join(sorted(fixed))}); drop this override or set "
+            "article_settings false"
+            for name in sorted(fixed & set(overrides))
+        ]
     if problems:
         raise ValueError("\n".join(problems))
     return values
