@@ -3,7 +3,7 @@
 import pandas as pd
 
 from benchbook.analyse.findings import headline
-from benchbook.analyse.names import reader_name
+from benchbook.analyse.names import language, reader_name, titled
 from benchbook.measure.layout import REPO_ROOT
 from benchbook.measure.registry import Registry
 from benchbook.measure.run_store import Run
@@ -41,3 +41,13 @@ def test_a_headline_names_both_sides_as_a_reader_knows_them(monkeypatch) -> None
     assert h.label == "Go net/http vs FastAPI (uvloop + httptools): requests per second"
     assert h.brief.startswith("**Go net/http** served **")
     assert "**FastAPI (uvloop + httptools)**" in h.brief and "go-iodelay" not in h.brief
+
+
+def test_a_label_alone_is_named_by_the_variant_it_names() -> None:
+    # profiled rows carry the server but no variant column
+    assert titled("python-iodelay asyncio+h11", "python-iodelay") == "FastAPI (asyncio + h11)"
+    assert titled("go-fanout /cc/9", "go-fanout") == "Go (gorilla/mux), /cc/9"
+    assert titled("not-a-server x", "not-a-server") == "not-a-server x"
+    assert (language("go-iodelay"), language("python-hello redis"), language("wrk")) == (
+        "go", "python", ""
+    )  # fmt: skip

@@ -70,10 +70,11 @@ def test_sessions_under_other_conditions_do_not_count() -> None:
         ([session(4.0, 3.5, 4.6), session(4.4, 3.9, 5.0)], ""),
         # apart, and the Go reference took 12 % longer in the higher session
         ([session(4.0, 3.8, 4.2, go_s=0.50), session(5.4, 5.0, 5.8, go_s=0.56)],
-         f"{WITH_SPEED}: the reference workloads took 12 % more time (Go) and the same time"),
+         f"{WITH_SPEED}: in the session with the higher ratio its Go reference ran 12 % slower "
+         "and its Python reference at the same speed"),
         # apart while the reference stayed within 5 %
         ([session(4.0, 3.8, 4.2, python_s=0.50), session(5.4, 5.0, 5.8, python_s=0.51)],
-         "stayed within 5 %: something other than the machine's speed changed"),
+         "while the machine's speed stayed within 5 %: something else changed"),
         # no speed recorded in one of them: nothing said
         ([session(4.0, 3.8, 4.2), {**session(5.4, 5.0, 5.8), "go_s": None}], ""),
     ],
@@ -82,7 +83,7 @@ def test_a_moved_estimate_says_whether_the_machines_speed_changed_too(runs, expe
     text = moved_between_sessions(runs)
     assert (expected in text) if expected else text == ""
     if expected:
-        assert text.startswith("The estimate moved between sessions: 4.0× on")
+        assert text.startswith("Moved between sessions: 4.0× (2026-11-23 19:00) to 5.4×")
 
 
 def test_the_conditions_ignore_rounds_other_targets_and_calibration() -> None:

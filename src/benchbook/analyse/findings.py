@@ -16,7 +16,7 @@ import pandas as pd
 from benchbook.analyse import formatting as fmt
 from benchbook.analyse.conclusions import compare_targets, flag_tally, verdict
 from benchbook.analyse.findings_format import FINDINGS_MIME
-from benchbook.analyse.names import reader_name
+from benchbook.analyse.names import language, reader_name
 from benchbook.analyse.pairing import aa_band, comparison, count_text, too_few, within_band
 from benchbook.analyse.published import source
 from benchbook.analyse.replication import Replication, replication, spread
@@ -34,18 +34,6 @@ NOT_RESOLVABLE = "not resolvable on this machine"
 NO_VALID_RUNS = "no valid runs"
 # Flags that say a load tool, not the server, set a number.
 TOOL_LIMIT_FLAGS = ("client_bound", "near_tool_ceiling")
-
-
-@dataclass(frozen=True)
-class Side:
-    """One side of a headline comparison: a target, optionally within a subset of rows."""
-
-    target: str
-    label: str = ""
-
-    @property
-    def name(self) -> str:
-        return self.label or self.target
 
 
 @dataclass
@@ -254,13 +242,13 @@ def headline(
 
 
 def _sides(data: pd.DataFrame, a: str, b: str) -> tuple[tuple[str, str], tuple[str, str]]:
-    """a's and b's names as a reader knows them, and their servers' languages ('' where
-    the rows do not say)."""
+    """a's and b's names as a reader knows them, and their servers' languages (from the
+    rows, else from the registry)."""
     names = (reader_name(data, a), reader_name(data, b))
     languages = []
     for side in (a, b):
         rows = data[data["target"] == side] if "language" in data else data.iloc[0:0]
-        languages.append(str(rows["language"].iloc[0]) if len(rows) else "")
+        languages.append(str(rows["language"].iloc[0]) if len(rows) else language(side))
     return names, (languages[0], languages[1])
 
 
@@ -332,6 +320,8 @@ def _across(c: Comparison | None, sessions: Replication) -> str:
     if c is None or sessions.sessions < 2:
         return ""
     low, high = sessions.judged(c)
+    if (low, high) == (c.ratio_low, c.ratio_high):
+        return f" The {sessions.sessions} sessions' estimates lie within it."
     return f" Judged on {fmt.interval(low, high)} across {sessions.sessions} sessions."
 
 

@@ -17,25 +17,44 @@ def _as_words(setting: re.Match) -> str:
 
 
 def reader_name(rows: pd.DataFrame, target: str, registry: Registry | None = None) -> str:
-    """``target``'s server and variant by their title, followed by what else its label
-    says (a request, a setting, "(A/A copy)"); the label itself when its rows name no
-    server of the registry (e.g. a target a notebook composed from its columns)."""
+    """``target`` named by its rows' server and variant (see ``titled``); the label itself
+    when its rows name no server (e.g. a target a notebook composed from its columns)."""
     if "server" not in rows or "target" not in rows:
         return target
     match = rows[rows["target"] == target]
     if match.empty:
         return target
-    server = match["server"].iloc[0]
     variant = match["variant"].iloc[0] if "variant" in match else ""
     variant = variant if isinstance(variant, str) and variant else None
+    return titled(target, match["server"].iloc[0], variant, registry)
+
+
+def titled(
+    target: str, server: str, variant: str | None = None, registry: Registry | None = None
+) -> str:
+    """The server and variant by their title, then what else the label says (a request,
+    a setting, "(A/A copy)"). Without ``variant``, the variant the label names, if any.
+    The label itself when ``server`` is not in the registry or the label not its own."""
     registry = registry or Registry.load()
-    if server not in registry.servers:
+    if server not in registry.servers or not target.startswith(server):
         return target
-    prefix = " ".join(part for part in (server, variant) if part)
-    if not target.startswith(prefix):
-        return target
+    rest = target[len(server) :].strip()
+    if variant is None:
+        named = [v for v in registry.get(server).variants if rest == v or rest.startswith(f"{v} ")]
+        variant = max(named, key=len, default=None)
+    if variant:
+        if not rest.startswith(variant):
+            return target
+        rest = rest[len(variant) :].strip()
     title = registry.title(server, variant)
-    rest = re.sub(SETTING, _as_words, target[len(prefix) :]).strip()
+    rest = re.sub(SETTING, _as_words, rest).strip()
     if not rest:
         return title
     return f"{title} {rest}" if rest.startswith("(") else f"{title}, {rest}"
+
+
+def language(target: str, registry: Registry | None = None) -> str:
+    """The language of the server a target label starts with ('' if none is named)."""
+    registry = registry or Registry.load()
+    server = target.split(" ", 1)[0]
+    return registry.get(server).language if server in registry.servers else ""

@@ -30,6 +30,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from benchbook.analyse.names import titled
 from benchbook.measure.layout import REPO_ROOT
 
 STARTUP = "start-up (imports)"
@@ -200,8 +201,9 @@ def _top(column: pd.Series, n: int = 2) -> list[tuple[str, float]]:
     return [(category, share) for category, share in named.head(n).items() if share >= 0.01]
 
 
-def why(table: pd.DataFrame) -> str:
-    """One sentence from a share table: each target's two largest categories."""
+def why(table: pd.DataFrame, names: Mapping[str, str] | None = None) -> str:
+    """One sentence from a share table: each target's two largest categories, the
+    target called by ``names`` (target → the name a reader knows) where given."""
     if table.empty:
         return ""
     parts = []
@@ -209,7 +211,7 @@ def why(table: pd.DataFrame) -> str:
         top = _top(table[target])
         if top:
             said = " and ".join(f"{share:.0%} in {category}" for category, share in top)
-            parts.append(f"{target} spent {said}")
+            parts.append(f"{(names or {}).get(target, target)} spent {said}")
     if not parts:
         return ""
     return "Under load (profiled phase), " + "; ".join(parts).replace("%", " %") + "."
@@ -338,7 +340,9 @@ def section(runs: object, measured: pd.DataFrame, experiment: str) -> list[objec
         table.style.format("{:.0%}", subset=pd.IndexSlice[shares_index, :]).format(
             "{:,.0f}", subset=pd.IndexSlice[["samples"], :]
         ),
-        Markdown(why(table) or "The profiles hold no samples taken under load."),
+        Markdown(
+            why(table, reader_names(rows)) or "The profiles hold no samples taken under load."
+        ),
     ]
     claims = claim_rows(experiment, table)
     if not claims.empty:
@@ -366,7 +370,12 @@ def section(runs: object, measured: pd.DataFrame, experiment: str) -> list[objec
 def answer_sentence(runs: object) -> str:
     """The sentence a notebook appends to its findings' answer ('' without profiles)."""
     rows = profiled_rows(runs)
-    return why(share_table(rows)) if not rows.empty else ""
+    return why(share_table(rows), reader_names(rows)) if not rows.empty else ""
+
+
+def reader_names(rows: pd.DataFrame) -> dict[str, str]:
+    """Each profiled target → the name a reader knows ('FastAPI (asyncio + h11)')."""
+    return {row.target: titled(row.target, row.server) for row in rows.itertuples()}
 
 
 def shares_of(paths: Mapping[str, Path]) -> pd.DataFrame:

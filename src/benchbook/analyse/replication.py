@@ -10,7 +10,6 @@ no interval inside one session can show. So a verdict uses the wider of this ses
 interval and the range of the sessions' estimates.
 """
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -181,23 +180,22 @@ def moved_between_sessions(runs: list[dict]) -> str:
         return ""
     change = {k: high[k] / low[k] - 1 for k in ("go_s", "python_s")}
     moved = (
-        f"The estimate moved between sessions: {fmt.ratio(low['ratio'])} on {low['date']}, "
-        f"{fmt.ratio(high['ratio'])} on {high['date']}"
+        f"Moved between sessions: {fmt.ratio(low['ratio'])} ({low['date']}) to "
+        f"{fmt.ratio(high['ratio'])} ({high['date']})"
     )
     if max(abs(v) for v in change.values()) < SPEED_CHANGE:
         return (
-            f"{moved}, while the machine-speed reference stayed within "
-            f"{SPEED_CHANGE * 100:.0f} %: something other than the machine's speed changed."
+            f"{moved}, while the machine's speed stayed within {SPEED_CHANGE * 100:.0f} %: "
+            "something else changed."
         )
     return (
-        f"{moved}; {WITH_SPEED}: the reference workloads took "
-        f"{_percent(change['go_s'])} (Go) and {_percent(change['python_s'])} (Python) in "
-        "the session with the higher ratio."
+        f"{moved}; {WITH_SPEED}: in the session with the higher ratio its Go reference ran "
+        f"{_pace(change['go_s'])} and its Python reference {_pace(change['python_s'])}."
     )
 
 
-def _percent(change: float) -> str:
-    """+0.12 → '12 % more time', -0.05 → '5 % less time'."""
-    if math.isclose(change, 0, abs_tol=0.005):
-        return "the same time"
-    return f"{abs(change) * 100:.0f} % {'more' if change > 0 else 'less'} time"
+def _pace(change: float) -> str:
+    """A reference workload's change in time: +0.12 → '12 % slower', -0.05 → '5 % faster'."""
+    if abs(change) < 0.005:
+        return "at the same speed"
+    return f"{abs(change) * 100:.0f} % {'slower' if change > 0 else 'faster'}"
