@@ -208,7 +208,7 @@ def headline(
     label = label.replace(a, names[0]).replace(b, names[1])
     valid = valid_rows(data)
     c = comparison(valid, a, b, column)
-    band = (aa_band(valid, column) or (None, None))[1]  # no A/A control: None
+    band = _control_band(valid, results, column)
     limited = tool_limited(data, [a, b]) if judge_tool_limit else ""
     current = set(data["run_id"]) if "run_id" in data else set()
     runs = spread(experiment, a, b, column, select, current)
@@ -239,6 +239,13 @@ def headline(
         metric=column,
         **_sessions_fields(runs, sessions, c),
     )
+
+
+def _control_band(valid: pd.DataFrame, results: pd.DataFrame, column: str) -> float | None:
+    """The A/A band of the rows compared, else of the whole run (a selection, such as one
+    pooled over paths, may leave the control out); None without a control."""
+    control = aa_band(valid, column) or aa_band(valid_rows(results), column)
+    return control[1] if control else None
 
 
 def _sides(data: pd.DataFrame, a: str, b: str) -> tuple[tuple[str, str], tuple[str, str]]:
