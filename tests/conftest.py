@@ -23,7 +23,7 @@ def _runs_outside_the_repository(tmp_path_factory: pytest.TempPathFactory):
     of fixed workloads before and after each experiment) is off here, where it would
     add minutes over the suite's many tiny runs; tests/test_rounds.py turns it on. So is
     the profiled phase after each experiment (seconds per server under a profiler), which
-    tests/test_profiles.py and notebook 01's test turn on.
+    tests/test_profiles.py turns on.
     """
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("BENCHBOOK_RUNS_DIR", str(tmp_path_factory.mktemp("runs")))

@@ -23,11 +23,8 @@ TARGETS = ["go-iodelay", "python-iodelay asyncio+h11", "python-iodelay uvloop+ht
 @pytest.fixture(scope="module")
 def executed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("executed") / "01_io_concurrency.ipynb"
-    # Overrides on top of the profile, as a re-runner would pass them with -p; and the
-    # profiled phase on (the suite turns it off elsewhere), so its section runs for real.
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("BENCHBOOK_PROFILED_PHASE", "1")
-        execute_notebook(NOTEBOOK, out, SMOKE, {"connections": 8, "threads": 2})
+    # Overrides on top of the profile, as a re-runner would pass them with -p.
+    execute_notebook(NOTEBOOK, out, SMOKE, {"connections": 8, "threads": 2})
     return out
 
 

@@ -136,3 +136,13 @@ def test_the_two_stored_sessions_stand_behind_notebook_01s_verdict() -> None:
     assert h.judged_low == min(h.ci_low, h.sessions_low)
     assert h.judged_high == max(h.ci_high, h.sessions_high)
     assert f"across {h.sessions} sessions." in h.brief
+
+
+def test_a_selection_is_applied_to_every_stored_run_and_skips_runs_without_it() -> None:
+    # Notebook 02's wrk and bombardier rounds share a run; older runs had no bombardier.
+    run = "20261123T193914Z-02_hello_world_wrk-062d"
+    h = headline("go vs python under bombardier", rows(run), "go-hello", "python-hello",
+                 experiment="02_hello_world_wrk",
+                 select=lambda r: r[r["tool"] == "bombardier"])  # fmt: skip
+    same = [r for r in h.spread if r["same_conditions"]]
+    assert len(same) >= 2 and all(r["n"] == "6 rounds" for r in same)  # one tool, paired

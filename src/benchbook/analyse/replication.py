@@ -118,6 +118,8 @@ def spread(
     for run in stored_runs(experiment, directory):
         manifest = run.manifest()
         data = valid_rows(select(run.results()) if select else run.results())
+        if data.empty or "target" not in data:
+            continue  # nothing of this comparison in that run (e.g. not that tool)
         c = comparison(data, a, b, column)
         if c is None:
             continue
