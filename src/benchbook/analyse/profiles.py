@@ -363,7 +363,12 @@ def section(runs: object, measured: pd.DataFrame, experiment: str) -> list[objec
     for target, svg in flame_graphs(rows):
         shown += [SVG(filename=str(svg)), Markdown(CAPTION.format(target=target))]
     if not flame_graphs(rows):
-        shown.append(Markdown("No flame graphs: inferno-flamegraph was not built (`make setup`)."))
+        shown.append(
+            Markdown(
+                "No flame graphs: inferno-flamegraph was not built "
+                "(`make flamegraph`, which `make report` runs)."
+            )
+        )
     return shown
 
 
