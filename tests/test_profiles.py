@@ -123,17 +123,19 @@ def test_a_stack_gets_the_first_matching_rule(stack: str, category: str) -> None
 
 
 def test_the_sentence_and_the_claims_come_from_the_shares() -> None:
-    from benchbook.analyse import profiles
+    from benchbook.analyse import profile_claims, profiles
 
     table = sample_table()[["python-hello", "go-hello"]]
     sentence = profiles.why(table)
     share = table.loc["logging", "python-hello"]
     assert sentence.startswith("Under load (profiled phase), python-hello spent ")
     assert "go-hello spent" in sentence and " %" in sentence
-    (claim,) = profiles.claim_rows("02_hello_world_locust", table).to_dict("records")
-    expected = "supports it" if share >= profiles.SUPPORT_SHARE else "partly supports it"
+    (claim,) = profile_claims.claim_rows("02_hello_world_locust", table).to_dict("records")
+    expected = "supports it" if share >= profile_claims.SUPPORT_SHARE else "partly supports it"
     assert claim["the profile"] == expected
-    fsync = profiles.claim_rows("04_url_shortener", sample_table()[["go-shortener-bolt-create"]])
+    fsync = profile_claims.claim_rows(
+        "04_url_shortener", sample_table()[["go-shortener-bolt-create"]]
+    )
     assert fsync["the profile"].item() == "supports it"
 
 

@@ -31,7 +31,9 @@ from pathlib import Path
 import pandas as pd
 
 from benchbook.analyse.names import titled
+from benchbook.analyse.profile_claims import claim_rows
 from benchbook.measure.layout import REPO_ROOT
+from benchbook.measure.profilers import RATE_HZ
 
 STARTUP = "start-up (imports)"
 OTHER = "other"
@@ -51,8 +53,6 @@ CATEGORIES = {
     "storage client": "talking to the store: Redis client, bbolt",
     OTHER: "everything no rule names",
 }
-SUPPORT_SHARE = 0.20  # a cause holding a fifth of the samples "supports" a claim
-PARTLY_SHARE = 0.10
 
 
 @dataclass(frozen=True)
@@ -177,10 +177,6 @@ def _path(stored: str) -> Path:
     return path if path.is_absolute() else REPO_ROOT / path
 
 
-def _pct(share: float) -> str:
-    return f"{share:.0%}".replace("%", " %")
-
-
 def share_table(rows: pd.DataFrame) -> pd.DataFrame:
     """Categories as rows, profiled targets as columns: each target's share (0–1) of
     its samples under load; a last row gives the samples counted."""
@@ -235,80 +231,6 @@ def overhead_table(rows: pd.DataFrame, measured: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(table).set_index("target") if table else pd.DataFrame()
 
 
-@dataclass(frozen=True)
-class Claim:
-    """An article's claim about a cause: ``category`` holds a large share of the
-    samples of the targets whose label contains ``subject`` (more than in ``reference``'s,
-    when given). ``off_cpu``: a cause that is waiting, which a CPU profile cannot see."""
-
-    experiment: str
-    claim: str
-    category: str
-    subject: str
-    reference: str = ""
-    off_cpu: bool = False
-
-
-CLAIMS = (
-    Claim("01_io_concurrency", "seed 000: Python is slower because one event loop (the GIL) "
-          "does all the work", "event loop/scheduler", "python", "go"),
-    Claim("02_hello_world_locust", "seed 002: FastAPI's access log costs it throughput",
-          "logging", "python-hello"),
-    Claim("03_goroutine_fanout", "seed 003: starting goroutines costs more than fan-out saves",
-          "event loop/scheduler", "/cc/", "/sc/"),
-    Claim("04_url_shortener", "seed 004: bbolt's fsync on every write limits writes",
-          "disk sync (fsync)", "bolt", off_cpu=True),
-    Claim("05_grpc_vs_http", "seed 001: JSON encoding makes HTTP slower than gRPC's protobuf",
-          "JSON/protobuf encoding", "http", "grpc"),
-)  # fmt: skip
-
-
-def _mean_share(table: pd.DataFrame, category: str, part: str) -> float | None:
-    columns = [c for c in table.columns if part in c]
-    if not columns or category not in table.index:
-        return 0.0 if columns else None
-    return float(table.loc[category, columns].mean())
-
-
-def claim_rows(experiment: str, table: pd.DataFrame) -> pd.DataFrame:
-    """One row per claim of ``experiment``: the cause's share in the targets whose label
-    holds the claim's subject (their mean; and in the reference's) and whether the
-    profile supports it, by SUPPORT_SHARE and PARTLY_SHARE (see verdict)."""
-    rows = []
-    for claim in (c for c in CLAIMS if c.experiment == experiment):
-        share = _mean_share(table, claim.category, claim.subject)
-        reference = _mean_share(table, claim.category, claim.reference) if claim.reference else None
-        rows.append({
-            "claim": claim.claim, "cause (category)": claim.category,
-            "targets": f"'{claim.subject}'",
-            "their share": _pct(share) if share is not None else "",
-            "reference": f"'{claim.reference}'" if claim.reference else "",
-            "its share": _pct(reference) if reference is not None else "",
-            "the profile": verdict(claim, share, reference),
-        })  # fmt: skip
-    return pd.DataFrame(rows)
-
-
-def verdict(claim: Claim, share: float | None, reference: float | None) -> str:
-    """'supports it' at SUPPORT_SHARE or more (and above the reference, when the claim
-    has one), 'partly supports it' at PARTLY_SHARE or more, otherwise says why not."""
-    if share is None:
-        return f"not profiled (no target named '{claim.subject}')"
-    above = reference is None or share > reference
-    if share >= SUPPORT_SHARE and above:
-        return "supports it"
-    if share >= PARTLY_SHARE and above:
-        return "partly supports it"
-    if claim.off_cpu:
-        return (
-            f"does not show it: {_pct(share)} of CPU samples; time waiting on the disk is off "
-            "the CPU, where a CPU profile cannot see (compare req/s with server CPU %)"
-        )
-    if not above:
-        return f"does not support it: {_pct(share)}, no more than the reference's {_pct(reference)}"
-    return f"does not support it: {_pct(share)} of the samples"
-
-
 def flame_graphs(rows: pd.DataFrame) -> list[tuple[str, Path]]:
     """(target, SVG path) of each profiled target that has a flame graph."""
     found = []
@@ -323,6 +245,22 @@ CAPTION = (
     "samples in which it was on the stack; callers below, callees above. Look at the widest "
     "boxes near the top: that is where the CPU was. Hover for names; start-up is left out."
 )
+
+
+def method_note() -> str:
+    """How a notebook's profiled phase is taken and read, once for every notebook."""
+    return (
+        "After the measured rounds, and apart from them, each headline server is started "
+        f"afresh under a profiler — py-spy (`record --subprocesses --nonblocking`, {RATE_HZ} "
+        "Hz) as the parent of a Python server, the Go runtime's own CPU profiler (`-pprof` on "
+        "a loopback side port) for a Go server — verified, and given the same load as its "
+        "measured runs for a few seconds. Its rows go to the run's `profiled.csv`, never into "
+        "the results above. Every sampled stack is put in one category by one table of rules "
+        "(`benchbook.analyse.profiles.RULES`: who asked — storage client, logging, encoding — "
+        "anywhere in the stack first, then what the CPU was doing, from the leaf up). "
+        "Start-up samples are left out. A CPU profile shows where the CPU went, not time "
+        "spent waiting."
+    )
 
 
 def section(runs: object, measured: pd.DataFrame, experiment: str) -> list[object]:
