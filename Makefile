@@ -54,11 +54,13 @@ build: $(INSTALLED)
 	$(BIN)/python -m benchbook build
 
 # Load tools built with Go (every `tool` directive of servers/go/tools/go.mod: ghz, vegeta,
-# benchstat, …), pinned there; a stamp stands for all of them, so adding one is a go.mod line.
+# benchstat, Toxiproxy for the links between hosts, …), pinned there; a stamp stands for all of them, so adding one is a go.mod line.
 GO_TOOLS := build/bin/.go-tools
 go-tools: $(GO_TOOLS)
 $(GO_TOOLS): servers/go/tools/go.mod servers/go/tools/go.sum
 	GOBIN=$(CURDIR)/build/bin go -C servers/go/tools install tool
+	@# Toxiproxy's server is its package cmd/server, which go install names "server".
+	mv -f build/bin/server build/bin/toxiproxy-server
 	@touch $@
 
 # The flame-graph renderer of the profiled phases (measure/profiling): inferno's

@@ -1,4 +1,6 @@
 import os
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
@@ -6,6 +8,7 @@ import psutil
 import pytest
 
 from benchbook.analyse.findings_format import FINDINGS_MIME
+from benchbook.measure.hosts import namespaces
 from benchbook.measure.layout import REPO_ROOT
 from benchbook.measure.processes import watchdog_pid
 from benchbook.measure.registry import Registry
@@ -30,6 +33,23 @@ def _runs_outside_the_repository(tmp_path_factory: pytest.TempPathFactory):
         patch.setenv("BENCHBOOK_SPEED_REFERENCE", "0")
         patch.setenv("BENCHBOOK_PROFILED_PHASE", "0")
         yield
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_host_left_behind() -> Iterator[None]:
+    """After the whole suite, nothing of the hosts the tests made is left: no network
+    namespace (with its veth pairs), no veth on the machine itself, no Toxiproxy. Those
+    present before the suite (another benchbook run's) are not the suite's."""
+    before = set(namespaces.ours())
+    yield
+    namespaces_left = sorted(set(namespaces.ours()) - before)
+    links = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True).stdout
+    veths_left = [line.split(":")[1].strip() for line in links.splitlines() if "to-load" in line]
+    proxies_left = [p.pid for p in descendants() if p.name().startswith("toxiproxy")]
+    assert not (namespaces_left or veths_left or proxies_left), (
+        f"left after the suite: namespaces {namespaces_left}, veths {veths_left}, "
+        f"Toxiproxy processes {proxies_left}"
+    )
 
 
 @pytest.fixture

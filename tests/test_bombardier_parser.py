@@ -223,7 +223,7 @@ def test_a_refused_plan_or_host_starts_nothing(tmp_path) -> None:
     mix = LoadPlan((LoadRequest("a", "GET", "/a"), LoadRequest("b", "GET", "/b")))
     with pytest.raises(ValueError, match="mix"):
         tool.run(f"http://127.0.0.1:{free_port()}", mix, tmp_path / "mix", None)
-    with pytest.raises(ValueError, match="only sends load to http://127.0.0.1"):
+    with pytest.raises(ValueError, match=r"sends requests only to loopback \(127.0.0.1\)"):
         tool.run("http://example.com", get_plan("/"), tmp_path / "away", None)
     assert list(tmp_path.iterdir()) == []
 

@@ -14,20 +14,17 @@ from benchbook import measure
 from benchbook.measure.layout import REPO_ROOT
 from benchbook.measure.registry import Registry, Target
 from benchbook.measure.servers import build_server, start_server
-from benchbook.measure.tools.base import get_plan
-from benchbook.measure.tools.locust import (
+from benchbook.measure.tools.base import get_plan, percentile_column
+from benchbook.measure.tools.locust import LocustLoad, run_locust, stats_path
+from benchbook.measure.tools.locust_output import (
     LocustError,
-    LocustLoad,
     classify_failures,
     failure_kind,
     final_stats,
     json_arrays,
     parse_locust_stats,
     per_second,
-    percentile_column,
     percentile_table,
-    run_locust,
-    stats_path,
 )
 
 LOCUST = SAMPLES / "locust"
@@ -202,11 +199,11 @@ def test_real_three_second_run_against_the_go_server(tmp_path) -> None:
     load = LocustLoad.from_params(10, 10, "10-20ms", "3s", "FastHttpUser")
     params = spec.resolve_params({"delay_ms": 0})
     with start_server(spec, Target(spec.name), params, tmp_path / "server.log") as server:
-        run = run_locust(server.url, get_plan("/"), load, tmp_path / "locust" / "out")
+        run, by_host = run_locust(server.url, get_plan("/"), load, tmp_path / "locust" / "out")
     entries = final_stats(stats_path(tmp_path / "locust" / "out").read_text())
     row = parse_locust_stats(entries)
     assert row["requests"] > 100 and 1 < row["duration_s"] < 4
-    assert run.client_cpu_s > 0
+    assert run.client_cpu_s > 0 and by_host == [run.client_cpu_s]
     # Every answer was a 200: none failed in the statistics, none is listed by kind.
     assert sum(e["num_failures"] for e in entries) == 0
     with open(tmp_path / "locust" / "out_failures.csv", newline="") as f:

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from conftest import SAMPLES
 
-from benchbook.measure.tools.vegeta import (
+from benchbook.measure.tools.vegeta_output import (
     VegetaError,
     error_counts_from_records,
     error_kind,

@@ -16,12 +16,13 @@ from benchbook.analyse.tables import flag_counts, valid_rows, with_derived
 from benchbook.measure.calibration import CALIBRATION_EXPERIMENT
 from benchbook.measure.flags import NEAR_CEILING_HEADROOM
 from benchbook.measure.layout import REPO_ROOT
-from benchbook.measure.tools.locust import steady_rps
+from benchbook.measure.tools.locust_output import steady_rps
 
 # Flags that change what a number means (short_run only makes rare percentiles rough).
 SUSPECT_FLAGS = (
     "errors", "timeouts", "non_2xx", "client_bound", "near_tool_ceiling", "littles_law",
     "bad_response", "server_died", "data_loss", "rate_shortfall", "workers_exhausted",
+    "network_bound",
 )  # fmt: skip
 # Where the CPU of the side that served was this high, it was near its own limit too.
 SERVER_BUSY_CPU_PCT = 80.0
@@ -99,8 +100,8 @@ def verdict(c: Comparison, a: str, b: str, column: str, unit: str = "", brief: b
         lead = f"**{a}** served **{size} the {m.name}** of **{b}**"
     else:
         direction = "lower" if below else "higher"
-        times = fmt.significant(1 / c.ratio if below else c.ratio)
-        lead = f"**{a}**'s {m.name} was **{times}× {direction}** than **{b}**'s"
+        times = fmt.ratio(1 / c.ratio if below else c.ratio)  # 1.04×, not 1.0×, near 1
+        lead = f"**{a}**'s {m.name} was **{times} {direction}** than **{b}**'s"
     if below and c.ratio_confidence:
         interval = (
             f"{fmt.level(c.ratio_confidence)} {fmt.share_interval(c.ratio_low, c.ratio_high)}"

@@ -1,12 +1,14 @@
 """Measuring: everything a stored run depends on (its content is the run-reuse key).
 
 The front doors a notebook uses: ``run`` (an experiment), ``tool`` (the loads of one load
-tool, from the plug-in table ``tools.TOOLS``), ``verify_servers`` (verification alone) and
+tool, from the plug-in table ``tools.TOOLS``), ``hosts`` (where servers and load tools
+run, and the link between them), ``verify_servers`` (verification alone) and
 ``calibrate`` (notebook 00's load-tool ceilings).
 """
 
+from benchbook.measure.hosts.placement import hosts
 from benchbook.measure.orchestration import run, verify_servers
 from benchbook.measure.tool_calibration import calibrate
 from benchbook.measure.tools import tool
 
-__all__ = ["calibrate", "run", "tool", "verify_servers"]
+__all__ = ["calibrate", "hosts", "run", "tool", "verify_servers"]

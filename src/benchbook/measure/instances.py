@@ -11,14 +11,19 @@ import re
 import shutil
 import tempfile
 from collections.abc import Mapping
-from contextlib import ExitStack
+from contextlib import ExitStack, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from benchbook.measure.hosts.exposure import Exposure
 from benchbook.measure.registry import Registry, ServerSpec, Target
 from benchbook.measure.servers import RunningServer, free_port, start_server
 from benchbook.measure.services import RunningService, start_service
 from benchbook.measure.verification import Record, ad_hoc_get, create_records, send
+
+if TYPE_CHECKING:  # tools import this module: no import back at run time
+    from benchbook.measure.tools.base import LoadPlan, LoadTool, ToolRun
 
 
 def slug(text: str) -> str:
@@ -40,10 +45,32 @@ class Instance:
     server: RunningServer
     services: dict[str, RunningService] = field(default_factory=dict)
     records: list[Record] = field(default_factory=list)
+    exposed: Exposure | None = None  # how load hosts reach it (None: loopback)
 
     @property
     def port(self) -> int:
         return self.server.port
+
+    @property
+    def load_url(self) -> str:
+        return self.exposed.url if self.exposed else self.server.url
+
+    def load_with(
+        self,
+        tool: "LoadTool",
+        plan: "LoadPlan",
+        raw_prefix: Path,
+        cpus: tuple[int, ...] | None,
+        duration_s: float | None = None,
+    ) -> "ToolRun":
+        """``tool``'s run against this instance from its load host, or spread over its
+        load hosts when there are several (the tool's run_spread)."""
+        hosts = self.exposed.load_hosts if self.exposed else ()
+        if len(hosts) > 1:
+            return tool.run_spread(hosts, plan, raw_prefix, cpus, duration_s=duration_s)
+        # Started on the load host: there, its sockets and processes belong to that host.
+        with hosts[0].enter() if hosts else nullcontext():
+            return tool.run(self.load_url, plan, raw_prefix, cpus, duration_s=duration_s)
 
     @property
     def factors(self) -> dict[str, object]:

@@ -25,9 +25,9 @@ from benchbook.measure.registry import Request, Target
 from benchbook.measure.run_store import Run
 from benchbook.measure.sampling import (
     SamplerError,
-    TreeSampler,
     cpu_seconds_between,
     host_cpu_jiffies,
+    sampler_for,
     steal_pct,
 )
 from benchbook.measure.servers import died_message
@@ -87,6 +87,8 @@ def measure_run(
         config.tool.closed_loop,
         ceiling_is_tools=config.tool.setting in ceilings.tool_bound,
     ) + config.tool.own_flags(row)
+    if instance.exposed and instance.exposed.network_bound(row.get("bytes_per_s")):
+        flags.append("network_bound")
     if not instance.server.process.running():
         return row | died(instance, f"repetition {rep}", flags)
     incidents = []
@@ -133,9 +135,9 @@ def _loaded(
     sampled = _sampled_request(instance, requests)
     host_before = host_cpu_jiffies()
     with ExitStack() as samplers:
-        server = samplers.enter_context(TreeSampler(instance.server.process.pid))
+        server = samplers.enter_context(sampler_for(instance.server.process))
         services = [
-            samplers.enter_context(TreeSampler(s.process.pid)) for s in instance.services.values()
+            samplers.enter_context(sampler_for(s.process)) for s in instance.services.values()
         ]
         watch = samplers.enter_context(
             ResponseSampler(
@@ -145,7 +147,7 @@ def _loaded(
                 instance.server.process.running,
             )
         )
-        result = config.tool.run(instance.server.url, plan, raw_prefix, pinning.load_cpus)
+        result = instance.load_with(config.tool, plan, raw_prefix, pinning.load_cpus)
     server_cpu_s = server.usage.cpu_pct / 100 * result.wall_s
     loaded_s = result.wall_s
     if result.load_phase:

@@ -19,6 +19,8 @@ from benchbook.measure.calibration import (
     Ceilings,
     latest_ceilings,
 )
+from benchbook.measure.hosts.bring_up import placed
+from benchbook.measure.hosts.placement import LOCAL, HostsPlan
 from benchbook.measure.instances import start_instance
 from benchbook.measure.layout import repo_relative
 from benchbook.measure.machine_speed import measure_speed, speed_change
@@ -58,6 +60,7 @@ def run(
     verify: bool = True,
     restart: bool = True,
     control: str | None = None,
+    hosts: HostsPlan = LOCAL,
     registry: Registry | None = None,
 ) -> Run:
     """Measure every target of ``servers`` under every load of ``tools``, ``repetitions``
@@ -73,19 +76,24 @@ def run(
     process for the whole experiment (say so in the notebook's method). ``control``: a
     target (its label) measured a second time in every round under another name, "<label>
     (A/A copy)": the A/A control, whose ratio to itself shows what this setup resolves.
+    ``hosts`` (``measure.hosts(…)``): where servers and load tools run and the link
+    between them; loopback by default.
     """
+    if not isinstance(hosts, HostsPlan):
+        raise ValueError(f"hosts: {hosts!r}; give measure.hosts('local' | 'netns' | 'ssh', …)")
     registry = registry or Registry.load()
     targets, params = select_targets(registry, servers, variants, paths, requests, mix,
                                      server_params)  # fmt: skip
     if control is not None:
         targets = with_control(targets, control)
     configs = _configs(targets, tools)
+    _check_hosts(hosts, configs)
     warmup_s, reps = warmup_seconds(warmup), require_int("repetitions", repetitions, 1)
     records_n, pinning = require_int("records", records, 0), plan_pinning(bool(pin_cpus))
     measured = run_experiment(
         experiment, registry, configs, warmup_s=warmup_s, repetitions=reps,
         server_params=params, records=records_n, pinning=pinning,
-        ceilings=latest_ceilings(), verify=verify, restart=restart,
+        ceilings=latest_ceilings(), verify=verify, restart=restart, hosts=hosts,
     )  # fmt: skip
     # Kept for profiling.profile(run): the profiled phase after the rounds.
     return remember(measured, Inputs(registry, configs, params, pinning, records_n, verify))
@@ -126,6 +134,28 @@ def _configs(targets: list[Target], tools: ToolsGiven) -> list[Config]:
     return configs
 
 
+def _check_hosts(hosts: HostsPlan, configs: list[Config]) -> None:
+    """The hosts plan can run every configuration here, or ValueError (AddressRefused)
+    says why, before anything starts: a multi-server tool runs on loopback only, a load
+    over several load hosts needs tools that spread it, a remote host the allow-list."""
+    if hosts.kind != "local" and any(hasattr(c.tool, "measure_together") for c in configs):
+        raise ValueError(
+            f"hosts: {hosts.kind!r}; {configs[0].tool.name} measures several servers from one "
+            "client binary on loopback and runs with hosts='local' only"
+        )
+    if hosts.load_hosts > 1:
+        single = [c.tool.name for c in configs if not hasattr(c.tool, "run_spread")]
+        if single:
+            raise ValueError(
+                f"hosts: {hosts.load_hosts} load hosts, but {', '.join(dict.fromkeys(single))} "
+                "runs on one; tools that spread a load over several hosts: vegeta, locust"
+            )
+        for config in configs:
+            if problem := getattr(config.tool, "spread_problem", lambda n: "")(hosts.load_hosts):
+                raise ValueError(f"hosts: {problem}")
+    hosts.check()
+
+
 def _flat(tools: object) -> list[LoadTool]:
     if isinstance(tools, str) or not isinstance(tools, Sequence):
         raise ValueError(f"tools: {tools!r}; give loads made by tool(name, …)")
@@ -157,6 +187,7 @@ def run_experiment(
     records: int = 1,
     verify: bool = True,
     restart: bool = True,
+    hosts: HostsPlan = LOCAL,
 ) -> Run:
     """Measure every configuration (a target under a load tool) once in each of
     ``repetitions`` rounds, in a random order, on servers started afresh for each round
@@ -167,11 +198,15 @@ def run_experiment(
     instance (server, variant, swept parameters) share one server process. Only one
     experiment measures on a machine at a time (runlock). A stored run measured with
     the same code, parameters and machine stands in when reuse is on (reuse). Each
-    row's ``headroom`` is relative to ``ceilings`` (see calibration).
+    row's ``headroom`` is relative to ``ceilings`` (see calibration). ``hosts``: where
+    the servers and load tools run (hosts.placement); their description is in the
+    manifest, and on loopback (the default) the parameters are as they always were.
     """
     specs = _check_records(registry, configs, records)
     params = _parameters(registry, configs, specs, warmup_s, repetitions, server_params,
                          pinning, ceilings, records, verify) | {"restart": restart}  # fmt: skip
+    if hosts.kind != "local":
+        params["hosts"] = hosts.params()
     key = fingerprint(experiment, params)
     if reuse_enabled() and (stored := stored_run_with(key)):
         print(
@@ -194,17 +229,28 @@ def run_experiment(
             build_server(spec)
         rounds = Rounds(run_, registry, specs, configs, _targets(configs), server_params,
                         pinning, ceilings, records, warmup_s, verify, restart)  # fmt: skip
-        # The machine's speed on the servers' CPUs before and after: a session on a slower
-        # machine shows here, whatever the servers did.
-        before = speed_reference(pinning)
-        rounds.measure(repetitions)
-        after = speed_reference(pinning)
-        speed = {"before": before, "after": after, **speed_change(before, after)} if after else {}
-        run_.update_manifest(
-            **({"machine_speed": speed} if speed else {}),
-            completed_utc=datetime.now(UTC).isoformat(timespec="seconds"),
-        )
+        _measure_on_hosts(rounds, hosts, repetitions)
     return run_
+
+
+def _measure_on_hosts(rounds: Rounds, hosts: HostsPlan, repetitions: int) -> None:
+    """The rounds on ``hosts``, between two readings of the machine's speed on the
+    servers' CPUs (a session on a slower machine shows there, whatever the servers did);
+    both, and the hosts, in the run's manifest."""
+    run_, pinning = rounds.run, rounds.pinning
+    before = speed_reference(pinning)
+    with placed(hosts, run_.path / "hosts", pinning) as placement:
+        run_.update_manifest(hosts=placement.manifest)
+        rounds.placement = placement
+        with placement.server_side():
+            rounds.measure(repetitions)
+    after = speed_reference(pinning)
+    speed = {"before": before, "after": after, **speed_change(before, after)} if after else {}
+    run_.update_manifest(
+        hosts=placement.manifest,  # with what was measured while it ran (Toxiproxy's CPU)
+        **({"machine_speed": speed} if speed else {}),
+        completed_utc=datetime.now(UTC).isoformat(timespec="seconds"),
+    )
 
 
 def speed_reference(pinning: Pinning) -> dict | None:

@@ -9,7 +9,8 @@ layers make sure that happens:
 2. an ``atexit`` hook stops anything still registered when the interpreter exits;
 3. a watchdog process, the reaper, holds a pipe from this interpreter. If the
    interpreter dies without cleaning up (a killed Jupyter kernel, SIGKILL), the pipe
-   closes and the reaper kills every process group still registered.
+   closes and the reaper kills every process group still registered, then deletes the
+   network namespaces still registered (measure/hosts: a run's server and load hosts).
 """
 
 import atexit
@@ -21,21 +22,26 @@ import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
-from typing import IO
+from typing import IO, Protocol
 
 STOP_GRACE_S = 5.0
 # After a load tool's leader exits, how long children it forked (Locust --processes)
 # get to exit on their own before they are stopped.
 STRAGGLER_GRACE_S = 2.0
 
+# "+pgid"/"-pgid" watch or forget a process group, "N<name>"/"n<name>" a namespace.
 _REAPER_CODE = """
-import os, signal, sys, time
+import os, signal, subprocess, sys, time
 signal.signal(signal.SIGINT, signal.SIG_IGN)
-groups = set()
+groups, namespaces = set(), set()
 for line in sys.stdin:
-    op, pgid = line[0], int(line[1:])
-    (groups.add if op == "+" else groups.discard)(pgid)
+    op, arg = line[0], line[1:].strip()
+    if op in "+-":
+        (groups.add if op == "+" else groups.discard)(int(arg))
+    else:
+        (namespaces.add if op == "N" else namespaces.discard)(arg)
 for sig in (signal.SIGTERM, signal.SIGKILL):
     for pgid in groups:
         try:
@@ -44,6 +50,8 @@ for sig in (signal.SIGTERM, signal.SIGKILL):
             pass
     if sig == signal.SIGTERM and groups:
         time.sleep(%(grace)s)
+for name in namespaces:  # after its processes: their links go with it
+    subprocess.run(["ip", "netns", "delete", name], capture_output=True)
 """
 
 
@@ -53,7 +61,7 @@ class _Reaper:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._proc: subprocess.Popen | None = None
-        self._groups: set[int] = set()  # what a respawned reaper must be told again
+        self._watched: set[str] = set()  # lines a respawned reaper must be told again
 
     def _pipe(self) -> IO[str]:
         if self._proc is None or self._proc.poll() is not None:
@@ -64,14 +72,17 @@ class _Reaper:
                 start_new_session=True,  # a terminal's Ctrl-C must not reach it
             )
             assert self._proc.stdin is not None
-            for pgid in self._groups:
-                self._proc.stdin.write(f"+{pgid}\n")
+            for line in self._watched:
+                self._proc.stdin.write(line + "\n")
         assert self._proc.stdin is not None
         return self._proc.stdin
 
     def _send(self, line: str) -> None:
         with self._lock:
-            (self._groups.add if line[0] == "+" else self._groups.discard)(int(line[1:]))
+            if line[0] in "+N":
+                self._watched.add(line)
+            else:
+                self._watched.discard(("+" if line[0] == "-" else "N") + line[1:])
             pipe = self._pipe()
             pipe.write(line + "\n")
             pipe.flush()
@@ -85,6 +96,12 @@ class _Reaper:
 
     def forget(self, pgid: int) -> None:
         self._send(f"-{pgid}")
+
+    def watch_namespace(self, name: str) -> None:
+        self._send(f"N{name}")
+
+    def forget_namespace(self, name: str) -> None:
+        self._send(f"n{name}")
 
 
 _reaper = _Reaper()
@@ -111,6 +128,49 @@ def sigint_deferred() -> Iterator[None]:
             signal.raise_signal(signal.SIGINT)
 
 
+class ProcessHost(Protocol):
+    """Another machine that ManagedProcess starts its commands on (hosts.remote): the
+    local command that runs ``argv`` there (its process group stops with the local one),
+    a port free there, this machine's 127.0.0.1:``port`` made to reach it, and the CPU
+    and memory sampler of a process there."""
+
+    def command(
+        self, argv: Sequence[str], env: Mapping[str, str], cwd: Path | None
+    ) -> list[str]: ...
+
+    def free_port(self) -> int: ...
+
+    def reach(self, port: int) -> None: ...
+
+    def sampler(self, process: "ManagedProcess") -> object: ...  # like sampling.TreeSampler
+
+
+_host: ContextVar[ProcessHost | None] = ContextVar("benchbook_process_host", default=None)
+
+
+@contextmanager
+def processes_on(host: ProcessHost | None) -> Iterator[None]:
+    """Every ManagedProcess started in this block runs on ``host`` (None: this machine,
+    e.g. a load tool started while the servers' host is another)."""
+    token = _host.set(host)
+    try:
+        yield
+    finally:
+        _host.reset(token)
+
+
+def current_host() -> ProcessHost | None:
+    """The host processes start on now (None: this machine)."""
+    return _host.get()
+
+
+def reach(port: int) -> None:
+    """Make 127.0.0.1:``port`` here reach the process just started on the current host
+    (nothing to do on this machine)."""
+    if (host := _host.get()) is not None:
+        host.reach(port)
+
+
 class DeadlineExceeded(RuntimeError):
     """A process ran past its deadline and was stopped."""
 
@@ -131,6 +191,14 @@ class ManagedProcess:
         self.name = Path(argv[0]).name  # what messages call it (not taskset)
         # taskset execs the command, so the pinned process keeps the PID we are given.
         self.argv = (["taskset", "-c", ",".join(map(str, cpus))] if cpus else []) + list(argv)
+        # On another host the command runs there (unpinned: its CPUs are not ours to
+        # split), and here only the connection to it, in its place.
+        self.host = _host.get()
+        name = getattr(stdout, "name", None)  # an open file's path (a TemporaryFile's is an fd)
+        self.log_path = Path(name) if isinstance(name, str) else None
+        if self.host is not None:
+            self.argv = self.host.command(argv, env or {}, cwd)
+            cwd, env = None, None
         with sigint_deferred():
             self.popen = subprocess.Popen(
                 self.argv,
@@ -221,6 +289,12 @@ def _group_alive(pgid: int) -> bool:
         if group == pgid and state != "Z":
             return True
     return False
+
+
+def reap_namespace_if_orphaned(name: str, forget: bool = False) -> None:
+    """Have the reaper delete network namespace ``name`` if this interpreter dies first
+    (``forget``: it was deleted in an orderly way)."""
+    (_reaper.forget_namespace if forget else _reaper.watch_namespace)(name)
 
 
 def watchdog_pid() -> int | None:

@@ -95,6 +95,11 @@ def profile(run: Run, targets: Sequence[str] | None = None, window: object = "3s
             f"profile: {run.run_id} has no profiled phase, and it was not measured with "
             "measure.run in this session; call measure.run first"
         )
+    if (hosts := run.manifest()["params"].get("hosts")) is not None:
+        raise ValueError(
+            f"profile: {run.run_id} ran on {hosts['kind']} hosts; the profiled phase runs "
+            "servers on this machine only (loopback), so its profiles would not be of that run"
+        )
     window_s = parse_duration("window", window)
     if window_s < 1 or window_s != int(window_s):
         raise ValueError(f"window: {window_s:g} s; load tools take whole seconds, e.g. '3s'")

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchbook.measure.calibration import Ceilings
-from benchbook.measure.instances import Instance, start_instance
+from benchbook.measure.hosts.placement import Placement
+from benchbook.measure.instances import Instance, slug, start_instance
 from benchbook.measure.layout import repo_relative
 from benchbook.measure.measured_run import Config, Row, measure_run
 from benchbook.measure.pinning import Pinning
@@ -41,6 +42,7 @@ class Rounds:
     warmup_s: float
     verify: bool
     restart: bool
+    placement: Placement = field(default_factory=Placement)
     dead: set[Target] = field(default_factory=set)
     orders: list[list[str]] = field(default_factory=list)
     _random: random.Random = field(default_factory=random.Random)
@@ -75,6 +77,8 @@ class Rounds:
                     logs,
                     self.pinning.server_cpus,
                 )
+                instance = instances[target.instance]
+                instance.exposed = self.placement.expose(slug(target.label), instance.port, stack)
         if self.verify:
             for instance in instances.values():
                 verify_instance(instance, self.targets, self.records)
@@ -99,8 +103,7 @@ class Rounds:
             instance.reset(self.records)
             raw = self.run.raw_path(f"warmup_{config.slug}")
             plan = load_plan(instance, config.target, raw.with_name(raw.name + "_created"))
-            config.tool.run(instance.server.url, plan, raw, self.pinning.load_cpus,
-                            duration_s=self.warmup_s)  # fmt: skip
+            instance.load_with(config.tool, plan, raw, self.pinning.load_cpus, self.warmup_s)
 
     def _measure(
         self,

@@ -100,6 +100,13 @@ class TreeSampler:
         )
 
 
+def sampler_for(process: object) -> TreeSampler:
+    """The sampler of a ManagedProcess: psutil's here, its host's for one on another
+    machine (hosts.remote samples on the server host itself)."""
+    host = getattr(process, "host", None)
+    return host.sampler(process) if host is not None else TreeSampler(process.pid)  # type: ignore[attr-defined]
+
+
 def cpu_seconds_between(timeline: CpuTimeline, start: float, end: float) -> float:
     """CPU seconds a sampled tree used between two Unix times, interpolating linearly
     between the samples around each end. A timeline that does not reach both ends

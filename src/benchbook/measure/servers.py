@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchbook.measure.layout import REPO_ROOT
-from benchbook.measure.processes import ManagedProcess
+from benchbook.measure.processes import ManagedProcess, current_host, reach
 from benchbook.measure.registry import ServerSpec, Target, fill
 
 READY_TIMEOUT_S = 30.0
@@ -33,7 +33,10 @@ def build_server(spec: ServerSpec) -> None:
 
 
 def free_port() -> int:
-    """A port that was free a moment ago on 127.0.0.1 (the OS picks it)."""
+    """A port that was free a moment ago on 127.0.0.1 (the OS picks it), of the host
+    processes start on now (processes.processes_on)."""
+    if (host := current_host()) is not None:
+        return host.free_port()
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
@@ -92,6 +95,7 @@ def start_server(
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "wb") as log:
         process = ManagedProcess(argv, cwd=REPO_ROOT, env=env, stdout=log, stderr=log, cpus=cpus)
+    reach(port)
     server = RunningServer(target, spec, port, process, log_path)
     try:
         _wait_ready(server, ready_timeout_s)

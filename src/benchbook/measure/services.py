@@ -16,7 +16,7 @@ from typing import Protocol
 import redis
 
 from benchbook.measure.layout import REPO_ROOT
-from benchbook.measure.processes import ManagedProcess
+from benchbook.measure.processes import ManagedProcess, reach
 from benchbook.measure.registry import ServiceSpec, fill
 
 READY_TIMEOUT_S = 15.0
@@ -116,6 +116,7 @@ def start_service(
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "wb") as log:
         process = ManagedProcess(argv, cwd=REPO_ROOT, stdout=log, stderr=log, cpus=cpus)
+    reach(port)
     service = RunningService(spec, port, process, KINDS[spec.kind](port), log_path, values)
     try:
         _wait_ready(service)

@@ -9,7 +9,8 @@ measurement columns (see the LoadTool protocol below; tools/__init__.py finds th
 
 import subprocess
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager, ExitStack, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -39,13 +40,6 @@ def go_binary_version(binary: Path) -> str:
         if fields[:1] == ["mod"] and len(fields) >= 3:
             return f"{fields[1]} {fields[2]}"
     raise LoadToolError(f"go version -m {binary}: no module line in {done.stdout!r}")
-
-
-def require_loopback(name: str, url: str) -> str:
-    """Load goes to servers on this machine only, never anywhere else."""
-    if not url.startswith("http://127.0.0.1:"):
-        raise ValueError(f"{name}: {url!r}; benchbook only sends load to http://127.0.0.1")
-    return url
 
 
 @dataclass(frozen=True)
@@ -90,31 +84,64 @@ def run_to_files(
     to ``stdout_path`` (or the log too), so its output is on disk before any parsing.
     A tool still running ``deadline_s`` after its start is stopped, and LoadToolError
     says so."""
-    log_path.parent.mkdir(parents=True, exist_ok=True)
-    with open(log_path, "wb") as log:
-        log.write(("$ " + " ".join(argv) + "\n").encode())
-        log.flush()
-        stdout = open(stdout_path, "wb") if stdout_path else None
-        try:
-            start = time.monotonic()
-            with ManagedProcess(
-                argv,
-                env=env,
-                stdout=stdout or log,
-                stderr=log if stdout else subprocess.STDOUT,
-                cpus=cpus,
-            ) as proc:
-                with TreeSampler(proc.pid) as sampler:
-                    try:
-                        code, cpu_s = proc.wait_with_usage(deadline_s)
-                    except DeadlineExceeded as late:
-                        raise LoadToolError(
-                            f"{late} Its output so far is in {stdout_path or log_path}."
-                        ) from None
-            return Finished(code, time.monotonic() - start, cpu_s, (sampler.cpu_timeline,))
-        finally:
-            if stdout:
-                stdout.close()
+    (finished,) = run_all_to_files([Job(argv, log_path, stdout_path, nullcontext, env)], cpus,
+                                   deadline_s)  # fmt: skip
+    return finished
+
+
+@dataclass(frozen=True)
+class Job:
+    """One process of a load spread over hosts: started inside ``enter`` (its host)."""
+
+    argv: list[str]
+    log_path: Path
+    stdout_path: Path | None
+    enter: Callable[[], AbstractContextManager]
+    env: Mapping[str, str] | None = None
+
+
+def run_all_to_files(
+    jobs: Sequence[Job], cpus: Sequence[int] | None, deadline_s: float
+) -> list[Finished]:
+    """Several load-tool processes at once, each on its own host: every command line and
+    stderr to its log, stdout to its ``stdout_path`` (or the log), all started, then each
+    waited for — with its exact CPU time — and stopped (LoadToolError) if still running
+    ``deadline_s`` after its start."""
+    with ExitStack() as stack:
+        started = []
+        for job in jobs:
+            job.log_path.parent.mkdir(parents=True, exist_ok=True)
+            log = stack.enter_context(open(job.log_path, "wb"))
+            log.write(("$ " + " ".join(job.argv) + "\n").encode())
+            log.flush()
+            out = stack.enter_context(open(job.stdout_path, "wb")) if job.stdout_path else None
+            with job.enter():
+                proc = stack.enter_context(
+                    ManagedProcess(
+                        job.argv,
+                        env=job.env,
+                        stdout=out or log,
+                        stderr=log if out else subprocess.STDOUT,
+                        cpus=cpus,
+                    )
+                )
+            started.append(
+                (job, proc, stack.enter_context(TreeSampler(proc.pid)), time.monotonic())
+            )
+        finished = []
+        for job, proc, sampler, start in started:
+            try:
+                code, cpu_s = proc.wait_with_usage(
+                    max(1.0, deadline_s - (time.monotonic() - start))
+                )
+            except DeadlineExceeded as late:
+                raise LoadToolError(
+                    f"{late} Its output so far is in {job.stdout_path or job.log_path}."
+                ) from None
+            finished.append(
+                Finished(code, time.monotonic() - start, cpu_s, (sampler.cpu_timeline,))
+            )
+        return finished
 
 
 @dataclass(frozen=True)

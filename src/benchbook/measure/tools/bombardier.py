@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchbook.measure.hosts.addresses import require_allowed
 from benchbook.measure.layout import built_tool
 from benchbook.measure.params import as_list, parse_duration, require_int
 from benchbook.measure.tools import Calibration, ToolEntry
@@ -42,7 +43,6 @@ from benchbook.measure.tools.base import (
     ToolRun,
     percentile_column,
     require_exit,
-    require_loopback,
     run_to_files,
 )
 
@@ -263,7 +263,7 @@ def bombardier_command(
     url: str, request: LoadRequest, load: BombardierLoad, seconds: float, template: Path
 ) -> list[str]:
     """The bombardier command line sending ``request`` to ``url`` for ``seconds``."""
-    require_loopback("url", url)
+    require_allowed("url", url)
     argv = [
         str(bombardier_path()), "--fasthttp",
         "-c", str(load.connections),
@@ -313,7 +313,7 @@ class Bombardier(ToolDefaults):
         the template that wrote it (.tmpl) and the command line and stderr (.log). A
         ``duration_s`` under bombardier's 1 s minimum runs 1 s."""
         request = single_request(plan)
-        url = require_loopback("host", host) + request.path
+        url = require_allowed("host", host) + request.path
         seconds = max(MIN_DURATION_S, self.load.duration_s if duration_s is None else duration_s)
         raw_prefix.parent.mkdir(parents=True, exist_ok=True)
         template = raw_prefix.with_name(raw_prefix.name + ".tmpl")

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchbook.measure.hosts.addresses import require_allowed
 from benchbook.measure.layout import REPO_ROOT, built_tool
 from benchbook.measure.params import counts, parse_duration, require_int
 from benchbook.measure.tools import Calibration, ToolEntry
@@ -35,7 +36,6 @@ from benchbook.measure.tools.base import (
     go_binary_version,
     percentile_column,
     require_exit,
-    require_loopback,
     run_to_files,
 )
 
@@ -250,7 +250,7 @@ class Ghz(ToolDefaults):
         duration_s: float | None = None,
     ) -> ToolRun:
         """``duration_s`` (a warm-up) sends about 200 calls per concurrent stream instead."""
-        require_loopback("host", host)
+        require_allowed("host", host)
         (request,) = plan.requests
         calls = self.load.concurrency * 200 if duration_s else self.load.calls
         argv = ghz_command(host.removeprefix("http://"), request, self.load, calls)

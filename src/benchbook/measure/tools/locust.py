@@ -1,41 +1,40 @@
-"""Locust: a load generator with user behaviour (wait times), driven headless.
+"""Locust: a load generator with user behaviour (wait times), driven headless, on one
+load host or — its distributed mode — a master and workers spread over several.
 
-Final numbers come from ``--json`` on stdout, never from ``_stats.csv``, which misses
-requests still being counted at exit (12-17 % of them in runs captured here), nor from
-``--json-file``, which with ``--processes`` every worker writes too, so that an empty
-worker array can end up in the file. Latency percentiles come from Locust's response-time histogram,
-whose buckets are rounded (1 ms below 100 ms, 10 ms below 1 s, 100 ms above).
+Its output files are read by locust_output (final statistics, percentiles, failures,
+the run second by second).
 """
 
-import csv
 import json
 import subprocess
 import sys
 from collections.abc import Sequence
-from contextlib import ExitStack
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-import pandas as pd
-
-from benchbook.measure.layout import REPO_ROOT
+from benchbook.measure.hosts.addresses import require_allowed
+from benchbook.measure.hosts.exposure import LoadHost
 from benchbook.measure.params import as_list, counts, parse_duration, require_choice, require_int
 from benchbook.measure.pinning import load_cores
-from benchbook.measure.processes import ManagedProcess
-from benchbook.measure.sampling import TreeSampler, cpu_seconds_between
+from benchbook.measure.sampling import cpu_seconds_between
 from benchbook.measure.servers import free_port
 from benchbook.measure.tools import Calibration, ToolEntry
 from benchbook.measure.tools.base import (
-    CORE_PERCENTILES,
     Finished,
+    Job,
     LoadPlan,
-    LoadToolError,
     ToolDefaults,
     ToolRun,
-    percentile_column,
     require_exit,
-    require_loopback,
+    run_all_to_files,
     run_to_files,
+)
+from benchbook.measure.tools.locust_output import (
+    LocustError,
+    classify_failures,
+    final_stats,
+    parse_locust_stats,
 )
 
 LOCUSTFILE = Path(__file__).with_name("_locustfile.py")
@@ -44,12 +43,6 @@ WORKERS_CONNECT_S = 30  # the master gives up (exit 1) if its workers are not al
 WORKERS_EXIT_S = 15  # workers quit when the master tells them; this long at most
 # Start-up (imports, forks, workers connecting) and shutdown on top of -t; past that, hung.
 DEADLINE_GRACE_S = WORKERS_CONNECT_S + 30
-# The percentiles Locust prints (and articles quote): 50 % … 100 %.
-LOCUST_PERCENTILES = (0.5, 0.66, 0.75, 0.8, 0.9, 0.95, 0.98, 0.99, 0.999, 0.9999, 1.0)
-
-
-class LocustError(LoadToolError):
-    pass
 
 
 @dataclass(frozen=True)
@@ -124,11 +117,12 @@ def locust_command(
     load: LocustLoad,
     output_prefix: Path,
     master_port: int | None = None,
+    master_address: str = "127.0.0.1",
 ) -> list[str]:
     """The Locust command line; final statistics go to stdout (--json), per-second
     history and failures to ``<prefix>_*.csv``. With ``load.workers``, the command of a
-    master listening on 127.0.0.1:``master_port``."""
-    require_loopback("host", host)
+    master listening on ``master_address``:``master_port``."""
+    require_allowed("host", host)
     argv = [
         sys.executable, "-m", "locust", "-f", str(LOCUSTFILE), USER_CLASSES[load.user_class],
         "--headless", "--only-summary",
@@ -150,7 +144,8 @@ def locust_command(
         if master_port is None:
             raise ValueError("a master needs a port for its workers")
         argv += [
-            "--master", "--master-bind-host", "127.0.0.1", "--master-bind-port", str(master_port),
+            "--master", "--master-bind-host", master_address,
+            "--master-bind-port", str(master_port),
             "--expect-workers", str(load.workers),
             "--expect-workers-max-wait", str(WORKERS_CONNECT_S),
         ]  # fmt: skip
@@ -173,59 +168,69 @@ def run_locust(
     load: LocustLoad,
     output_prefix: Path,
     cpus: Sequence[int] | None = None,
-) -> Finished:
+    hosts: Sequence[LoadHost] = (),
+) -> tuple[Finished, list[float]]:
     """Run Locust once: statistics (stdout) to ``<prefix>.json.txt``, its log to
     ``<prefix>.log``, both on disk before anything parses them. With ``load.workers``,
-    the workers run here too, on the same CPUs, logging to ``<prefix>_worker<i>.log``;
-    their CPU time counts as the tool's."""
+    a master and its workers, logging to ``<prefix>_worker<i>.log``: here, on the same
+    CPUs, or, given load ``hosts``, the master on the first and the workers spread over
+    the others. The workers' CPU time counts as the tool's. Also returned: the CPU
+    seconds used on each load host."""
     log_path = output_prefix.with_suffix(".log")
     if not load.workers:
         argv = locust_command(host, plan, load, output_prefix)
         finished = run_to_files(argv, log_path, stats_path(output_prefix), cpus, deadline(load))
+        by_host = [finished.client_cpu_s]
     else:
-        finished = _run_distributed(host, plan, load, output_prefix, log_path, cpus)
+        here = (LoadHost(host, "127.0.0.1", nullcontext),)
+        finished, by_host = _run_distributed(plan, load, output_prefix, log_path, cpus,
+                                             hosts or here)  # fmt: skip
     # Locust exits 1 when any request failed; that is a result, not a crash.
-    return require_exit(finished, "locust", log_path, LocustError, accepted=(0, 1))
+    return require_exit(finished, "locust", log_path, LocustError, accepted=(0, 1)), by_host
 
 
 def _run_distributed(
-    host: str,
     plan: LoadPlan,
     load: LocustLoad,
     output_prefix: Path,
     log_path: Path,
     cpus: Sequence[int] | None,
-) -> Finished:
-    port = free_port()
+    hosts: Sequence[LoadHost],
+) -> tuple[Finished, list[float]]:
+    master_host, worker_hosts = hosts[0], hosts[1:] or hosts[:1]
+    with master_host.enter():
+        port = free_port()
     output_prefix.parent.mkdir(parents=True, exist_ok=True)
-    with ExitStack() as stack:
-        workers = []
-        for i in range(1, load.workers + 1):
-            worker_log = stack.enter_context(
-                open(output_prefix.with_name(f"{output_prefix.name}_worker{i}.log"), "wb")
-            )
-            worker = stack.enter_context(
-                ManagedProcess(
-                    worker_command("127.0.0.1", port),
-                    stdout=worker_log,
-                    stderr=subprocess.STDOUT,
-                    cpus=cpus,
-                )
-            )
-            workers.append((worker, stack.enter_context(TreeSampler(worker.pid))))
-        master = run_to_files(
-            locust_command(host, plan, load, output_prefix, port),
-            log_path,
-            stats_path(output_prefix),
-            cpus,
-            deadline(load),
-        )
-        workers_cpu_s = sum(w.wait_with_usage(WORKERS_EXIT_S)[1] for w, _ in workers)
-    return replace(
-        master,
-        client_cpu_s=master.client_cpu_s + workers_cpu_s,
-        cpu_timelines=master.cpu_timelines + tuple(s.cpu_timeline for _, s in workers),
+    master_job = Job(
+        locust_command(master_host.url, plan, load, output_prefix, port, master_host.address),
+        log_path,
+        stats_path(output_prefix),
+        master_host.enter,
     )
+    placed = [worker_hosts[(i - 1) % len(worker_hosts)] for i in range(1, load.workers + 1)]
+    worker_jobs = [
+        Job(
+            worker_command(master_host.address, port),
+            output_prefix.with_name(f"{output_prefix.name}_worker{i}.log"),
+            None,
+            on.enter,
+        )
+        for i, on in enumerate(placed, 1)
+    ]
+    # Workers first, so they are there when the master starts expecting them.
+    finished = run_all_to_files([*worker_jobs, master_job], cpus, deadline(load) + WORKERS_EXIT_S)
+    *workers, master = finished
+    by_host = [
+        sum(f.client_cpu_s for f, on in zip(finished, [*placed, master_host], strict=True)
+            if on is host)
+        for host in hosts
+    ]  # fmt: skip
+    merged = replace(
+        master,
+        client_cpu_s=sum(f.client_cpu_s for f in finished),
+        cpu_timelines=tuple(t for f in (master, *workers) for t in f.cpu_timelines),
+    )
+    return merged, by_host
 
 
 def deadline(load: LocustLoad) -> float:
@@ -237,203 +242,6 @@ def stats_path(output_prefix: Path) -> Path:
     return output_prefix.with_name(output_prefix.name + ".json.txt")
 
 
-STATS_KEYS = {"name", "method", "num_requests", "num_failures", "response_times"}
-
-
-def final_stats(stdout: str) -> list[dict]:
-    """The run's final statistics from Locust's ``--json`` stdout: one array per
-    process (with ``--processes``, empty ones from the workers and the master's
-    aggregate). Anything else in stdout, or more than one non-empty array, is an error
-    rather than a guess."""
-    arrays = json_arrays(stdout)
-    if not arrays:
-        raise LocustError("no JSON statistics in Locust's output; was it run with --json?")
-    for array in arrays:
-        for entry in array:
-            if not isinstance(entry, dict) or not STATS_KEYS <= set(entry):
-                raise LocustError(
-                    f"Locust's output holds a JSON array that is not request statistics "
-                    f"(an entry without {sorted(STATS_KEYS)}): {str(entry)[:200]}"
-                )
-    filled = [array for array in arrays if array]
-    if len(filled) > 1:
-        raise LocustError(
-            f"Locust's output holds {len(filled)} non-empty statistics arrays; expected one "
-            "(the master's aggregate), so which is the run's total is unknown"
-        )
-    return filled[0] if filled else []
-
-
-def json_arrays(text: str) -> list[list]:
-    """The JSON arrays that make up ``text``, one after the other; any other content
-    is an error naming where it starts."""
-    decoder, arrays, position = json.JSONDecoder(), [], 0
-    while (position := _skip_space(text, position)) < len(text):
-        try:
-            value, position = decoder.raw_decode(text, position)
-        except json.JSONDecodeError:
-            value = None
-        if not isinstance(value, list):
-            raise LocustError(
-                f"Locust's stdout is not only JSON statistics: at character {position}: "
-                f"{text[position : position + 120]!r}"
-            )
-        arrays.append(value)
-    return arrays
-
-
-def _skip_space(text: str, position: int) -> int:
-    while position < len(text) and text[position].isspace():
-        position += 1
-    return position
-
-
-def history_path(stats_file: Path) -> Path:
-    """``<prefix>_stats_history.csv`` beside ``<prefix>.json.txt``."""
-    return stats_file.with_name(stats_file.name.removesuffix(".json.txt") + "_stats_history.csv")
-
-
-def per_second(stats_file: Path) -> pd.DataFrame:
-    """The run second by second, from its start: ``rps``, the requests completed in that
-    second (exact counts from the final statistics; the last second is partial),
-    ``users`` running, and ``p95_ms``, Locust's own p95 over the preceding 10 s (its
-    history CSV, written every second)."""
-    entries = final_stats(stats_file.read_text(errors="replace"))
-    counts: dict[int, int] = {}
-    for entry in entries:
-        for second, count in entry["num_reqs_per_sec"].items():
-            counts[int(second)] = counts.get(int(second), 0) + count
-    history = pd.read_csv(history_path(stats_file), na_values=["N/A"])
-    history = history[history["Name"] == "Aggregated"].set_index("Timestamp")
-    seconds = sorted(set(counts) | set(history.index))
-    return pd.DataFrame(
-        {
-            "t_s": [t - seconds[0] for t in seconds],
-            "rps": [counts.get(t, 0) for t in seconds],
-            "users": history["User Count"].reindex(seconds).ffill().fillna(0).astype(int).values,
-            "p95_ms": history["95%"].reindex(seconds).values,
-        }
-    )
-
-
-def steady_rps(stats_file: Path, settle_s: float) -> float:
-    """Requests per second once every user is running and ``settle_s`` more has passed
-    (their first requests, sent at start, no longer count), to the last whole second.
-    NaN when the run was too short to settle."""
-    series = per_second(stats_file)
-    full = series.index[series["users"] == series["users"].max()]
-    if full.empty:
-        return float("nan")
-    start = series.loc[full[0], "t_s"] + settle_s
-    steady = series[(series["t_s"] >= start) & (series.index < series.index[-1])]
-    return float(steady["rps"].mean()) if len(steady) else float("nan")
-
-
-def _histogram(entries: list[dict]) -> dict[float, int]:
-    """Response time (ms, rounded as Locust rounds it) → count, all names pooled."""
-    histogram: dict[float, int] = {}
-    for e in entries:
-        for value, count in e["response_times"].items():
-            histogram[float(value)] = histogram.get(float(value), 0) + count
-    return histogram
-
-
-def with_locust_percentiles(results: pd.DataFrame) -> pd.DataFrame:
-    """Locust runs' results plus a column per percentile Locust prints (50 % … 100 %),
-    each computed from the run's raw statistics."""
-    rows = []
-    for raw_path in results["raw_path"]:
-        histogram = _histogram(final_stats((REPO_ROOT / raw_path).read_text(errors="replace")))
-        total = sum(histogram.values())
-        rows.append(
-            {percentile_column(s): _percentile(histogram, total, s) for s in LOCUST_PERCENTILES}
-        )
-    return results.assign(**pd.DataFrame(rows, index=results.index))
-
-
-def percentile_table(results: pd.DataFrame) -> pd.DataFrame:
-    """Locust's "Response time percentiles" table (ms) per target, each percentile the
-    median over the runs, and the median request count."""
-    data = with_locust_percentiles(results)
-    columns = {percentile_column(s): f"{100 * s:g}%" for s in LOCUST_PERCENTILES}
-    table = data.groupby("target", sort=False)[[*columns, "requests"]].median()
-    return table.rename(columns=columns | {"requests": "# reqs"})
-
-
-def _percentile(histogram: dict[float, int], total: int, share: float) -> float | None:
-    seen = 0
-    for value in sorted(histogram):
-        seen += histogram[value]
-        if seen >= share * total:
-            return value
-    return None
-
-
-def parse_locust_stats(entries: list[dict]) -> dict[str, float | int | None]:
-    """Measurement columns of a tidy row from Locust's final JSON statistics (all request
-    names pooled)."""
-    requests = sum(e["num_requests"] for e in entries)
-    if not entries or requests == 0:
-        raise LocustError("Locust's statistics hold no request at all")
-    duration_s = max(e["last_request_timestamp"] for e in entries) - min(
-        e["start_time"] for e in entries
-    )
-    histogram = _histogram(entries)
-    mean = sum(e["total_response_time"] for e in entries) / requests
-    variance = sum(c * (v - mean) ** 2 for v, c in histogram.items()) / requests
-    return {
-        "duration_s": duration_s,
-        "requests": requests,
-        "rps": requests / duration_s,
-        "bytes_per_s": sum(e["total_content_length"] for e in entries) / duration_s,
-        "lat_mean_ms": mean,
-        "lat_stdev_ms": variance**0.5,
-        **{percentile_column(s): _percentile(histogram, requests, s) for s in CORE_PERCENTILES},
-        "lat_max_ms": max(e["max_response_time"] for e in entries),
-    }
-
-
-# What Locust's failures say, by kind (HttpUser's requests and FastHttpUser's
-# geventhttpclient word them differently): the first kind whose text matches wins.
-FAILURE_KINDS = {
-    "non_2xx": ("BadStatus:", "HTTPError(", "BadStatusCode(", "status code"),
-    "err_timeout": ("Timeout", "timed out", "timeout("),
-    "err_connect": ("ConnectionRefused", "Connection refused", "NewConnectionError"),
-    "err_read": (
-        "RemoteDisconnected", "ConnectionResetError", "Connection reset", "Connection aborted",
-        "IncompleteRead", "ChunkedEncodingError", "HTTPParseError", "BrokenPipe",
-    ),
-}  # fmt: skip
-
-
-def failure_kind(error: str) -> str:
-    """The column a Locust failure counts in; an unknown kind is an error, not a guess."""
-    for kind, markers in FAILURE_KINDS.items():
-        if any(marker in error for marker in markers):
-            return kind
-    raise LocustError(
-        f"Locust reported a failure benchbook cannot classify: {error!r}. Add what it "
-        "means to FAILURE_KINDS in measure/tools/locust.py"
-    )
-
-
-def classify_failures(failures_csv: Path, total: int) -> dict[str, int]:
-    """``total`` failures (from the JSON statistics) split by kind (FAILURE_KINDS).
-    ``<prefix>_failures.csv`` gives the kinds but, written at exit like ``_stats.csv``,
-    misses some occurrences, so its shares are scaled to ``total``."""
-    kinds = dict.fromkeys(FAILURE_KINDS, 0)
-    with open(failures_csv, newline="") as f:
-        for row in csv.DictReader(f):
-            kinds[failure_kind(row["Error"])] += int(row["Occurrences"])
-    seen = sum(kinds.values())
-    if total and not seen:
-        raise LocustError(f"{total} failures, but none listed in {failures_csv}")
-    scaled = {kind: count * total // seen if seen else 0 for kind, count in kinds.items()}
-    largest = max(kinds, key=kinds.__getitem__)
-    scaled[largest] += total - sum(scaled.values())  # rounding remainder
-    return scaled
-
-
 @dataclass(frozen=True)
 class Locust(ToolDefaults):
     """Locust as a LoadTool. Users wait between requests, so it is not a closed loop in
@@ -442,6 +250,7 @@ class Locust(ToolDefaults):
     load: LocustLoad
     name = "locust"
     closed_loop = False
+    extra_columns = ("client_cpu_pct_by_host",)
 
     @property
     def slug(self) -> str:
@@ -480,8 +289,34 @@ class Locust(ToolDefaults):
         cpus: Sequence[int] | None,
         duration_s: float | None = None,
     ) -> ToolRun:
+        return self.run_spread((LoadHost(host, "127.0.0.1", nullcontext),), plan, raw_prefix,
+                               cpus, duration_s)  # fmt: skip
+
+    def spread_problem(self, load_hosts: int) -> str:
+        """Why this load cannot be spread over ``load_hosts`` hosts ('' if it can)."""
+        if load_hosts > 1 and self.load.workers < load_hosts - 1:
+            return (
+                f"locust with workers={self.load.workers} cannot spread over {load_hosts} load "
+                f"hosts: the master runs on the first, give workers={load_hosts - 1} or more "
+                "for the others"
+            )
+        return ""
+
+    def run_spread(
+        self,
+        hosts: Sequence[LoadHost],
+        plan: LoadPlan,
+        raw_prefix: Path,
+        cpus: Sequence[int] | None,
+        duration_s: float | None = None,
+    ) -> ToolRun:
+        """Locust's distributed mode over load hosts: the master on the first, its workers
+        on the others (with one host, all of it here). ``client_cpu_pct_by_host``: each
+        host's share of the tool's CPU, when there are several."""
         load = replace(self.load, duration_s=duration_s) if duration_s else self.load
-        finished = run_locust(host, plan, load, raw_prefix, cpus)
+        url = require_allowed("host", hosts[0].url)
+        finished, by_host = run_locust(url, plan, load, raw_prefix, cpus,
+                                       hosts if len(hosts) > 1 else ())  # fmt: skip
         try:
             entries = final_stats(stats_path(raw_prefix).read_text(errors="replace"))
         except LocustError as err:
@@ -491,6 +326,10 @@ class Locust(ToolDefaults):
         failures = sum(e["num_failures"] for e in entries)
         kinds = classify_failures(raw_prefix.with_name(raw_prefix.name + "_failures.csv"), failures)
         measured = parse_locust_stats(entries) | kinds | {"err_write": 0}
+        if len(hosts) > 1:
+            measured["client_cpu_pct_by_host"] = ";".join(
+                f"{100 * cpu_s / finished.wall_s:.1f}" for cpu_s in by_host
+            )
         start = min(e["start_time"] for e in entries)
         end = max(e["last_request_timestamp"] for e in entries)
         if end - start < 1 or not all(finished.cpu_timelines):  # too short to sample

@@ -1,270 +1,43 @@
 """vegeta: an open-loop HTTP load generator (requests sent on a fixed schedule,
-``-rate`` per second, whatever the replies do, by up to ``-max-workers`` workers).
+``-rate`` per second, whatever the replies do, by up to ``-max-workers`` workers), on one
+load host or spread over several (one attack per host, results merged).
 
-``vegeta attack`` writes one result per request; ``vegeta report -type json`` sums
-them up with durations in integer nanoseconds: ``latencies`` (``mean``, ``min``,
-``max`` exact; ``50th``, ``90th``, ``95th``, ``99th`` t-digest estimates) over every
-request, failed ones included; ``duration``, the span of the send times, and ``wait``,
-from the last send to the last reply; ``rate``, requests / duration, the rate actually
-sent (the rate asked is not in the report: a shortfall shows only as ``requests``
-below rate × duration); ``throughput``, successes (status 200–399) / (duration + wait);
-``status_codes`` (code as text → requests; ``"0"`` is no response at all: refused,
-timed out, reset), ``errors`` (each distinct error message once, no counts),
-``bytes_in``/``bytes_out`` (bodies only).
-
-vegeta exits 0 whatever the replies were; success is read from the status codes here.
-``vegeta encode -to csv`` gives the per-request results, for exact percentiles.
+Its output is read by vegeta_output (the JSON report, HDR quantiles, per-request records).
 """
 
 import base64
 import json
 import math
-import re
 import secrets
 import subprocess
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
-from io import StringIO
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
 
 from benchbook.measure.flags import number
+from benchbook.measure.hosts.addresses import require_allowed
+from benchbook.measure.hosts.exposure import LoadHost
 from benchbook.measure.layout import built_tool
 from benchbook.measure.params import parse_duration, require_int
 from benchbook.measure.tools import Calibration, ToolEntry
 from benchbook.measure.tools.base import (
+    Job,
     LoadPlan,
-    LoadToolError,
     ToolDefaults,
     ToolRun,
     go_binary_version,
-    percentile_column,
     require_exit,
-    require_loopback,
-    run_to_files,
+    run_all_to_files,
 )
-
-REQUIRED = ("latencies", "bytes_in", "duration", "wait", "requests", "rate", "throughput",
-            "success", "status_codes", "errors")  # fmt: skip
-# `vegeta encode -to csv`, no header: lib/results.go's NewCSVEncoder, in this order.
-CSV_COLUMNS = ["timestamp_ns", "code", "latency_ns", "bytes_out", "bytes_in", "error",
-               "body_b64", "attack", "seq", "method", "url", "headers_b64"]  # fmt: skip
-CSV_NUMBERS = ["timestamp_ns", "code", "latency_ns", "bytes_out", "bytes_in", "seq"]
-# What Go's net/http says when a request got no response, by kind: the first kind
-# whose marker the message contains wins (a dial that timed out is a timeout).
-ERROR_KINDS = {
-    "err_timeout": ("Client.Timeout", "deadline exceeded", "i/o timeout", "timeout"),
-    "err_connect": ("connection refused", "dial tcp", "no such host", "connect:"),
-    "err_write": ("broken pipe", "write:"),
-    "err_read": ("EOF", "connection reset", "read:", "server closed"),
-}
-REQUEST_PREFIX = re.compile(r'^[A-Za-z]+ "[^"]*": ')  # net/http's url.Error: Get "<url>": cause
-
-
-class VegetaError(LoadToolError, ValueError):
-    """vegeta output that is not what vegeta writes, or that measured nothing."""
-
-
-def error_kind(message: str) -> str:
-    """The column a request without response counts in, by the cause net/http gives
-    after the request (``Get "<url>": <cause>``, so a URL cannot match); an unknown
-    cause is an error, not a guess."""
-    cause = REQUEST_PREFIX.sub("", message, count=1)
-    for kind, markers in ERROR_KINDS.items():
-        if any(marker in cause for marker in markers):
-            return kind
-    raise VegetaError(
-        f"vegeta reported an error benchbook cannot classify: {message!r}. Add what it "
-        "means to ERROR_KINDS in measure/tools/vegeta.py"
-    )
-
-
-def parse_vegeta_report(text: str) -> dict[str, Any]:
-    """The measurement columns of a tidy row from ``vegeta report -type json``, plus
-    ``achieved_rate`` (vegeta's ``rate``: requests sent per second), ``throughput``
-    (successes per second) and ``status_counts`` ({code: requests}, codes as ints).
-
-    ``duration_s`` is from the first send to the last reply (duration + wait), and
-    ``rps`` and ``bytes_per_s`` (response bodies) are over it, every response counted
-    as in wrk. Requests with status 0 got no response: they count as ``err_connect``,
-    ``err_timeout``, ``err_read`` or ``err_write`` by what ``errors`` says; when those
-    messages are of more than one kind the report cannot split them, and
-    VegetaError says to count them from the per-request records
-    (``error_counts_from_records``). Statuses of 400 and above are ``non_2xx``.
-
-    Latencies are over every request, failed ones included, as vegeta reports them;
-    all None when no request got a response (they would time failures). vegeta has no
-    p75, p99.9 or standard deviation: None here, exact from the records.
-    """
-    try:
-        report = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise VegetaError(
-            f"vegeta output is not JSON ({err}); was it `vegeta report -type json`?"
-        ) from None
-    if not isinstance(report, dict):
-        raise VegetaError("vegeta output is JSON but not a report; use `vegeta report -type json`")
-    missing = [key for key in REQUIRED if key not in report]
-    if missing:
-        raise VegetaError(f"vegeta report lacks {missing}; was it `vegeta report -type json`?")
-    requests = report["requests"]
-    if requests == 0:
-        raise VegetaError("vegeta's report holds no request at all")
-    status_counts = {int(code): n for code, n in report["status_codes"].items()}
-    if sum(status_counts.values()) != requests:
-        raise VegetaError(
-            f"vegeta's status codes {report['status_codes']} add up to "
-            f"{sum(status_counts.values())}, not to its {requests} requests"
-        )
-    no_response = status_counts.get(0, 0)
-    duration_s = (report["duration"] + report["wait"]) / 1e9
-    if duration_s <= 0:
-        raise VegetaError(f"vegeta's report spans no time (duration + wait = {duration_s} s)")
-    return {
-        "duration_s": duration_s,
-        "requests": requests,
-        "rps": requests / duration_s,
-        "bytes_per_s": report["bytes_in"]["total"] / duration_s,
-        **_latency_columns(report["latencies"], responded=no_response < requests),
-        **_split_no_response(no_response, report["errors"]),
-        "non_2xx": sum(n for code, n in status_counts.items() if code >= 400),
-        "achieved_rate": report["rate"],
-        "throughput": report["throughput"],
-        "status_counts": status_counts,
-    }
-
-
-def _latency_columns(latencies: dict[str, int], responded: bool) -> dict[str, float | None]:
-    if not responded:
-        return dict.fromkeys(
-            ["lat_mean_ms", "lat_stdev_ms", "lat_p50_ms", "lat_p75_ms", "lat_p90_ms",
-             "lat_p99_ms", "lat_p999_ms", "lat_max_ms"]
-        )  # fmt: skip
-    return {
-        "lat_mean_ms": latencies["mean"] / 1e6,
-        "lat_stdev_ms": None,
-        "lat_p50_ms": latencies["50th"] / 1e6,
-        "lat_p75_ms": None,
-        "lat_p90_ms": latencies["90th"] / 1e6,
-        "lat_p99_ms": latencies["99th"] / 1e6,
-        "lat_p999_ms": None,
-        "lat_max_ms": latencies["max"] / 1e6,
-    }
-
-
-def _split_no_response(no_response: int, errors: Iterable[str]) -> dict[str, int]:
-    counts = dict.fromkeys(ERROR_KINDS, 0)
-    if not no_response:
-        return counts
-    # A status error's message is the HTTP status ("404 Not Found"); the rest are
-    # the errors of requests that got no response.
-    kinds = {error_kind(e) for e in errors if not _is_status_text(e)}
-    if len(kinds) != 1:
-        raise VegetaError(
-            f"{no_response} requests got no response, and vegeta's errors name "
-            f"{sorted(kinds) or 'no cause'}: the report cannot split them; count them "
-            "from the per-request records (vegeta encode -to csv, error_counts_from_records)"
-        )
-    counts[kinds.pop()] = no_response
-    return counts
-
-
-def _is_status_text(message: str) -> bool:
-    code, _, _ = message.partition(" ")
-    return len(code) == 3 and code.isdigit()
-
-
-def parse_vegeta_csv(text: str) -> pd.DataFrame:
-    """vegeta's per-request results (``vegeta encode -to csv``), one row per request in
-    CSV_COLUMNS, plus ``timestamp`` (the send time, UTC) and ``latency_ms``; ``error``
-    is "" for a request without error."""
-    try:
-        frame = pd.read_csv(
-            StringIO(text),
-            header=None,
-            names=CSV_COLUMNS,
-            dtype={c: str for c in CSV_COLUMNS if c not in CSV_NUMBERS},
-            keep_default_na=False,
-        )
-    except (pd.errors.ParserError, ValueError) as err:
-        raise VegetaError(
-            f"not vegeta's CSV results ({err}); use `vegeta encode -to csv`"
-        ) from None
-    if frame.empty:
-        raise VegetaError("vegeta's CSV holds no request at all")
-    numbers = frame[CSV_NUMBERS].apply(pd.to_numeric, errors="coerce")
-    broken = numbers.isna().any(axis=1) | frame.isna().any(axis=1)
-    if broken.any():
-        line = int(broken.idxmax())
-        raise VegetaError(
-            f"vegeta CSV line {line + 1} is not a result of {len(CSV_COLUMNS)} fields "
-            f"with numbers in {CSV_NUMBERS}: {text.splitlines()[line][:200]!r}"
-        )
-    frame[CSV_NUMBERS] = numbers.astype("int64")
-    frame["timestamp"] = pd.to_datetime(frame["timestamp_ns"], unit="ns", utc=True)
-    frame["latency_ms"] = frame["latency_ns"] / 1e6
-    return frame
-
-
-def percentiles_from_records(
-    frame: pd.DataFrame, shares: Sequence[float] = (0.5, 0.75, 0.9, 0.99, 0.999)
-) -> dict[str, float]:
-    """Exact latency percentiles (ms) over every request of ``parse_vegeta_csv``'s
-    frame, keyed by column name (``lat_p75_ms``): for each share, the smallest latency
-    with at least that share of the requests at or below it (nearest rank)."""
-    if frame.empty:
-        raise VegetaError("no request to take percentiles of")
-    ordered = frame["latency_ns"].sort_values().to_numpy()
-    result = {}
-    for share in shares:
-        if not 0 < share <= 1:
-            raise ValueError(f"share {share!r} is not in (0, 1]")
-        rank = max(1, math.ceil(share * len(ordered) - 1e-9))
-        result[percentile_column(share)] = float(ordered[rank - 1]) / 1e6
-    return result
-
-
-def error_counts_from_records(frame: pd.DataFrame) -> dict[str, int]:
-    """Requests without response (status 0) counted by kind (ERROR_KINDS), and
-    responses of status 400 and above as ``non_2xx``, from ``parse_vegeta_csv``'s frame."""
-    counts = dict.fromkeys(ERROR_KINDS, 0)
-    for message, n in frame.loc[frame["code"] == 0, "error"].value_counts().items():
-        counts[error_kind(str(message))] += int(n)
-    return counts | {"non_2xx": int((frame["code"] >= 400).sum())}
-
-
-def parse_hdrplot(text: str, shares: Sequence[float] = (0.5, 0.75, 0.9, 0.99, 0.999)) -> dict:
-    """Latency percentiles (ms) from ``vegeta report -type hdrplot`` (vegeta's HDR
-    histogram, quantiles down to 1 in a million): for each share, the value at the
-    first listed quantile at or above it."""
-    rows = []
-    for line in text.splitlines()[1:]:
-        parts = line.split()
-        if len(parts) == 4:
-            rows.append((float(parts[1]), float(parts[0])))
-    if not rows or not text.startswith("Value(ms)"):
-        raise VegetaError("not vegeta's hdrplot report (`vegeta report -type hdrplot`)")
-    found = {}
-    for share in shares:
-        value = next((v for q, v in rows if q >= share - 1e-12), rows[-1][1])
-        found[percentile_column(share)] = value
-    return found
-
-
-def max_in_flight(frame: pd.DataFrame) -> int:
-    """The most requests that were waiting for a reply at once (from the per-request
-    records): when it reaches the workers vegeta may use, the schedule slipped."""
-    starts = frame["timestamp_ns"].to_numpy()
-    ends = starts + frame["latency_ns"].to_numpy()
-    events = sorted([(t, 1) for t in starts] + [(t, -1) for t in ends], key=lambda e: (e[0], e[1]))
-    current = peak = 0
-    for _, change in events:
-        current += change
-        peak = max(peak, current)
-    return peak
-
+from benchbook.measure.tools.vegeta_output import (
+    VegetaError,
+    error_counts_from_records,
+    max_in_flight,
+    parse_hdrplot,
+    parse_vegeta_csv,
+    parse_vegeta_report,
+)
 
 # An open-loop run is short of its rate when it sent less than this share of it.
 RATE_SHORTFALL = 0.95
@@ -350,7 +123,8 @@ class Vegeta(ToolDefaults):
     load: OpenLoopLoad
     name = "vegeta"
     closed_loop = False
-    extra_columns = ("target_rate", "achieved_rate", "max_workers", "max_in_flight")
+    extra_columns = ("target_rate", "achieved_rate", "max_workers", "max_in_flight",
+                     "client_cpu_pct_by_host")  # fmt: skip
 
     @property
     def slug(self) -> str:
@@ -386,24 +160,55 @@ class Vegeta(ToolDefaults):
         duration_s: float | None = None,
     ) -> ToolRun:
         """attack → results.bin, then its JSON report and its per-request CSV, all kept."""
-        require_loopback("host", host)
+        here = LoadHost(host, "127.0.0.1", nullcontext)
+        return self.run_spread((here,), plan, raw_prefix, cpus, duration_s)
+
+    def run_spread(
+        self,
+        hosts: Sequence[LoadHost],
+        plan: LoadPlan,
+        raw_prefix: Path,
+        cpus: Sequence[int] | None,
+        duration_s: float | None = None,
+    ) -> ToolRun:
+        """vegeta's own distributed attack: one attack per load host, all at once, each at
+        an equal share of the rate (and of the workers and connections); their binary
+        results merged by ``vegeta report``, so the percentiles are exact over every
+        request. The client CPU is the hosts' sum (``client_cpu_pct_by_host``: each)."""
         seconds = self.load.duration_s if duration_s is None else duration_s
         raw_prefix.parent.mkdir(parents=True, exist_ok=True)
-        targets = raw_prefix.with_name(raw_prefix.name + "_targets.jsonl")
-        targets_file(host, plan, target_count(plan, self.load.rate * seconds), targets)
-        results = raw_prefix.with_name(raw_prefix.name + ".bin")
-        argv = [
-            str(vegeta_path()), "attack", "-format", "json", "-targets", str(targets),
-            "-rate", f"{self.load.rate:g}/s", "-duration", f"{seconds:g}s",
-            "-max-workers", str(self.load.max_workers),
-            "-max-connections", str(self.load.max_connections),
-            "-timeout", f"{self.load.timeout_s:g}s", "-redirects", "-1",
-            "-output", str(results),
-        ]  # fmt: skip
-        log = raw_prefix.with_name(raw_prefix.name + ".log")
+        n = len(hosts)
+        jobs, results = [], []
+        for k, host in enumerate(hosts, 1):
+            name = raw_prefix.name + (f"_host{k}" if n > 1 else "")
+            targets = raw_prefix.with_name(name + "_targets.jsonl")
+            rate = self.load.rate / n
+            targets_file(require_allowed("host", host.url), plan,
+                         target_count(plan, rate * seconds), targets)  # fmt: skip
+            results.append(raw_prefix.with_name(name + ".bin"))
+            argv = [
+                str(vegeta_path()), "attack", "-format", "json", "-targets", str(targets),
+                "-rate", f"{rate:g}/s", "-duration", f"{seconds:g}s",
+                "-max-workers", str(max(1, self.load.max_workers // n)),
+                "-max-connections", str(max(1, self.load.max_connections // n)),
+                "-timeout", f"{self.load.timeout_s:g}s", "-redirects", "-1",
+                "-output", str(results[-1]),
+            ]  # fmt: skip
+            jobs.append(Job(argv, raw_prefix.with_name(name + ".log"), None, host.enter))
         deadline = seconds + self.load.timeout_s + DEADLINE_GRACE_S
-        finished = require_exit(run_to_files(argv, log, None, cpus, deadline), "vegeta", log,
-                                VegetaError)  # fmt: skip
+        finished = run_all_to_files(jobs, cpus, deadline)
+        for job, done in zip(jobs, finished, strict=True):
+            require_exit(done, "vegeta", job.log_path, VegetaError)
+        measured, report = self._merged(results, raw_prefix)
+        wall_s = max(done.wall_s for done in finished)
+        if n > 1:
+            by_host = [f"{100 * done.client_cpu_s / done.wall_s:.1f}" for done in finished]
+            measured["client_cpu_pct_by_host"] = ";".join(by_host)
+        return ToolRun(measured, wall_s, sum(done.client_cpu_s for done in finished), report)
+
+    def _merged(self, results: list[Path], raw_prefix: Path) -> tuple[dict, Path]:
+        """The measurement columns of every results file together (vegeta's JSON report,
+        its HDR quantiles and its per-request records), and the report's path."""
         report = raw_prefix.with_name(raw_prefix.name + ".json")
         hdrplot = raw_prefix.with_name(raw_prefix.name + "_hdrplot.txt")
         records = raw_prefix.with_name(raw_prefix.name + ".csv")
@@ -411,7 +216,7 @@ class Vegeta(ToolDefaults):
                              (hdrplot, ["report", "-type", "hdrplot"]),
                              (records, ["encode", "-to", "csv"])):  # fmt: skip
             with open(out, "w") as f:
-                subprocess.run([str(vegeta_path()), *options, str(results)], stdout=f,
+                subprocess.run([str(vegeta_path()), *options, *map(str, results)], stdout=f,
                                check=True, timeout=120)  # fmt: skip
         parsed = parse_vegeta_report(report.read_text(errors="replace"))
         measured = {k: v for k, v in parsed.items() if k not in ("throughput", "status_counts")}
@@ -424,9 +229,9 @@ class Vegeta(ToolDefaults):
         # Kept: the JSON report and the HDR quantiles. The per-request records (tens of
         # MB at tens of thousands of requests per second) gave the error kinds and the
         # most requests in flight above, and are not kept.
-        results.unlink()
-        records.unlink()
-        return ToolRun(measured, finished.wall_s, finished.client_cpu_s, report)
+        for path in [*results, records]:
+            path.unlink()
+        return measured, report
 
 
 def loads(

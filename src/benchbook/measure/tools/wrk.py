@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchbook.measure.hosts.addresses import require_allowed
 from benchbook.measure.params import counts, parse_duration, require_int
 from benchbook.measure.tools import Calibration, ToolEntry
 from benchbook.measure.tools.base import (
@@ -24,7 +25,6 @@ from benchbook.measure.tools.base import (
     ToolRun,
     percentile_column,
     require_exit,
-    require_loopback,
     run_to_files,
 )
 
@@ -126,7 +126,7 @@ def wrk_command(
 ) -> list[str]:
     """The wrk command line for ``load`` (``duration_s`` overrides, e.g. for warm-up);
     ``script`` is the reporter, or a plan script that ends with it."""
-    require_loopback("url", url)
+    require_allowed("url", url)
     seconds = load.duration_s if duration_s is None else duration_s
     return [
         wrk_path(),
