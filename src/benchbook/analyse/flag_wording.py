@@ -28,6 +28,8 @@ FLAG_MEANINGS = {
     "not the schedule, set the load",
     "workers_exhausted": "every worker the open-loop tool may use was waiting for a reply "
     "at once, so later requests left late and that delay is missing from the latencies",
+    "network_bound": "the bytes per second reached 80 % of what the link between the hosts "
+    "carried when it was measured: the link, not the server, may have set the pace",
 }
 # What a flag does to a comparison, in a few words (cautions in verdicts).
 FLAG_CONSEQUENCES = {
@@ -43,4 +45,5 @@ FLAG_CONSEQUENCES = {
     "data_loss": "those runs are left out",
     "rate_shortfall": "the rate it is listed under was not offered",
     "workers_exhausted": "its latency figures understate what users would wait",
+    "network_bound": "the link may be what was measured",
 }

@@ -23,9 +23,10 @@ from benchbook.analyse.tables import valid_rows
 from benchbook.measure.run_store import Run, RunStore
 
 # The parameters that make two runs measure the same comparison: the load, the tool, the
-# warm-up, the servers' own settings, the cores and whether servers restart each round.
+# warm-up, the servers' own settings, the cores, whether servers restart each round, and
+# the hosts and the link between them.
 # Not the round count, the other targets of the run, or the calibration it read.
-CONDITIONS = ("tools", "loads", "warmup_s", "pinning", "restart")
+CONDITIONS = ("tools", "loads", "warmup_s", "pinning", "restart", "hosts")
 # A reference workload that took this much longer or shorter between two sessions means
 # the machine's speed changed between them.
 SPEED_CHANGE = 0.05

@@ -7,7 +7,10 @@ measured in the same rounds)."""
 import pandas as pd
 
 from benchbook.analyse import formatting as fmt
+from benchbook.measure.run_store import RunStore
 
+# Notebook 05's stored run of the article's loop.
+ARTICLE_LOOP_EXPERIMENT = "05_grpc_vs_http_article_style"
 # The backend labels notebook 05 gives the article's loop: the 404 server as the article
 # had it (Nagle on), and the same server with TCP_NODELAY on each connection.
 ARTICLE = "article"
@@ -38,6 +41,15 @@ def timed_404s(table: pd.DataFrame, operation: str) -> str:
         f"(reproduced here: {fmt.ratio(http_over_grpc(table, operation))} against a 404 "
         "backend)"
     )
+
+
+def latest_timed_404s(operation: str) -> str:
+    """timed_404s from the newest complete stored run of notebook 05's article loop (for
+    another notebook's verdict on the same article), or '' when there is none yet."""
+    for run in RunStore().runs(ARTICLE_LOOP_EXPERIMENT):
+        if run.completed and run.has_results:
+            return timed_404s(article_loop_table(run.results()), operation)
+    return ""
 
 
 def nagle_table(rows: pd.DataFrame) -> pd.DataFrame:

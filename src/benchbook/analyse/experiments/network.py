@@ -1,0 +1,128 @@
+"""Notebook 07, what the network changes: the same servers measured over a link with 0,
+1 and 10 ms added to every round trip (one stored run per delay), their link probes, and
+Little's law with the round trip in it.
+
+With ``c`` requests kept in flight, each taking the server ``W0`` (measured with no
+delay added) plus the link's extra round trip ``d``, throughput can be at most
+``c / (W0 + d)``: the delay is time every request waits, whatever language served it.
+"""
+
+import matplotlib.pyplot as plt
+import pandas as pd
+from matplotlib.figure import Figure
+
+from benchbook.analyse import formatting as fmt
+from benchbook.analyse.chart_style import line_style_for
+from benchbook.analyse.tables import valid_rows, without_controls
+from benchbook.measure.run_store import Run
+
+
+def added_rtt_ms(run: Run) -> int:
+    """The round trip a run's link added (its hosts parameters)."""
+    hosts = run.manifest()["params"].get("hosts")
+    if not hosts:
+        raise ValueError(f"{run.run_id} ran on loopback: it has no link")
+    return int(hosts["link"]["added_rtt_ms"])
+
+
+def link_table(runs: list[Run]) -> pd.DataFrame:
+    """Per run (added round trip): what was configured and what the probe measured."""
+    rows = []
+    for run in runs:
+        hosts = run.manifest()["hosts"]
+        measured = hosts["link"]["measured"]
+        rows.append(
+            {
+                "added RTT asked (ms)": added_rtt_ms(run),
+                "RTT measured, median (ms)": measured["rtt_ms_median"],
+                "RTT measured, p90 (ms)": measured["rtt_ms_p90"],
+                "link capacity (MB/s)": measured["capacity_mb_s"],
+                "Toxiproxy CPU %": hosts["toxiproxy"].get("cpu_pct"),
+            }
+        )
+    return pd.DataFrame(rows).set_index("added RTT asked (ms)")
+
+
+def rows_by_rtt(runs: list[Run]) -> pd.DataFrame:
+    """Every run's rows, with the round trip its link added (``added_rtt_ms``)."""
+    return pd.concat(
+        [run.results().assign(added_rtt_ms=added_rtt_ms(run)) for run in runs], ignore_index=True
+    )
+
+
+def rtt_table(rows: pd.DataFrame) -> pd.DataFrame:
+    """Median req/s and p99 per target (rows) and added round trip (columns), valid runs."""
+    data = without_controls(valid_rows(rows))
+    medians = data.groupby(["target", "added_rtt_ms"], sort=False)[["rps", "lat_p99_ms"]].median()
+    table = medians.unstack("added_rtt_ms")
+    table.columns = [
+        f"{'req/s' if column == 'rps' else 'p99 ms'} at +{rtt} ms" for column, rtt in table.columns
+    ]
+    return table
+
+
+def littles_law_table(rows: pd.DataFrame, links: pd.DataFrame) -> pd.DataFrame:
+    """Per target and added round trip: the measured req/s against Little's law,
+    c / (W0 + d), with W0 = c / req/s at the smallest delay and d the measured round trip
+    minus the smallest delay's (what the link added, as measured)."""
+    data = without_controls(valid_rows(rows))
+    base_rtt = links.index.min()
+    rtt = links["RTT measured, median (ms)"]
+    out = []
+    for target, part in data.groupby("target", sort=False):
+        medians = part.groupby("added_rtt_ms")[["rps", "connections"]].median()
+        if base_rtt not in medians.index:
+            continue
+        c = float(medians["connections"].iloc[0])
+        w0_ms = 1000 * c / medians.loc[base_rtt, "rps"]
+        for delay, row in medians.iterrows():
+            added = float(rtt[delay] - rtt[base_rtt])
+            predicted = 1000 * c / (w0_ms + added)
+            out.append(
+                {
+                    "target": target,
+                    "added RTT (ms)": delay,
+                    "in flight": c,
+                    "W0 (ms)": w0_ms,
+                    "measured extra RTT (ms)": added,
+                    "Little's law req/s": predicted,
+                    "req/s": row["rps"],
+                    "measured / predicted": row["rps"] / predicted,
+                }
+            )
+    return pd.DataFrame(out).set_index(["target", "added RTT (ms)"])
+
+
+def rtt_curves(rows: pd.DataFrame, column: str, ylabel: str, title: str) -> Figure:
+    """One line per target over the added round trip: medians with min–max whiskers."""
+    data = without_controls(valid_rows(rows))
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    for target, part in data.groupby("target", sort=False):
+        stats = part.groupby("added_rtt_ms")[column].agg(["median", "min", "max"])
+        err = [stats["median"] - stats["min"], stats["max"] - stats["median"]]
+        ax.errorbar(stats.index, stats["median"], yerr=err, capsize=4, label=target,
+                    **line_style_for(target))  # fmt: skip
+    ax.set_xlabel("round trip added by the link (ms)")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+
+
+def ratio_by_rtt(rows: pd.DataFrame, a: str, b: str, column: str = "rps") -> dict[int, float]:
+    """The ratio of medians a/b at each added round trip."""
+    data = without_controls(valid_rows(rows))
+    medians = data.groupby(["added_rtt_ms", "target"])[column].median().unstack("target")
+    return {int(rtt): float(row[a] / row[b]) for rtt, row in medians.iterrows()}
+
+
+def ratio_sentence(ratios: dict[int, float], a: str, b: str, what: str) -> str:
+    """'Go served 4.1× FastAPI's req/s with nothing added, 2.0× at +1 ms and 1.02× at
+    +10 ms.' (ratios of medians; the headline gives the interval)."""
+    parts = [
+        f"{fmt.ratio(r)} {'with nothing added' if rtt == 0 else f'at +{rtt} ms'}"
+        for rtt, r in sorted(ratios.items())
+    ]
+    return f"{a} / {b}, {what}: " + ", ".join(parts) + " (ratios of medians)."

@@ -1,0 +1,53 @@
+"""Notebook 07 (what the network changes) executed for real with the smoke profile, over
+network-namespace hosts (root only), and its Little's-law arithmetic on constructed rows."""
+
+import os
+
+import pandas as pd
+import pytest
+from conftest import descendants, smoke_run
+
+from benchbook.analyse.experiments import network
+from benchbook.measure.hosts import namespaces
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    os.geteuid() != 0, reason="notebook 07 makes network namespaces, which needs root"
+)
+def test_the_network_notebook_measures_each_delay_and_judges_one_headline_per_seed(
+    tmp_path,
+) -> None:
+    text, found = smoke_run("07_network", tmp_path)
+    assert "RTT measured, median (ms)" in text and "link capacity (MB/s)" in text
+    assert "req/s at +0 ms" in text and "p99 ms at +10 ms" in text
+    assert "Little&#x27;s law req/s" in text or "Little's law req/s" in text
+    assert "Go / FastAPI, requests per second: " in text
+    seed_000, seed_001 = found["headlines"]
+    assert "over a link adding 10 ms to every round trip" in seed_000["label"]
+    assert seed_000["article_ratio"] == pytest.approx(4.9, abs=0.01)
+    assert seed_001["metric"] == "lat_p50_ms"
+    assert not [n for n in namespaces.ours() if n.startswith(f"benchbook-{os.getpid()}-")]
+    assert descendants() == []
+
+
+def test_littles_law_puts_the_measured_extra_round_trip_into_each_request() -> None:
+    """10 in flight, 2 ms per request with nothing added (5,000 req/s): with 10 ms more
+    measured on the link, at most 10 / 12 ms = 833 req/s."""
+    rows = pd.DataFrame(
+        {
+            "target": ["a", "a", "b", "b"],
+            "added_rtt_ms": [0, 10, 0, 10],
+            "rps": [5000.0, 800.0, 1000.0, 500.0],
+            "connections": [10, 10, 10, 10],
+            "flags": ["", "", "", ""],
+        }
+    )
+    links = pd.DataFrame({"RTT measured, median (ms)": [0.2, 10.2]}, index=pd.Index([0, 10]))
+    table = network.littles_law_table(rows, links)
+    a_far = table.loc[("a", 10)]
+    assert a_far["W0 (ms)"] == pytest.approx(2.0)
+    assert a_far["Little's law req/s"] == pytest.approx(10_000 / 12)
+    assert a_far["measured / predicted"] == pytest.approx(800 / (10_000 / 12))
+    assert table.loc[("b", 10), "Little's law req/s"] == pytest.approx(10_000 / 20)
+    assert network.ratio_by_rtt(rows, "a", "b") == {0: 5.0, 10: 1.6}
