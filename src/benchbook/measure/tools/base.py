@@ -238,6 +238,11 @@ class ToolDefaults:
 
 
 class LoadTool(Protocol):
+    """A load tool (see the module's docstring). One that can spread a load over several
+    load hosts (hosts.placement) also has ``run_spread(hosts, plan, raw_prefix, cpus,
+    duration_s)``, and ``spread_problem(load_hosts) -> str`` when some of its loads
+    cannot be spread (vegeta and Locust)."""
+
     name: str
     load: Any  # the validated load, a dataclass (stored in the run's manifest)
     closed_loop: bool  # a fixed number of requests in flight (Little's law applies)
