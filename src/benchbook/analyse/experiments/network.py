@@ -50,14 +50,16 @@ def rows_by_rtt(runs: list[Run]) -> pd.DataFrame:
     )
 
 
+RTT_COLUMNS = {"rps": "req/s", "lat_p99_ms": "p99 ms", "client_cpu_pct": "client CPU %"}
+
+
 def rtt_table(rows: pd.DataFrame) -> pd.DataFrame:
-    """Median req/s and p99 per target (rows) and added round trip (columns), valid runs."""
+    """Median req/s, p99 and the load tool's CPU per target (rows) and added round trip
+    (columns), valid runs."""
     data = without_controls(valid_rows(rows))
-    medians = data.groupby(["target", "added_rtt_ms"], sort=False)[["rps", "lat_p99_ms"]].median()
+    medians = data.groupby(["target", "added_rtt_ms"], sort=False)[list(RTT_COLUMNS)].median()
     table = medians.unstack("added_rtt_ms")
-    table.columns = [
-        f"{'req/s' if column == 'rps' else 'p99 ms'} at +{rtt} ms" for column, rtt in table.columns
-    ]
+    table.columns = [f"{RTT_COLUMNS[column]} at +{rtt} ms" for column, rtt in table.columns]
     return table
 
 
