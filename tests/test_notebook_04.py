@@ -32,7 +32,7 @@ def test_the_two_step_ids_are_shown_losing_urls_and_the_atomic_ones_not(executed
 def test_littles_law_predicts_the_waiting_users_rate(executed) -> None:
     text, found = executed
     assert "predicted req/s" in text and "measured/predicted" in text
-    # The smoke profile's 2 s Locust runs end before the users' first wait (4.5 s) is over.
+    # The smoke profile's 1 s Locust runs end before the users' first wait (4.5 s) is over.
     assert "too short to settle" in found["answer"]
     (reads, writes) = found["headlines"]
     assert reads["article_ratio"] == pytest.approx(2384.19 / 805.80)

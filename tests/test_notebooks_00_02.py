@@ -60,7 +60,7 @@ def test_calibration_measures_every_tool_setting(executed) -> None:
 @pytest.mark.slow
 def test_seed_002_refuses_a_smoke_calibration_and_compares_three_loads(executed) -> None:
     text, images, runs = executed["02_hello_world_locust"]
-    # The smoke profile's 2 s calibration is too rough to judge a tool's limit by: it is
+    # The smoke profile's 1 s calibration is too rough to judge a tool's limit by: it is
     # named and set aside rather than silently used or silently missing.
     skipped = re.search(r"calibration runs not used: (\S+): [^.]*runs of \d s \(the smoke", text)
     assert skipped and "00_load_generators" in skipped.group(1)

@@ -184,6 +184,13 @@ def built(executed: Path) -> tuple[Path, Path]:
     return html, pdf
 
 
+@pytest.fixture(scope="module")
+def laid_out(built: tuple[Path, Path]) -> weasyprint.Document:
+    """The built page's PDF pages as WeasyPrint lays them out, once for the tests that
+    look at their boxes (they only read them)."""
+    return weasyprint.HTML(string=built[0].read_text()).render()
+
+
 class Elements(HTMLParser):
     """Every start tag with its attributes, and the text of each <details> fold."""
 
@@ -316,8 +323,8 @@ def test_pdf_has_pages_and_omits_code(built) -> None:
 
 
 @pytest.mark.slow
-def test_nothing_in_the_pdf_is_wider_than_its_page(built) -> None:
-    document = weasyprint.HTML(string=built[0].read_text()).render()
+def test_nothing_in_the_pdf_is_wider_than_its_page(laid_out) -> None:
+    document = laid_out
     orientations = {page.width > page.height for page in document.pages}
     assert orientations == {False, True}  # the 20-column table got a landscape page
     for number, page in enumerate(document.pages, start=1):
@@ -481,8 +488,8 @@ def test_no_table_header_breaks_a_word_in_the_pdf(built) -> None:
 
 
 @pytest.mark.slow
-def test_no_heading_ends_a_page(built) -> None:
-    document = weasyprint.HTML(string=built[0].read_text()).render()
+def test_no_heading_ends_a_page(laid_out) -> None:
+    document = laid_out
     blocks = {"h1", "h2", "h3", "h4", "p", "li", "tr", "img", "svg", "pre", "aside", "caption"}
     for number, page in enumerate(document.pages, start=1):
         last = [
