@@ -1,4 +1,5 @@
 import os
+import re
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -38,18 +39,27 @@ def _runs_outside_the_repository(tmp_path_factory: pytest.TempPathFactory):
 @pytest.fixture(scope="session", autouse=True)
 def _no_host_left_behind() -> Iterator[None]:
     """After the whole suite, nothing of the hosts the tests made is left: no network
-    namespace (with its veth pairs), no veth on the machine itself, no Toxiproxy. Those
-    present before the suite (another benchbook run's) are not the suite's."""
-    before = set(namespaces.ours())
+    namespace (with its veth pairs), no veth or queueing discipline on the machine itself,
+    no Toxiproxy. Those present before the suite (another benchbook run's) are not the
+    suite's."""
+    before, qdiscs_before = set(namespaces.ours()), set(_qdiscs())
     yield
     namespaces_left = sorted(set(namespaces.ours()) - before)
     links = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True).stdout
     veths_left = [line.split(":")[1].strip() for line in links.splitlines() if "to-load" in line]
+    qdiscs_left = sorted(set(_qdiscs()) - qdiscs_before)
     proxies_left = [p.pid for p in descendants() if p.name().startswith("toxiproxy")]
-    assert not (namespaces_left or veths_left or proxies_left), (
+    assert not (namespaces_left or veths_left or qdiscs_left or proxies_left), (
         f"left after the suite: namespaces {namespaces_left}, veths {veths_left}, "
-        f"Toxiproxy processes {proxies_left}"
+        f"qdiscs {qdiscs_left}, Toxiproxy processes {proxies_left}"
     )
+
+
+def _qdiscs() -> list[str]:
+    """The machine's own queueing disciplines (a shaped link would add one), without
+    their reference counts, which change on their own."""
+    done = subprocess.run(["tc", "qdisc", "show"], capture_output=True, text=True)
+    return [re.sub(r" refcnt \d+", "", line) for line in done.stdout.splitlines()]
 
 
 @pytest.fixture
