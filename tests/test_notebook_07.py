@@ -24,7 +24,7 @@ def test_the_network_notebook_measures_each_delay_and_judges_one_headline_per_se
     assert "Little&#x27;s law req/s" in text or "Little's law req/s" in text
     assert "Go / FastAPI, requests per second: " in text
     seed_000, seed_001 = found["headlines"]
-    assert "over a link adding 10 ms to every round trip" in seed_000["label"]
+    assert "over a link adding 10 ms to every round trip:" in seed_000["label"]
     assert seed_000["article_ratio"] == pytest.approx(4.9, abs=0.01)
     assert seed_001["metric"] == "lat_p50_ms"
     assert not [n for n in namespaces.ours() if n.startswith(f"benchbook-{os.getpid()}-")]
