@@ -31,8 +31,10 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def remote(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    """(the load side's namespace, the allow-list) while sshd listens on 10.203.0.1."""
+def remote(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[str, Path, ManagedProcess]]:
+    """(the load side's namespace, the allow-list, sshd) while sshd listens on 10.203.0.1."""
     keys = tmp_path_factory.mktemp("ssh")
     for name in ("host", "client"):
         subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(keys / name)],
