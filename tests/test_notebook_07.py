@@ -51,3 +51,10 @@ def test_littles_law_puts_the_measured_extra_round_trip_into_each_request() -> N
     assert a_far["measured / predicted"] == pytest.approx(800 / (10_000 / 12))
     assert table.loc[("b", 10), "Little's law req/s"] == pytest.approx(10_000 / 20)
     assert network.ratio_by_rtt(rows, "a", "b") == {0: 5.0, 10: 1.6}
+
+
+def test_the_published_vs_reproduced_table_has_a_column_per_delay() -> None:
+    table = network.versus_table({"a/b": (4.9, {0: 1.3, 10: 1.0}), "c/d": (None, {0: 0.3})})
+    assert list(table.columns) == ["the article", "here, +0 ms", "here, +10 ms"]
+    assert table.loc["a/b"].tolist() == [4.9, 1.3, 1.0]
+    assert table.loc["c/d", "the article"] != table.loc["c/d", "the article"]  # NaN: none

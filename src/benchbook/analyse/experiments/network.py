@@ -7,6 +7,8 @@ delay added) plus the link's extra round trip ``d``, throughput can be at most
 ``c / (W0 + d)``: the delay is time every request waits, whatever language served it.
 """
 
+from collections.abc import Mapping
+
 import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.figure import Figure
@@ -118,6 +120,20 @@ def ratio_by_rtt(rows: pd.DataFrame, a: str, b: str, column: str = "rps") -> dic
     data = without_controls(valid_rows(rows))
     medians = data.groupby(["added_rtt_ms", "target"])[column].median().unstack("target")
     return {int(rtt): float(row[a] / row[b]) for rtt, row in medians.iterrows()}
+
+
+def versus_table(comparisons: Mapping[str, tuple[float | None, dict[int, float]]]) -> pd.DataFrame:
+    """Published vs reproduced: per comparison (row), the article's ratio (None: it gave
+    none) and the ratio of medians here at each added round trip (ratio_by_rtt)."""
+    delays = sorted({rtt for _, here in comparisons.values() for rtt in here})
+    return pd.DataFrame(
+        [
+            {"the article": article if article is not None else float("nan")}
+            | {f"here, +{rtt} ms": here.get(rtt, float("nan")) for rtt in delays}
+            for article, here in comparisons.values()
+        ],
+        index=list(comparisons),
+    )
 
 
 def ratio_sentence(ratios: dict[int, float], a: str, b: str, what: str) -> str:
