@@ -66,3 +66,33 @@ def test_near_tool_ceiling_needs_a_ceiling_that_was_the_tools(
     row = CLEAN | {"headroom": headroom}
     flags = flags_for(row, client_cores=1, closed_loop=True, ceiling_is_tools=ceiling_is_tools)
     assert ("near_tool_ceiling" in flags) == flagged
+
+
+@pytest.mark.parametrize(
+    ("change", "flagged"),
+    [
+        # 100 connections: Little's law's gap exactly ±15 % is within tolerance, beyond is not
+        ({"rps": 1_000.0, "lat_mean_ms": 115.0}, False),
+        ({"rps": 1_000.0, "lat_mean_ms": 85.0}, False),  # 0.85 - 1 is -0.15000000000000002
+        ({"rps": 1_000.0, "lat_mean_ms": 115.1}, True),
+        ({"rps": 1_000.0, "lat_mean_ms": 84.9}, True),
+    ],
+)
+def test_littles_law_at_exactly_fifteen_percent(change, flagged) -> None:
+    flags = flags_for(CLEAN | change, client_cores=1, closed_loop=True)
+    assert ("littles_law" in flags) == flagged
+
+
+@pytest.mark.parametrize(
+    ("cpu_pct", "steal_pct", "cores", "flagged"),
+    [
+        (90.0, 0.0, 1, True),  # exactly 90 % of one core
+        (89.9, 0.0, 1, False),
+        (180.0, 0.0, 2, True),  # exactly 90 % of two
+        (87.3, 3.0, 1, True),  # exactly 90 % of the 97 % the host left
+        (87.2, 3.0, 1, False),
+    ],
+)
+def test_client_bound_at_exactly_ninety_percent(cpu_pct, steal_pct, cores, flagged) -> None:
+    row = CLEAN | {"client_cpu_pct": cpu_pct, "host_steal_pct": steal_pct}
+    assert ("client_bound" in flags_for(row, client_cores=cores, closed_loop=True)) == flagged

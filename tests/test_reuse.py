@@ -77,25 +77,48 @@ def test_make_report_builds_the_go_tools_before_a_notebook(notebook: str) -> Non
     )
 
 
-@pytest.mark.slow
-def test_a_changed_sentence_in_the_analysis_reuses_the_stored_run(runs_dir, monkeypatch) -> None:
-    # What make report relies on: rewording a flag's explanation (analyse/) re-renders
-    # from the stored run; the same edit in measure/ measures again.
-    first = reuse_run()
-    monkeypatch.setenv("BENCHBOOK_REUSE_RUNS", "1")
-    wording = REPO_ROOT / "src/benchbook/analyse/flag_wording.py"
-    original = wording.read_text()
-    try:
-        wording.write_text(original.replace("failed or broke", "failed, or broke"))
-        assert wording.read_text() != original
-        assert reuse_run().run_id == first.run_id
-    finally:
-        wording.write_text(original)
-    flags_rules = REPO_ROOT / "src/benchbook/measure/flags.py"
-    rules = flags_rules.read_text()
-    try:
-        flags_rules.write_text(rules + "# an edit in measure/\n")
-        assert reuse_run().run_id != first.run_id
-    finally:
-        flags_rules.write_text(rules)
-    assert descendants() == []
+MEASURED_PY = '''"""A module that measures."""
+
+LIMIT = 0.15  # a share
+
+
+def flag(gap: float) -> bool:
+    """Whether the gap is too large."""
+    return abs(gap) > LIMIT
+'''
+MEASURED_GO = """package main
+
+// Serve answers.
+func Serve() string {
+	return "a // not a comment" /* inline */
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("name", "source", "edit", "remeasures"),
+    [
+        ("flags.py", MEASURED_PY, ("# a share", "# the share allowed"), False),
+        ("flags.py", MEASURED_PY, ("Whether the gap", "If the gap"), False),
+        ("flags.py", MEASURED_PY, ('"""A module that measures."""', '"""Measures."""'), False),
+        ("flags.py", MEASURED_PY, ("0.15", "0.2"), True),
+        ("flags.py", MEASURED_PY, ("abs(gap) >", "abs(gap) >="), True),
+        ("main.go", MEASURED_GO, ("// Serve answers.", "// Serve answers requests."), False),
+        ("main.go", MEASURED_GO, ("/* inline */", ""), False),
+        ("main.go", MEASURED_GO, ("not a comment", "still not a comment"), True),
+        ("main.go", MEASURED_GO, ("return", "return /* x */"), False),
+    ],
+)
+def test_a_comment_keeps_the_fingerprint_and_code_changes_it(
+    tmp_path, monkeypatch, name: str, source: str, edit: tuple[str, str], remeasures: bool
+) -> None:
+    # On a copy: the repository's own files are never edited by a test.
+    measured = tmp_path / "measure" / name
+    measured.parent.mkdir()
+    measured.write_text(source)
+    monkeypatch.setattr(reuse, "MEASURING_DIRS", (measured.parent,))
+    monkeypatch.setattr(reuse, "REPO_ROOT", tmp_path)
+    before = reuse.fingerprint("x", {"connections": 2})
+    assert edit[0] in source
+    measured.write_text(source.replace(*edit))
+    assert (reuse.fingerprint("x", {"connections": 2}) != before) is remeasures

@@ -16,6 +16,9 @@ ELSEWHERE = {  # another machine differs in at least one identifying key
     "cpu_model": "Another CPU @ 1.00GHz",
     "logical_cpus": int(HERE["logical_cpus"] or 0) + 2,
     "cpus_available": int(HERE["cpus_available"]) + 2,
+    # the same name and CPU name, another generation (as on this kind of VM)
+    "cpu": {**HERE["cpu"], "family": "26", "model": "2"},
+    "machine_id": "0123456789abcdef",
 }
 
 

@@ -62,8 +62,10 @@ class Replication:
 
 
 def stored_runs(experiment: str, directory: Path | None = None) -> list[Run]:
-    """Every run of ``experiment`` with results, oldest first."""
-    return [run for run in reversed(list(RunStore(directory).runs(experiment))) if run.has_results]
+    """Every finished run of ``experiment`` with results, oldest first: a run killed or
+    failed mid-way (no ``completed_utc``) is no session, whatever rows it kept."""
+    runs = reversed(list(RunStore(directory).runs(experiment)))
+    return [run for run in runs if run.has_results and run.completed]
 
 
 def conditions(params: dict, servers: set[str]) -> dict:

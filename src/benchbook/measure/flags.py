@@ -10,6 +10,9 @@ CLIENT_BOUND_SHARE = 0.90  # of the cores the load tool may use
 NEAR_CEILING_HEADROOM = 0.90  # of the tool setting's calibrated ceiling (notebook 00)
 SHORT_RUN_S = 5.0
 SHORT_RUN_REQUESTS = 10_000  # below this, p99.9 rests on fewer than 10 samples
+# Shares are compared rounded to this many digits, so a gap of exactly 15 % (or a load
+# tool at exactly 90 %) falls on the same side of the line whatever float rounding did.
+SHARE_DIGITS = 9
 
 # Flags that make a row's numbers not a measurement of the server doing its job: such
 # rows are kept and shown, but never ranked or summarised with the valid ones.
@@ -48,7 +51,8 @@ def flags_for(
         flags.append("non_2xx")
     # A core the hypervisor steals from cannot give 100 %: compare with what it could.
     available_pct = 100 - float(row.get("host_steal_pct") or 0)
-    if float(row["client_cpu_pct"] or 0) >= available_pct * CLIENT_BOUND_SHARE * client_cores:
+    client_share = float(row["client_cpu_pct"] or 0) / (available_pct * client_cores)
+    if round(client_share, SHARE_DIGITS) >= CLIENT_BOUND_SHARE:
         flags.append("client_bound")
     headroom = number(row.get("headroom"))
     if ceiling_is_tools and headroom is not None and headroom >= NEAR_CEILING_HEADROOM:
@@ -59,7 +63,7 @@ def flags_for(
         gap = littles_law_gap(
             float(row["connections"]), float(row["rps"]), mean, number(row.get("think_ms")) or 0.0
         )
-        if gap is None or abs(gap) > LITTLES_LAW_TOLERANCE:
+        if gap is None or round(abs(gap), SHARE_DIGITS) > LITTLES_LAW_TOLERANCE:
             flags.append("littles_law")
     if float(row["duration_s"]) < SHORT_RUN_S or int(row["requests"]) < SHORT_RUN_REQUESTS:
         flags.append("short_run")

@@ -1,15 +1,29 @@
 """Where and with what a run was measured: stored in every run's manifest."""
 
+import hashlib
 import os
 import platform
 import subprocess
 from collections.abc import Callable, Mapping
 from importlib.metadata import PackageNotFoundError, version
+from typing import TypeVar
 
 from benchbook.measure.layout import REPO_ROOT
 
 # What identifies a machine for ceilings and stored runs (the rest, e.g. load, varies).
-MACHINE_KEYS = ("hostname", "cpu_model", "logical_cpus", "cpus_available")
+# The hostname and CPU name alone are the same on machines of different CPU generations
+# (`vm`, "AMD EPYC"): the CPU's identity and the machine id tell them apart.
+MACHINE_KEYS = ("hostname", "cpu_model", "logical_cpus", "cpus_available", "cpu", "machine_id")
+# The /proc/cpuinfo fields of a CPU's identity (of its first processor), under our names.
+CPU_FIELDS = {
+    "vendor_id": "vendor",
+    "cpu family": "family",
+    "model": "model",
+    "stepping": "stepping",
+    "cpu MHz": "mhz",
+    "cache size": "cache",
+}
+T = TypeVar("T")
 PYTHON_PACKAGES = ("fastapi", "uvicorn", "uvloop", "httptools", "pandas", "scipy", "papermill")
 
 
@@ -22,7 +36,7 @@ def _first_line(argv: list[str]) -> str:
     return lines[0] if done.returncode == 0 and lines else ""
 
 
-def _safe(get: Callable[[], str]) -> str:
+def _safe(get: Callable[[], T]) -> T | str:
     try:
         return get()
     except Exception as err:  # provenance must never stop a run
@@ -35,6 +49,32 @@ def _cpu_model() -> str:
             if line.startswith("model name"):
                 return line.split(":", 1)[1].strip()
     return platform.processor()
+
+
+def cpu_identity(cpuinfo: str) -> dict[str, str]:
+    """The first processor's vendor, family, model, stepping, nominal MHz and cache size
+    ('' where /proc/cpuinfo lacks a field, as on some architectures). The MHz a VM reports
+    is its nominal clock; rounded to 10 MHz, it does not drift."""
+    fields: dict[str, str] = dict.fromkeys(CPU_FIELDS.values(), "")
+    for line in cpuinfo.split("\n\n", 1)[0].splitlines():
+        key, _, value = line.partition(":")
+        name = CPU_FIELDS.get(key.strip())
+        if name:
+            fields[name] = value.strip()
+    if fields["mhz"]:
+        fields["mhz"] = f"{round(float(fields['mhz']), -1):.0f}"
+    return fields
+
+
+def _cpu() -> dict[str, str]:
+    with open("/proc/cpuinfo") as f:
+        return cpu_identity(f.read())
+
+
+def _machine_id() -> str:
+    """A hash of /etc/machine-id (not the id itself: it is meant to stay private)."""
+    with open("/etc/machine-id", "rb") as f:
+        return hashlib.sha256(f.read().strip()).hexdigest()[:16]
 
 
 def _memory_gib() -> float:
@@ -69,6 +109,8 @@ def machine() -> dict[str, object]:
     return {
         "hostname": platform.node(),
         "cpu_model": _safe(_cpu_model),
+        "cpu": _safe(_cpu),
+        "machine_id": _safe(_machine_id),
         "logical_cpus": os.cpu_count(),
         "cpus_available": len(os.sched_getaffinity(0)),
         "memory_gib": _safe(_memory_gib),

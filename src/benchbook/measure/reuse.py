@@ -2,6 +2,11 @@
 shapes a measurement changed — the same experiment and parameters, the same measuring
 code (every file of ``benchbook.measure`` and of ``servers/``), the same machine.
 
+What counts of the code is what it does: a Python file by its syntax tree without
+docstrings or comments, a Go file without its comments, any other file
+(the registry, Lua scripts) byte for byte. So a comment or a docstring edited under
+``measure/`` keeps every stored run; an edit of code, a string or a number measures again.
+
 The boundary is the package's own: import-linter (``make lint``) keeps ``measure`` from
 importing ``analyse`` or ``render``, so nothing outside these folders can shape a row,
 and a change of analysis, wording or template never re-measures.
@@ -11,9 +16,11 @@ or template re-renders the report from data/runs/ in a minute or two. A notebook
 by hand, `make run` and the tests always measure afresh.
 """
 
+import ast
 import hashlib
 import json
 import os
+import re
 from pathlib import Path
 
 from benchbook.measure.layout import REPO_ROOT
@@ -38,11 +45,62 @@ def measuring_files() -> list[Path]:
     return files
 
 
+def _without_docstrings(tree: ast.AST) -> ast.AST:
+    """The tree with every module, class and function docstring removed."""
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (
+            isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+            and body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        ):
+            node.body = body[1:] or [ast.Pass()]
+    return tree
+
+
+# A Go comment: // to the end of the line, or /* … */, outside string and rune literals
+# (which the alternation consumes first, so a "//" inside a string stays).
+GO_TOKENS = re.compile(
+    r'"(?:\\.|[^"\\\n])*"'  # an interpreted string
+    r"|`[^`]*`"  # a raw string
+    r"|'(?:\\.|[^'\\\n])*'"  # a rune
+    r"|//[^\n]*|/\*.*?\*/",  # a comment
+    re.S,
+)
+
+
+def _go_code(source: str) -> str:
+    """Go source without its comments, spaces and tabs outside literals collapsed, blank
+    lines dropped: what is left when a comment is added, edited or removed."""
+    parts, code, end = [], "", 0
+    for token in GO_TOKENS.finditer(source):
+        code += source[end : token.start()] + " "  # a comment separates like a space
+        if token.group()[0] in "\"`'":
+            parts += [re.sub(r"[ \t]+", " ", code[:-1]), token.group()]
+            code = ""
+        end = token.end()
+    parts.append(re.sub(r"[ \t]+", " ", code + source[end:]))
+    return "\n".join(line.strip() for line in "".join(parts).splitlines() if line.strip())
+
+
+def what_it_does(path: Path) -> bytes:
+    """The part of a measuring file that can change a measurement (see the module's
+    docstring): comments and docstrings do not."""
+    if path.suffix == ".py":
+        tree = _without_docstrings(ast.parse(path.read_bytes(), filename=str(path)))
+        return ast.dump(tree, include_attributes=False).encode()
+    if path.suffix == ".go":
+        return _go_code(path.read_text()).encode()
+    return path.read_bytes()
+
+
 def code_digest() -> str:
     digest = hashlib.sha256()
     for path in measuring_files():
         digest.update(str(path.relative_to(REPO_ROOT)).encode() + b"\0")
-        digest.update(path.read_bytes() + b"\0")
+        digest.update(what_it_does(path) + b"\0")
     return digest.hexdigest()
 
 

@@ -1,0 +1,31 @@
+"""A machine's identity, from a real /proc/cpuinfo captured here."""
+
+from pathlib import Path
+
+from benchbook.measure import provenance
+
+SAMPLES = Path(__file__).parent / "samples" / "machine"
+
+
+def test_the_cpu_identity_names_family_model_and_stepping() -> None:
+    text = (SAMPLES / "cpuinfo-amd-epyc-family25.txt").read_text()
+    assert provenance.cpu_identity(text) == {
+        "vendor": "AuthenticAMD",
+        "family": "25",
+        "model": "17",
+        "stepping": "1",
+        "mhz": "2600",
+        "cache": "1024 KB",
+    }
+
+
+def test_a_cpuinfo_without_those_fields_gives_empty_ones() -> None:
+    identity = provenance.cpu_identity("processor\t: 0\nBogoMIPS\t: 48.00\n")
+    assert set(identity.values()) == {""}
+
+
+def test_the_machine_records_its_cpu_and_a_hash_of_its_id_not_the_id() -> None:
+    machine = provenance.machine()
+    assert machine["cpu"]["family"]
+    machine_id = Path("/etc/machine-id").read_text().strip()
+    assert len(machine["machine_id"]) == 16 and machine["machine_id"] not in machine_id
