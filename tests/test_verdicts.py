@@ -1,10 +1,20 @@
-"""Every verdict against an article, on constructed comparisons: reproduced only when the
-article's figure lies inside the interval, otherwise it says how and why not."""
+"""Every verdict against an article, on constructed comparisons, as one table in the order
+verdicts.reproduction takes them: reproduced only when the article's figure lies inside
+the interval judged on, otherwise how and why not."""
+
+import math
 
 import pandas as pd
 import pytest
 
-from benchbook.analyse.findings import (
+from benchbook.analyse.explanation import Explanation
+from benchbook.analyse.findings import headline, setup_differences
+from benchbook.analyse.findings_format import BADGES, REPRODUCED_LABELS
+from benchbook.analyse.levels import Pooled
+from benchbook.analyse.replication import Replication
+from benchbook.analyse.stats import compare, compare_paired
+from benchbook.analyse.verdicts import (
+    DIFFERENT_CONDITIONS,
     NO_ARTICLE,
     NO_VALID_RUNS,
     NOT_REPRODUCED,
@@ -13,13 +23,9 @@ from benchbook.analyse.findings import (
     SAME_DIRECTION,
     SOMETHING_ELSE,
     TOO_FEW_RUNS,
-    TOOL_LIMIT,
-    headline,
     reproduction,
-    setup_differences,
+    tool_limited,
 )
-from benchbook.analyse.findings_format import BADGES, REPRODUCED_LABELS
-from benchbook.analyse.stats import compare_paired
 
 DRIFT = [1000.0, 1100.0, 1200.0, 1300.0, 1400.0, 1250.0, 1050.0, 1150.0]
 JITTER = [1.00, 1.01, 0.99, 1.02, 0.98, 1.01, 0.99, 1.00]
@@ -30,46 +36,126 @@ def paired(ratio: float, rounds: int = 8):
     return compare_paired(a, DRIFT[:rounds])
 
 
+def model(estimate: float, low: float, high: float, predict_low: float, predict_high: float):
+    """Seven sessions on this class, pooled as given."""
+    pooled = Pooled(7, estimate, low, high, predict_low, predict_high, tau=0.05)
+    return Replication(machine_class="this class", sessions=7, pooled=pooled)
+
+
+LOOP_404 = Explanation("its HTTP backend answered 404 (its loop gives 101× here)", 101.0)
+LOOP_404_FAR = Explanation("its HTTP backend answered 404 (its loop gives 1.18× here)", 1.18)
+
+
 @pytest.mark.parametrize(
     ("c", "kwargs", "expected", "why"),
     [
-        (paired(2.0), {"article_ratio": 2.0}, REPRODUCED, "lies within the interval"),
+        # 1. no figure
+        (paired(2.0), {"article_ratio": None}, NO_ARTICLE, "no figure"),
+        # 2. a condition that sets the result differs: it wins over everything below
+        (paired(1.02), {"article_ratio": 4.9, "different_conditions": "a 10 ms link caps "
+         "every server near 900 req/s"}, DIFFERENT_CONDITIONS, "900 req/s; 4.9× in the article"),
+        (paired(1.0), {"article_ratio": 1.29, "tool_limited": "its load tool was the limit"},
+         DIFFERENT_CONDITIONS, "load tool"),
+        (None, {"article_ratio": 4.9, "different_conditions": "a link"},
+         DIFFERENT_CONDITIONS, "a link"),
+        # 3. something else measured, only when reproducing it lands near the figure
+        (paired(2.0), {"article_ratio": 106.0, "measured_else": LOOP_404},
+         SOMETHING_ELSE, "404"),
+        (paired(0.9), {"article_ratio": 3.1, "measured_else": LOOP_404_FAR},
+         NOT_REPRODUCED, "gives 1.18× here, not 3.1×: it does not explain"),
+        # 4. nothing to judge on
+        (None, {"article_ratio": 3.0}, NO_VALID_RUNS, "no valid runs"),
+        (paired(2.0, rounds=5), {"article_ratio": 3.0}, TOO_FEW_RUNS, "5 rounds"),
+        # 5. reproduced: inside this session's interval (one session) …
+        (paired(2.0), {"article_ratio": 2.0}, REPRODUCED, "(one session: not yet replicated)"),
+        # … or inside the prediction interval, once the class has a model
+        (paired(2.0), {"article_ratio": 2.6, "sessions": model(2.2, 2.0, 2.4, 1.8, 2.7)},
+         REPRODUCED, "prediction interval for the next session, 1.80–2.70×"),
+        # 6. not resolvable: within the A/A band
+        (paired(1.05), {"article_ratio": 1.5, "band": 1.08}, NOT_RESOLVABLE, "A/A control"),
+        # 7. no difference; the same direction, another size; the opposite direction
+        (paired(1.0), {"article_ratio": 1.3}, NOT_REPRODUCED, "no significant difference"),
+        (paired(2.0), {"article_ratio": 1.3, "sessions": model(1.1, 0.9, 1.3, 0.8, 1.25)},
+         NOT_REPRODUCED, "no significant difference"),
         (paired(2.0), {"article_ratio": 4.9, "differences": "one core per server"},
-         SAME_DIRECTION, "outside the interval, smaller here; what differs: one core"),
+         SAME_DIRECTION, "smaller here; what differs: one core"),
         (paired(5.0), {"article_ratio": 4.0}, SAME_DIRECTION, "larger here"),
         (paired(0.5), {"article_ratio": 3.1}, NOT_REPRODUCED, "opposite direction"),
-        (paired(1.0), {"article_ratio": 1.3}, NOT_REPRODUCED, "no significant difference"),
-        (paired(2.0), {"article_ratio": 106.0, "measured_else": "its HTTP backend 404'd"},
-         SOMETHING_ELSE, "404"),
-        (paired(1.0), {"article_ratio": 1.29, "tool_limited": "its load tool was the limit"},
-         TOOL_LIMIT, "load tool"),
-        (paired(1.05), {"article_ratio": 1.5, "band": 1.08}, NOT_RESOLVABLE, "A/A control"),
-        (paired(2.0, rounds=5), {"article_ratio": 3.0}, TOO_FEW_RUNS, "5 rounds"),
-        (None, {"article_ratio": 3.0}, NO_VALID_RUNS, "no valid runs"),
-        (paired(2.0), {"article_ratio": None}, NO_ARTICLE, "no figure"),
     ],
 )  # fmt: skip
-def test_each_verdict_and_its_reason(c, kwargs, expected, why) -> None:
+def test_each_verdict_in_its_order_and_its_reason(c, kwargs, expected, why) -> None:
     verdict, reason = reproduction(c, **kwargs)
     assert (verdict, why in reason) == (expected, True), reason
+
+
+def test_a_nan_ratio_gives_no_valid_runs() -> None:
+    c = paired(2.0)
+    nan = type(c)(**{**c.__dict__, "ratio": math.nan})
+    assert reproduction(nan, 2.0)[0] == NO_VALID_RUNS
+
+
+def test_the_verdict_follows_the_prediction_not_the_session_count() -> None:
+    # The same data with one more session that agrees: the verdict does not move.
+    c = paired(2.0)
+    before = reproduction(c, 3.0, sessions=model(2.1, 2.0, 2.2, 1.8, 2.5))
+    after = reproduction(c, 3.0, sessions=model(2.1, 2.0, 2.2, 1.85, 2.45))
+    assert before[0] == after[0] == SAME_DIRECTION
 
 
 def test_every_verdict_has_a_badge() -> None:
     assert len(BADGES) == len(REPRODUCED_LABELS) == len(set(BADGES))
 
 
-def test_a_bound_stays_a_bound_with_no_interval_or_p_value() -> None:
-    rows = [
-        {"run_id": "r", "repetition": i + 1, "target": t, "rps": v, "flags": "",
-         "err_connect": 0, "err_read": 0, "err_write": 0, "err_timeout": 0, "non_2xx": 0,
-         "requests": 1000, "headroom": None, "incident": ""}
-        for t, values in (("go", [3000.0] * 6), ("py", [1000.0, 1010, 990, 1005, 995, 1000]))
-        for i, v in enumerate(values)
-    ]  # fmt: skip
-    h = headline("go vs py", pd.DataFrame(rows), "go", "py", experiment="bound_test",
+def rows(values: dict[str, list[float]], flags: dict[str, str] | None = None) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {"run_id": "r", "repetition": i + 1, "target": t, "server": t, "rps": v,
+             "flags": (flags or {}).get(t, ""), "err_connect": 0, "err_read": 0,
+             "err_write": 0, "err_timeout": 0, "non_2xx": 0, "requests": 1000,
+             "headroom": None, "incident": ""}
+            for t, vs in values.items()
+            for i, v in enumerate(vs)
+        ]
+    )  # fmt: skip
+
+
+def test_a_tool_limit_on_one_side_only_is_no_tool_limit() -> None:
+    # Only both sides at the tool's limit make the comparison the tool's; one side at it
+    # leaves a ranking whose caution names it.
+    data = rows({"go": [3000.0] * 6, "py": [1000.0] * 6}, {"go": "client_bound"})
+    assert tool_limited(data, ["go", "py"]) == ""
+    both = rows({"go": [3000.0] * 6, "py": [1000.0] * 6}, {"go": "client_bound",
+                                                            "py": "client_bound"})  # fmt: skip
+    assert "both sides" in tool_limited(both, ["go", "py"])
+
+
+def test_a_bound_prints_what_every_run_supports_with_no_interval_or_p_value(runs_dir) -> None:
+    data = rows({"go": [3000.0, 2900, 3100, 2800, 3050, 3000],
+                 "py": [1000.0, 1010, 990, 1400, 995, 1000]})  # fmt: skip
+    h = headline("go vs py", data, "go", "py", experiment="bound_test",
                  lower_bound="vegeta, not the server, was at its limit")  # fmt: skip
-    assert h.brief.startswith("**go** took **at least 3.0×** the load of **py**: vegeta")
+    # the lowest Go run over the highest Python run: 2800 / 1400
+    assert h.brief.startswith("**go** took **at least 2.00×** the load of **py** (its lowest")
     assert (h.ci_low, h.ci_high, h.p, h.significant) == (None, None, None, False)
+
+
+def test_a_caution_on_one_side_reaches_the_brief(runs_dir) -> None:
+    data = rows({"go": [3000.0] * 3 + [3100.0] * 3, "py": [1000.0, 1010, 990, 1005, 995, 1000]},
+                {"py": "timeouts"})  # fmt: skip
+    h = headline("go vs py", data, "go", "py", experiment="caution_test")
+    assert "Caution: py's runs carry `timeouts` (6/6)" in h.brief
+
+
+def test_a_rate_flagged_only_by_littles_law_says_what_the_rate_measured(runs_dir) -> None:
+    data = rows({"go": [3000.0] * 3 + [3100.0] * 3, "py": [1000.0, 1010, 990, 1005, 995, 1000]},
+                {"py": "littles_law"})  # fmt: skip
+    h = headline("go vs py", data, "go", "py", experiment="caution_test")
+    assert "the requests per second are the requests the load tool completed" in h.brief
+
+
+def test_two_samples_keep_their_own_verdict() -> None:
+    c = compare([3.0, 3.1, 2.9, 3.05, 2.95], [1.0, 1.1, 0.9, 1.05, 0.95])
+    assert reproduction(c, 3.0)[0] == REPRODUCED
 
 
 def test_what_differs_from_the_article_comes_from_the_runs_manifest() -> None:

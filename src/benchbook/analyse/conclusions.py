@@ -92,16 +92,8 @@ def verdict(c: Comparison, a: str, b: str, column: str, unit: str = "", brief: b
         if brief:
             return sentence + "."
         return f"{sentence}, {evidence}.{tail}"
-    # A ratio below 1 is written as a share: "19 % of the requests per second of …"; a
-    # lower latency as "29× lower" (a reader compares times that way).
+    lead = ranking(c.ratio, a, b, column, unit)
     below = c.ratio < 1
-    if m.higher_is_better:
-        size = f"{fmt.share(c.ratio)} of" if below else fmt.ratio(c.ratio)
-        lead = f"**{a}** served **{size} the {m.name}** of **{b}**"
-    else:
-        direction = "lower" if below else "higher"
-        times = fmt.ratio(1 / c.ratio if below else c.ratio)  # 1.04×, not 1.0×, near 1
-        lead = f"**{a}**'s {m.name} was **{times} {direction}** than **{b}**'s"
     if below and c.ratio_confidence:
         interval = (
             f"{fmt.level(c.ratio_confidence)} {fmt.share_interval(c.ratio_low, c.ratio_high)}"
@@ -110,6 +102,29 @@ def verdict(c: Comparison, a: str, b: str, column: str, unit: str = "", brief: b
     if brief:
         return f"{lead} ({figure}, {interval})."
     return f"{lead} ({figure}, {interval}; {evidence})."
+
+
+def ranking(ratio: float, a: str, b: str, column: str, unit: str = "") -> str:
+    """'**a** served **14× the requests per second** of **b**': a ratio below 1 is written
+    as a share ('19 % of'), a lower latency as '29× lower' (a reader compares times that
+    way)."""
+    m = metric(column, unit)
+    below = ratio < 1
+    if m.higher_is_better:
+        size = f"{fmt.share(ratio)} of" if below else fmt.ratio(ratio)
+        return f"**{a}** served **{size} the {m.name}** of **{b}**"
+    direction = "lower" if below else "higher"
+    times = fmt.ratio(1 / ratio if below else ratio)  # 1.04×, not 1.0×, near 1
+    return f"**{a}**'s {m.name} was **{times} {direction}** than **{b}**'s"
+
+
+# What a rate measured when the only doubt about its row is Little's law (a latency
+# matter): the rate itself is the requests completed, whatever the latency says.
+RATE_UNDER_LITTLES_LAW = (
+    "the requests per second are the requests the load tool completed, but the time each "
+    "took is not what its latency shows (e.g. a server that closes every connection makes "
+    "the tool reconnect before each request)"
+)
 
 
 def flag_tally(results: pd.DataFrame, target: str) -> dict[str, str]:
@@ -124,10 +139,11 @@ def flag_tally(results: pd.DataFrame, target: str) -> dict[str, str]:
     return tally
 
 
-def caution(results: pd.DataFrame, targets: list[str]) -> str:
+def caution(results: pd.DataFrame, targets: list[str], column: str = "") -> str:
     """'Caution: b's runs carry littles_law (5/5): its latency figures are suspect.' —
     the flags that change the meaning of a comparison, counted, each consequence once
-    (their full meaning is in the Validity section)."""
+    (their full meaning is in the Validity section). A ranking by requests per second
+    (``column`` 'rps') whose only doubt is Little's law says what the rate measured."""
     tallies = {t: flag_tally(results, t) for t in targets}
     parts = []
     shared = set.intersection(*(set(t) for t in tallies.values())) if len(targets) > 1 else set()
@@ -140,6 +156,9 @@ def caution(results: pd.DataFrame, targets: list[str]) -> str:
             parts.append(
                 f"{target}'s runs carry `{flag}` ({tally[flag]}): {FLAG_CONSEQUENCES[flag]}"
             )
+    flags = {flag for tally in tallies.values() for flag in tally}
+    if column == "rps" and flags == {"littles_law"}:
+        parts.append(RATE_UNDER_LITTLES_LAW)
     return ("Caution: " + "; ".join(parts) + ".") if parts else ""
 
 
@@ -293,57 +312,6 @@ def against_published(table: pd.DataFrame, metric_label: str, article_ratio: str
         f"{fmt.ratio(row[article_ratio])}; the same ratio of medians measured here: "
         f"{'; '.join(ours)}."
     )
-
-
-def lost_records(results: pd.DataFrame) -> list[str]:
-    """Per target that created records: how many the server confirmed, how many ids
-    were distinct, and what was lost (medians over its runs when several)."""
-    if "created" not in results:
-        return []
-    sentences = []
-    for target, runs in results.dropna(subset=["created"]).groupby("target", sort=False):
-        created, distinct = runs["created"].sum(), runs["distinct_ids"].sum()
-        wrong = runs["resolved_wrong"].sum()
-        lost = created - distinct + wrong
-        store = runs["store_new"].sum()
-        if lost:
-            sentences.append(
-                f"**{target}**: {fmt.count(created)} URLs confirmed with 201 in {len(runs)} "
-                f"run(s), but only {fmt.count(distinct)} distinct ids — **{fmt.count(lost)} "
-                f"URLs lost** ({lost / created:.0%}); the store holds {fmt.count(store)}."
-            )
-        else:
-            sentences.append(
-                f"**{target}**: {fmt.count(created)} URLs confirmed in {len(runs)} run(s), "
-                f"each with an id of its own, each read back as created (checked: "
-                f"{fmt.count(runs['resolved_checked'].sum())}); the store holds "
-                f"{fmt.count(store)} new ones — nothing lost."
-            )
-    return sentences
-
-
-def lost_summary(results: pd.DataFrame) -> str:
-    """One sentence over every write run: what each target lost, or that none lost any."""
-    if "created" not in results:
-        return ""
-    totals = (
-        results.dropna(subset=["created"])
-        .groupby("target", sort=False)[["created", "distinct_ids", "resolved_wrong"]]
-        .sum()
-    )
-    lost = totals["created"] - totals["distinct_ids"] + totals["resolved_wrong"]
-    losing = [
-        f"**{target}** lost {fmt.count(lost[target])} of {fmt.count(totals.loc[target, 'created'])}"
-        for target in totals.index
-        if lost[target]
-    ]
-    kept = [target for target in totals.index if not lost[target]]
-    parts = []
-    if losing:
-        parts.append("; ".join(losing) + " URLs it had confirmed with 201")
-    if kept:
-        parts.append(f"{', '.join(kept)} lost none")
-    return ("Of the URLs created in the write runs: " + "; ".join(parts) + ".") if parts else ""
 
 
 def waiting_users(results: pd.DataFrame, mean_wait_s: float) -> pd.DataFrame:

@@ -8,32 +8,24 @@ any change to the report code.
 """
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 
 import pandas as pd
 
 from benchbook.analyse import formatting as fmt
-from benchbook.analyse.conclusions import compare_targets, flag_tally, verdict
-from benchbook.analyse.findings_format import FINDINGS_MIME
+from benchbook.analyse.conclusions import caution, compare_targets
+from benchbook.analyse.explanation import Explanation
+from benchbook.analyse.findings_format import FINDINGS_MIME, LOWER_BOUND
 from benchbook.analyse.names import language, reader_name
-from benchbook.analyse.pairing import aa_band, comparison, count_text, too_few, within_band
+from benchbook.analyse.pairing import aa_band, comparison, count_text
 from benchbook.analyse.published import source
 from benchbook.analyse.replication import Replication, replication, spread
-from benchbook.analyse.stats import ALPHA, Comparison
+from benchbook.analyse.session_wording import across, brief
+from benchbook.analyse.stats import Comparison
 from benchbook.analyse.tables import valid_rows
-
-REPRODUCED = "reproduced"
-NOT_REPRODUCED = "not reproduced"
-SOMETHING_ELSE = "the article measured something else"
-NO_ARTICLE = "no article figure"
-TOO_FEW_RUNS = "too few runs"
-SAME_DIRECTION = "same direction, different size"
-TOOL_LIMIT = "on this machine, the load tool was the limit"
-NOT_RESOLVABLE = "not resolvable on this machine"
-NO_VALID_RUNS = "no valid runs"
-# Flags that say a load tool, not the server, set a number.
-TOOL_LIMIT_FLAGS = ("client_bound", "near_tool_ceiling")
+from benchbook.analyse.verdicts import NO_ARTICLE, reproduction, tool_limited
+from benchbook.measure.orchestration import AA_COPY
 
 
 @dataclass
@@ -55,17 +47,26 @@ class Headline:
     spread: list[dict] = field(default_factory=list)
     # The smallest ratio an A/A control in the same rounds resolves (None: no control).
     resolvable: float | None = None
-    # Sessions of the same comparison behind the verdict (this one included), the range
-    # of their estimates, the interval the verdict was judged on (the wider of this
-    # session's and that range), and whether the estimate moved with the machine's speed.
+    # The sessions of the same comparison on this session's machine class (this one
+    # included) and their model (levels): the pooled estimate with its 95 % interval, the
+    # 95 % prediction interval for the next session, and the leave-one-session-out check
+    # (each held-out session: run id, estimate, whether it fell inside); None below three.
+    machine_class: str = ""
     sessions: int = 1
-    sessions_low: float | None = None
-    sessions_high: float | None = None
-    judged_low: float | None = None
-    judged_high: float | None = None
-    moved: str = ""
+    pooled_ratio: float | None = None
+    pooled_low: float | None = None
+    pooled_high: float | None = None
+    predict_low: float | None = None
+    predict_high: float | None = None
+    held_out: list[dict] = field(default_factory=list)
+    # Sessions on other machine classes, each apart (replication.OtherClass as a dict).
+    other_classes: list[dict] = field(default_factory=list)
     languages: tuple[str, str] = ("", "")  # the two sides' servers' languages
     metric: str = ""  # the column compared, e.g. "rps"
+    # Whether the two sides differ in more than their language (e.g. their storage):
+    # such a comparison stays out of a Go-vs-Python tally.
+    like_for_like: bool = True
+    cross_check: bool = False  # the same pair of servers measured with a second load tool
 
 
 @dataclass
@@ -76,6 +77,9 @@ class Findings:
     answer: str
     headlines: list[Headline]
     source: dict | None = None
+    # The notebook's answers to its own question that no ratio headline carries (lost
+    # records, a percentile against the open loop, a trend with delay): page 1 shows them.
+    also: list[str] = field(default_factory=list)
 
     def as_json(self) -> dict:
         """JSON-safe: a NaN (no interval with too few runs) is null, not the text 'nan'."""
@@ -107,78 +111,6 @@ def _without_nan(value: object) -> object:
     return value
 
 
-def reproduction(
-    c: Comparison | None,
-    article_ratio: float | None,
-    tool_limited: str = "",
-    measured_else: str = "",
-    differences: str = "",
-    band: float | None = None,
-    sessions: Replication | None = None,
-) -> tuple[str, str]:
-    """Whether the article's figure reproduced here, by magnitude, and why.
-
-    "Reproduced" only when the article's ratio lies inside our interval — the wider of
-    this session's and the stored sessions' range (``sessions``); a significant ratio in
-    the same direction but of another size names what differs in the setup
-    (``differences``, from the notebook). "The article measured something else" needs
-    evidence from the article itself (``measured_else``); a load tool that limited our
-    runs under the article's settings (``tool_limited``) says so, on this machine."""
-    if article_ratio is None:
-        return NO_ARTICLE, "the article gives no figure to compare"
-    if measured_else:
-        return SOMETHING_ELSE, measured_else
-    if tool_limited:
-        return TOOL_LIMIT, tool_limited
-    if c is None or c.ratio != c.ratio:
-        return NO_VALID_RUNS, "no valid runs to compare"
-    # The reason sits beside our ratio and interval (summary, headline table): it names
-    # the article's figure and how ours relates to it, not our numbers again.
-    article = fmt.ratio(article_ratio)
-    if too_few(c):
-        return TOO_FEW_RUNS, (
-            f"{count_text(c)} runs cannot show any difference at p < {ALPHA} "
-            f"({article} in the article): run more repetitions"
-        )
-    sessions = sessions or Replication(sessions=1)
-    low, high = sessions.judged(c)
-    where = "the interval"
-    if sessions.sessions >= 2:
-        where = f"the range judged on ({sessions.text()}, and this session's interval)"
-    if c.ratio_confidence and low <= article_ratio <= high:
-        return REPRODUCED, f"the article's {article} lies within {where} here"
-    if c.significant and within_band(c, band):
-        return NOT_RESOLVABLE, f"within what an A/A control strays here; {article} in the article"
-    if c.significant and sessions.disagree():
-        return NOT_RESOLVABLE, (
-            f"the {sessions.text()} lie on both sides of 1; {article} in the article"
-        )
-    if not c.significant:
-        return NOT_REPRODUCED, f"no significant difference here; {article} in the article"
-    if (c.ratio > 1) == (article_ratio > 1):
-        size = "larger" if abs(math.log(c.ratio)) > abs(math.log(article_ratio)) else "smaller"
-        why = f"the article's {article} lies outside {where}, {size} here"
-        return SAME_DIRECTION, f"{why}; what differs: {differences}" if differences else why
-    return NOT_REPRODUCED, f"the opposite direction to the article's {article}"
-
-
-def tool_limited(results: pd.DataFrame, targets: list[str]) -> str:
-    """'…' when most runs of every target carry a load-tool limit flag, else ''."""
-    tallies = {t: flag_tally(results, t) for t in targets}
-    limited = {}
-    for target, tally in tallies.items():
-        shares = [tally[f] for f in TOOL_LIMIT_FLAGS if f in tally]
-        best = max((int(s.split("/")[0]) / int(s.split("/")[1]) for s in shares), default=0)
-        if best < 0.5:
-            return ""
-        limited[target] = ", ".join(f"{f} {tally[f]}" for f in TOOL_LIMIT_FLAGS if f in tally)
-    return (
-        "its load tool was the limit on both sides ("
-        + "; ".join(f"{t}: {flags}" for t, flags in limited.items())
-        + ")"
-    )
-
-
 def headline(
     label: str,
     results: pd.DataFrame,
@@ -191,61 +123,103 @@ def headline(
     article: str = "",
     article_ratio: float | None = None,
     judge_tool_limit: bool = False,
-    measured_else: str = "",
+    measured_else: Explanation | None = None,
     differences: str = "",
+    different_conditions: str = "",
     lower_bound: str = "",
+    cross_check: bool = False,
     select: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
+    same_conditions_ignore: tuple[str, ...] = (),
 ) -> Headline:
     """One headline comparison a/b on ``column`` (valid runs only; a and b named as a
-    reader knows them), its verdict with its flags' caveats, the verdict against
-    ``article_ratio``, and the comparison in every stored run of ``experiment``
-    (``select``: its rows of a run). ``measured_else``: the article's own evidence that it
-    measured something else; ``differences``: what in this setup moves the ratio (cores,
-    concurrency, run length, tool); ``lower_bound``: why a's figure is a lower bound (its
-    tool was the limit): "at least N×", no interval or p-value."""
+    reader knows them): its verdict with its flags' caveats, the model of its sessions on
+    this machine class (replication), the verdict against ``article_ratio``
+    (verdicts.reproduction: ``measured_else``, ``differences``, ``different_conditions``)
+    and the comparison in every stored run of ``experiment`` (``select``: its rows of a
+    run; ``same_conditions_ignore``: replication.conditions). ``lower_bound``: why a's
+    figure is a lower bound, "at least N×"; ``cross_check``: the same servers under a
+    second load tool."""
     data = select(results) if select else results
     names, languages = _sides(data, a, b)
     label = label.replace(a, names[0]).replace(b, names[1])
     valid = valid_rows(data)
     c = comparison(valid, a, b, column)
-    band = _control_band(valid, results, column)
-    limited = tool_limited(data, [a, b]) if judge_tool_limit else ""
     current = set(data["run_id"]) if "run_id" in data else set()
-    runs = spread(experiment, a, b, column, select, current)
-    sessions = replication(c, runs)
-    reproduced, why = reproduction(
-        c, article_ratio, limited, measured_else, differences, band, sessions
-    )
+    runs = spread(experiment, a, b, column, select, current, ignore=same_conditions_ignore)
+    sessions = replication(c, runs, _go_side(languages))
+    shared = {"languages": languages, "metric": column, "spread": runs,
+              "like_for_like": _like_for_like(data, a, b), "cross_check": cross_check}  # fmt: skip
     if lower_bound and c is not None:
-        bound = bound_headline(label, c, *names, lower_bound, runs, sessions)
-        return replace(bound, languages=languages, metric=column)
+        bound = bound_headline(label, valid, a, b, names, lower_bound, column)
+        return replace(bound, **shared, sessions=sessions.sessions,
+                       machine_class=sessions.machine_class)  # fmt: skip
+    band = _control_band(valid, results, column, experiment, select, current)
+    limited = tool_limited(data, [a, b]) if judge_tool_limit else ""
+    reproduced, why = reproduction(c, article_ratio, limited, measured_else, differences, band,
+                                   sessions, different_conditions)  # fmt: skip
+    note = caution(data, [a, b], column)
     return Headline(
         label=label,
-        verdict=compare_targets(data, a, b, column, unit, names) + _across(c, sessions),
-        brief=_brief(c, *names, column, unit, band, sessions),
-        ratio=c.ratio if c else None,
-        ci_low=c.ratio_low if c else None,
-        ci_high=c.ratio_high if c else None,
-        ci_level=c.ratio_confidence if c else None,
-        n=count_text(c) if c else "0",
-        p=c.p_value if c else None,
-        significant=bool(c and c.significant and not sessions.disagree()),
-        article=article,
-        article_ratio=article_ratio,
-        reproduced=reproduced,
-        reproduced_why=why,
-        resolvable=band,
-        languages=languages,
-        metric=column,
-        **_sessions_fields(runs, sessions, c),
-    )
+        verdict=compare_targets(data, a, b, column, unit, names) + across(c, sessions),
+        brief=brief(c, *names, column, unit, band, sessions) + (f" {note}" if note else ""),
+        **_session_fields(c),
+        significant=bool(c and sessions.significant(c) and not sessions.within_band(c, band)),
+        article=article, article_ratio=article_ratio, resolvable=band,
+        reproduced=reproduced, reproduced_why=why,
+        **shared,
+        **_sessions_fields(sessions),
+    )  # fmt: skip
 
 
-def _control_band(valid: pd.DataFrame, results: pd.DataFrame, column: str) -> float | None:
-    """The A/A band of the rows compared, else of the whole run (a selection, such as one
-    pooled over paths, may leave the control out); None without a control."""
-    control = aa_band(valid, column) or aa_band(valid_rows(results), column)
-    return control[1] if control else None
+def _session_fields(c: Comparison | None) -> dict:
+    """This session's comparison: ratio, interval, its level, n and p (None without one)."""
+    if c is None:
+        return dict.fromkeys(("ratio", "ci_low", "ci_high", "ci_level", "p")) | {"n": "0"}
+    return {"ratio": c.ratio, "ci_low": c.ratio_low, "ci_high": c.ratio_high,
+            "ci_level": c.ratio_confidence, "n": count_text(c), "p": c.p_value}  # fmt: skip
+
+
+def _go_side(languages: tuple[str, str]) -> str:
+    """'a' or 'b': the Go side of a Go-against-Python comparison; '' for any other."""
+    if sorted(languages) != ["go", "python"]:
+        return ""
+    return "a" if languages[0] == "go" else "b"
+
+
+def _like_for_like(data: pd.DataFrame, a: str, b: str) -> bool:
+    """The two sides share every factor but the server (e.g. the same storage)."""
+    if "storage" not in data:
+        return True
+    storage = [set(data.loc[data["target"] == side, "storage"].dropna()) for side in (a, b)]
+    return storage[0] == storage[1]
+
+
+def _control_band(
+    valid: pd.DataFrame,
+    results: pd.DataFrame,
+    column: str,
+    experiment: str,
+    select: Callable[[pd.DataFrame], pd.DataFrame] | None,
+    current: set[str],
+) -> float | None:
+    """The smallest ratio this setup resolves, from its A/A control: over the sessions of
+    this machine class when three or more measured it (how far the next session's A/A
+    estimate may stray: the farther end of its prediction interval), else this session's
+    band. The control of the rows compared, else of the whole run (a selection, such as
+    one pooled over paths, may leave it out); None without a control."""
+    control, chosen = aa_band(valid, column), select
+    if control is None:
+        control, chosen = aa_band(valid_rows(results), column), None
+    if control is None:
+        return None
+    original, band = control
+    copy = f"{original} {AA_COPY}"
+    rows = valid if chosen else valid_rows(results)
+    c = comparison(rows, original, copy, column)
+    model = replication(c, spread(experiment, original, copy, column, chosen, current)).pooled
+    if model is None:
+        return band
+    return math.exp(max(abs(math.log(model.predict_low)), abs(math.log(model.predict_high))))
 
 
 def _sides(data: pd.DataFrame, a: str, b: str) -> tuple[tuple[str, str], tuple[str, str]]:
@@ -259,77 +233,47 @@ def _sides(data: pd.DataFrame, a: str, b: str) -> tuple[tuple[str, str], tuple[s
     return names, (languages[0], languages[1])
 
 
-def _sessions_fields(runs: list[dict], sessions: Replication, c: Comparison | None) -> dict:
-    """A headline's stored runs, the sessions among them behind its verdict, and the
-    interval the verdict was judged on (none for a bound)."""
-    judged = sessions.judged(c) if c else (None, None)
+def _sessions_fields(sessions: Replication) -> dict:
+    """A headline's model of its sessions on this machine class, and the other classes."""
+    pooled = sessions.pooled
     return {
-        "judged_low": judged[0],
-        "judged_high": judged[1],
-        "spread": runs,
+        "machine_class": sessions.machine_class,
         "sessions": sessions.sessions,
-        "sessions_low": sessions.low,
-        "sessions_high": sessions.high,
-        "moved": sessions.moved,
+        "pooled_ratio": pooled.estimate if pooled else None,
+        "pooled_low": pooled.low if pooled else None,
+        "pooled_high": pooled.high if pooled else None,
+        "predict_low": pooled.predict_low if pooled else None,
+        "predict_high": pooled.predict_high if pooled else None,
+        "held_out": [asdict(h) for h in sessions.held_out],
+        "other_classes": [asdict(o) for o in sessions.others],
     }
 
 
 def bound_headline(
     label: str,
-    c: Comparison,
+    valid: pd.DataFrame,
     a: str,
     b: str,
+    names: tuple[str, str],
     why: str,
-    runs: list[dict],
-    sessions: Replication,
-) -> Headline:
-    """A bound stays a bound: "at least N×", why, and no interval or p-value (an interval
-    around a number the tool set would describe the tool)."""
-    brief = f"**{a}** took **at least {fmt.ratio(c.ratio)}** the load of **{b}**: {why}."
-    return Headline(
-        label=label, verdict=brief, brief=brief, ratio=c.ratio, ci_low=None, ci_high=None,
-        ci_level=None, n=count_text(c), p=None, significant=False, article="",
-        article_ratio=None, reproduced=NO_ARTICLE, reproduced_why="a lower bound",
-        **_sessions_fields(runs, sessions, None),
-    )  # fmt: skip
-
-
-def _brief(
-    c: Comparison | None,
-    a: str,
-    b: str,
     column: str,
-    unit: str,
-    band: float | None,
-    sessions: Replication,
-) -> str:
-    """The answer and its interval; a ratio inside the A/A band, or one whose direction
-    the stored sessions do not share, is no verdict at all."""
-    if c is None:
-        return "not ranked: no valid runs."
-    if c.significant and within_band(c, band):
-        return (
-            f"**Not resolvable on this machine**: {a} vs {b} {fmt.ratio(c.ratio)} is within "
-            f"the ±{(band - 1) * 100:.0f} % that the same server measured twice strays here "
-            "(A/A control)."
-        )
-    if c.significant and sessions.disagree():
-        return (
-            f"**Not resolvable on this machine**: {a} vs {b} {fmt.ratio(c.ratio)} in this "
-            f"session, but the {sessions.text()} lie on both sides of 1."
-        )
-    return verdict(c, a, b, column, unit, brief=True) + _across(c, sessions)
-
-
-def _across(c: Comparison | None, sessions: Replication) -> str:
-    """' Judged on 4.2–6.1× across 3 sessions.' — the interval the verdict used, when
-    stored sessions of the same comparison widened it; nothing with one session."""
-    if c is None or sessions.sessions < 2:
-        return ""
-    low, high = sessions.judged(c)
-    if (low, high) == (c.ratio_low, c.ratio_high):
-        return f" The {sessions.sessions} sessions' estimates lie within it."
-    return f" Judged on {fmt.interval(low, high)} across {sessions.sessions} sessions."
+) -> Headline:
+    """A bound stays a bound: "at least N×" where N is what every run supports (a's
+    lowest run over b's highest), why, and no interval or p-value (an interval around a
+    number the tool set would describe the tool)."""
+    lowest_a = valid.loc[valid["target"] == a, column].min()
+    highest_b = valid.loc[valid["target"] == b, column].max()
+    bound = lowest_a / highest_b
+    brief = (
+        f"**{names[0]}** took **at least {fmt.ratio(bound)}** the load of **{names[1]}** "
+        f"(its lowest run over {names[1]}'s highest): {why}."
+    )
+    return Headline(
+        label=label, verdict=brief, brief=brief, ratio=bound, ci_low=None, ci_high=None,
+        ci_level=None, n=str(int((valid["target"] == a).sum())) + "+"
+        + str(int((valid["target"] == b).sum())), p=None, significant=False, article="",
+        article_ratio=None, reproduced=NO_ARTICLE, reproduced_why=LOWER_BOUND,
+    )  # fmt: skip
 
 
 def pinning_caveat(run: object) -> str:
@@ -374,14 +318,16 @@ def findings(
     question: str,
     answer: str,
     headlines: list[Headline],
+    also: Sequence[str] = (),
 ) -> Findings:
-    """The notebook's findings, with the article it re-runs (data/published/sources.csv)."""
+    """The notebook's findings, with the article it re-runs (data/published/sources.csv);
+    ``also``: its answers that no ratio headline carries, for page 1."""
     try:
         cited = source(experiment)
     except ValueError:
         cited = None  # an experiment of our own (e.g. the calibration)
     return Findings(experiment, title, question, answer + band_sentence(headlines), headlines,
-                    cited)  # fmt: skip
+                    cited, [a for a in also if a])  # fmt: skip
 
 
 def band_sentence(headlines: list[Headline]) -> str:

@@ -26,17 +26,25 @@ section, and renders the output itself in place as a table of the headlines. Its
                                        #   | "too few runs" (no difference could show)
           "reproduced_why": "Short reason.",
           "resolvable": 1.06,          # the A/A control's band, or null
-          "sessions": 3,               # sessions of the same comparison, this one included
-          "sessions_low": 4.2, "sessions_high": 6.1,  # their estimates' range
-          "judged_low": 4.1, "judged_high": 6.1,      # the interval the verdict used
-          "moved": "…",                # '' or: the estimate moved between sessions, and
-                                       #   whether with the machine's speed
+          "machine_class": "AMD EPYC (family 25, model 17, stepping 1), 2 CPUs",
+          "sessions": 7,               # on this machine class under the same conditions,
+                                       #   this one included
+          "pooled_ratio": 5.9, "pooled_low": 5.5, "pooled_high": 6.4,  # levels.pooled;
+          "predict_low": 4.7, "predict_high": 7.4,  # null with fewer than 3 sessions
+          "held_out": [{"run_id": "…", "ratio": 5.6, "predict_low": 4.5,
+                        "predict_high": 7.6, "inside": true}],  # leave-one-session-out
+          "other_classes": [{"machine_class": "…", "sessions": 2, "estimate": 6.1,
+                             "low": 6.0, "high": 6.2, "go_s": 0.4, "python_s": 0.36,
+                             "expected": 6.5}],
+          "like_for_like": true,       # false: the sides differ beyond language (storage)
+          "cross_check": false,        # the same servers under a second load tool
           "spread": [                  # every stored run of the experiment, oldest first
             {"run_id": "…", "date": "2026-11-22 04:09", "machine": "hostname (2 CPUs)",
              "speed": "0.51→0.52, 0.53→0.53", "go_s": 0.515, "python_s": 0.53,
              "cpu_per_request": "0.02 / 0.31",
              "ratio": 14.3, "ci_low": 11.0, "ci_high": 20.6, "ci_level": 0.968,
-             "n": "5+5", "current": true, "same_conditions": true}
+             "n": "5+5", "current": true, "same_conditions": true,
+             "machine_class": "…", "class_inferred": false}
           ]
         }
       ]
@@ -63,16 +71,18 @@ REPRODUCED_LABELS = (
     "no article figure",
     "too few runs",
     "same direction, different size",
-    "on this machine, the load tool was the limit",
+    "different conditions: not comparable",
     "not resolvable on this machine",
     "no valid runs",
 )
 # Its badge: ✓ reproduced, ✗ not, ≠ something else, – no figure, ? too few, ≈ same
-# direction, ⚠ the tool, ~ not resolvable, ∅ no valid runs.
+# direction, ⚠ a condition that sets the result differs, ~ not resolvable, ∅ no valid runs.
 BADGES = ("✓", "✗", "≠", "–", "?", "≈", "⚠", "~", "∅")
 # Verdicts whose reason adds nothing to the summary's row: no figure to compare, or an
 # answer that already says how few runs there were.
 SELF_EXPLAINED = ("no article figure", "too few runs", "no valid runs")
+# The reason of a headline that is a lower bound (no interval, no verdict against a figure).
+LOWER_BOUND = "a lower bound"
 
 
 def missing(value: object) -> bool:

@@ -11,9 +11,12 @@ samples (stats.compare), which with four or five a side still can. Rounds in whi
 one side has a valid run are left out of a paired comparison.
 """
 
+import math
+
 import pandas as pd
 
 from benchbook.analyse.stats import (
+    ALPHA,
     Comparison,
     compare,
     compare_paired,
@@ -55,8 +58,12 @@ def paired_values(side_a: pd.DataFrame, side_b: pd.DataFrame, column: str) -> pd
 
 def too_few(c: Comparison) -> bool:
     """With fewer runs (or rounds) than can reach p < ALPHA at all, 'no significant
-    difference' would be certain: the answer is then 'too few runs to tell'."""
-    return min(c.n_a, c.n_b) < needed(c)
+    difference' would be certain: the answer is then 'too few runs to tell'. Two samples
+    reach their smallest p when they do not overlap at all, 2 / C(n_a + n_b, n_a): below
+    ALPHA from 4 runs a side, but also with 3 against 5 (2/56) or 2 against 8 (2/45)."""
+    if c.paired:
+        return c.n_a < min_detectable_pairs()
+    return 2 / math.comb(c.n_a + c.n_b, c.n_a) >= ALPHA
 
 
 def needed(c: Comparison) -> int:

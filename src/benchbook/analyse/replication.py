@@ -1,22 +1,26 @@
-"""One comparison across measuring sessions: every stored run of the experiment, which
-of them measured the same comparison under the same conditions, the spread of their
-estimates, the interval a verdict is judged on, and whether the estimate moved with the
-machine's speed.
+"""One comparison across measuring sessions and machines: every stored run of the
+experiment, which of them measured the same comparison under the same conditions, on
+which machine class, and what the sessions of this class predict for the next one.
 
-A session is one run of an experiment (one `make report`, or one of `make replicate`'s
-N). Within one session the rounds sample what varies over a few minutes; between
-sessions the machine itself changes speed (10–35 % on the shared 2-core machine), which
-no interval inside one session can show. So a verdict uses the wider of this session's
-interval and the range of the sessions' estimates.
+A session is one finished run of an experiment (one `make report`, or one of
+`make replicate`'s N) on one machine. A machine class is one CPU identity (vendor,
+family, model, stepping) and core count: machines of one class differ little, classes
+differ by CPU generation (Python ran 1.5× faster on one class than on another of the
+same name). So a headline pools the sessions of this class only (`levels.pooled`), and
+shows the sessions of other classes apart, each with its machine-speed reference and
+what that reference predicts for it.
 """
 
-from collections.abc import Callable
+import math
+import statistics
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from benchbook.analyse import formatting as fmt
+from benchbook.analyse import levels
 from benchbook.analyse.pairing import comparison, count_text
 from benchbook.analyse.stats import Comparison
 from benchbook.analyse.tables import valid_rows
@@ -27,38 +31,73 @@ from benchbook.measure.run_store import Run, RunStore
 # the hosts and the link between them.
 # Not the round count, the other targets of the run, or the calibration it read.
 CONDITIONS = ("tools", "loads", "warmup_s", "pinning", "restart", "hosts")
-# A reference workload that took this much longer or shorter between two sessions means
-# the machine's speed changed between them.
-SPEED_CHANGE = 0.05
-# The words a moved estimate's sentence uses when the machine's speed changed as well
-# (which says nothing yet about cause: the reader compares the two).
-WITH_SPEED = "the machine's speed changed too"
+# Runs measured before the CPU's identity was recorded (2026-11-25) join the one class
+# whose sessions' speed reference they match within this share, both workloads; else
+# they stay a class of their own.
+SPEED_MATCH = 0.10
+UNRECORDED = "CPU identity unrecorded"
+
+
+@dataclass(frozen=True)
+class OtherClass:
+    """The sessions of the same comparison on another machine class."""
+
+    machine_class: str
+    sessions: int
+    estimate: float  # pooled over its sessions (3 or more), else their median
+    low: float  # its prediction interval (3 or more sessions), else its estimates' range
+    high: float
+    go_s: float | None  # its mean machine-speed reference, seconds
+    python_s: float | None
+    # This class's pooled estimate moved by the two references' speeds (Go over Python
+    # comparisons only): what the machine's speed alone would predict there.
+    expected: float | None = None
 
 
 @dataclass(frozen=True)
 class Replication:
-    """The sessions behind one headline (this one included) and their estimates' range."""
+    """The sessions behind one headline on this session's machine class, the model of
+    them, its leave-one-session-out check, and the other classes' sessions."""
 
-    sessions: int
-    low: float | None = None
-    high: float | None = None
-    moved: str = ""  # '' or a sentence: the estimate moved between sessions, and with what
+    machine_class: str = ""
+    sessions: int = 1  # on this class under the same conditions, this one included
+    pooled: levels.Pooled | None = None  # None below levels.MIN_SESSIONS
+    held_out: tuple[levels.HeldOut, ...] = ()
+    others: tuple[OtherClass, ...] = ()
 
     def judged(self, c: Comparison) -> tuple[float, float]:
-        """The interval a verdict uses: the wider of this session's and the sessions'."""
-        if self.sessions < 2 or self.low is None or self.high is None:
+        """The interval a verdict against an article uses: the prediction interval for
+        the next session on this class; this session's interval until there is one."""
+        if self.pooled is None:
             return c.ratio_low, c.ratio_high
-        return min(c.ratio_low, self.low), max(c.ratio_high, self.high)
+        return self.pooled.predict_low, self.pooled.predict_high
 
-    def disagree(self) -> bool:
-        """The sessions' estimates lie on both sides of 1: no direction holds."""
-        return self.sessions >= 2 and self.low is not None and self.low < 1 < self.high
+    def estimate(self, c: Comparison) -> float:
+        """The headline's estimate: pooled over this class's sessions, else this one's."""
+        return self.pooled.estimate if self.pooled else c.ratio
+
+    def within_band(self, c: Comparison, band: float | None) -> bool:
+        """The estimate lies no farther from 1 than the A/A control strays (``band``)."""
+        estimate = self.estimate(c)
+        return band is not None and estimate == estimate and max(estimate, 1 / estimate) <= band
+
+    def significant(self, c: Comparison) -> bool:
+        """A difference holds: the pooled interval excludes 1 (this session's p < α while
+        the class has too few sessions to pool)."""
+        if self.pooled is None:
+            return c.significant
+        return not self.pooled.low <= 1 <= self.pooled.high
 
     def text(self) -> str:
-        """'3 sessions: 4.2–6.1×' — how many sessions, and their estimates' range."""
-        if self.sessions < 2:
-            return "1 session"
-        return f"{self.sessions} sessions: {fmt.interval(self.low, self.high)}"
+        """'7 sessions on this machine class' or 'one session: not yet replicated'."""
+        if self.pooled is not None:
+            return f"{self.sessions} sessions on this machine class"
+        if self.sessions <= 1:
+            return "one session: not yet replicated"
+        return (
+            f"{self.sessions} sessions: not yet replicated, a prediction needs "
+            f"{levels.MIN_SESSIONS}"
+        )
 
 
 def stored_runs(experiment: str, directory: Path | None = None) -> list[Run]:
@@ -68,11 +107,25 @@ def stored_runs(experiment: str, directory: Path | None = None) -> list[Run]:
     return [run for run in runs if run.has_results and run.completed]
 
 
-def conditions(params: dict, servers: set[str]) -> dict:
-    """What must be equal for two runs to measure the same comparison of ``servers``."""
-    key = {name: params.get(name) for name in CONDITIONS}
+def conditions(params: dict, servers: set[str], ignore: Sequence[str] = ()) -> dict:
+    """What must be equal for two runs to measure the same comparison of ``servers``
+    (``ignore``: conditions this comparison matches otherwise, e.g. capacities at one
+    latency objective over each session's own grid of offered rates)."""
+    key = {name: params.get(name) for name in CONDITIONS if name not in ignore}
     key["server_params"] = {s: (params.get("server_params") or {}).get(s) for s in servers}
     return key
+
+
+def machine_class(machine: dict) -> str:
+    """'AMD EPYC (family 25, model 17, stepping 1), 2 CPUs' — '' when the run recorded
+    no CPU identity."""
+    cpu = machine.get("cpu")
+    if not isinstance(cpu, dict) or not cpu.get("family"):
+        return ""
+    return (
+        f"{machine.get('cpu_model') or cpu.get('vendor')} (family {cpu['family']}, model "
+        f"{cpu.get('model')}, stepping {cpu.get('stepping')}), {machine.get('logical_cpus')} CPUs"
+    )
 
 
 def speed_text(speed: dict | None) -> str:
@@ -112,11 +165,12 @@ def spread(
     select: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
     current: set[str] | None = None,
     directory: Path | None = None,
+    ignore: Sequence[str] = (),
 ) -> list[dict]:
     """The same comparison in every stored run of ``experiment`` that has both targets:
-    date, machine and its speed, ratio with its CI and level, n, and whether the run
-    measured it under this session's conditions (``same_conditions``; this session's run
-    is ``current``)."""
+    date, machine class and its speed, ratio with its CI and level, n, and whether the
+    run measured it under this session's conditions (``same_conditions``; this session's
+    run is ``current``; ``ignore``: see ``conditions``)."""
     rows, keys = [], {}
     for run in stored_runs(experiment, directory):
         manifest = run.manifest()
@@ -127,7 +181,7 @@ def spread(
         if c is None:
             continue
         servers = set(data.loc[data["target"].isin([a, b]), "server"])
-        keys[run.run_id] = conditions(manifest.get("params", {}), servers)
+        keys[run.run_id] = conditions(manifest.get("params", {}), servers, ignore)
         machine = manifest.get("provenance", {}).get("machine", {})
         speed = manifest.get("machine_speed")
         rows.append(
@@ -136,6 +190,8 @@ def spread(
                 "date": manifest["created_utc"][:16].replace("T", " "),
                 "machine": f"{machine.get('hostname', 'unrecorded')} "
                 f"({machine.get('logical_cpus', '?')} CPUs)",
+                "machine_class": machine_class(machine),
+                "class_inferred": False,
                 "speed": speed_text(speed),
                 "go_s": _mean_speed(speed, "go_s"),
                 "python_s": _mean_speed(speed, "python_s"),
@@ -151,56 +207,115 @@ def spread(
     reference = next((keys[row["run_id"]] for row in rows if row["current"]), None)
     for row in rows:
         row["same_conditions"] = reference is not None and keys[row["run_id"]] == reference
+    return attribute_unrecorded(rows)
+
+
+def attribute_unrecorded(rows: list[dict]) -> list[dict]:
+    """Runs without a recorded CPU identity join the one class whose runs' speed
+    reference (Go and Python, widened by SPEED_MATCH) holds theirs, marked
+    ``class_inferred``; with none or several such classes they stay UNRECORDED."""
+    ranges: dict[str, list[tuple[float, float]]] = {}
+    for row in rows:
+        if row["machine_class"] and row["go_s"] and row["python_s"]:
+            ranges.setdefault(row["machine_class"], []).append((row["go_s"], row["python_s"]))
+    for row in rows:
+        if row["machine_class"]:
+            continue
+        row["machine_class"] = UNRECORDED
+        if not (row["go_s"] and row["python_s"]):
+            continue
+        matches = [name for name, speeds in ranges.items() if _within(row, speeds)]
+        if len(matches) == 1:
+            row["machine_class"], row["class_inferred"] = matches[0], True
     return rows
 
 
-def replication(c: Comparison | None, runs: list[dict]) -> Replication:
+def _within(row: dict, speeds: list[tuple[float, float]]) -> bool:
+    for index, key in enumerate(("go_s", "python_s")):
+        values = [s[index] for s in speeds]
+        low, high = min(values) * (1 - SPEED_MATCH), max(values) * (1 + SPEED_MATCH)
+        if not low <= row[key] <= high:
+            return False
+    return True
+
+
+def _session(row: dict) -> levels.Session:
+    return levels.Session(
+        ratio=row["ratio"],
+        ci_low=row["ci_low"],
+        ci_high=row["ci_high"],
+        ci_level=row["ci_level"],
+        machine_class=row["machine_class"],
+        run_id=row["run_id"],
+    )
+
+
+def replication(c: Comparison | None, runs: list[dict], go_side: str = "") -> Replication:
     """This session (``c``) and the stored sessions of the same comparison under the same
-    conditions (``runs``: ``spread``'s rows): how many, their estimates' range, and
-    whether the estimate moved with the machine's speed."""
-    if c is None or c.ratio != c.ratio:
-        return Replication(sessions=0)
-    others = [r for r in runs if r.get("same_conditions") and not r.get("current")]
-    estimates = [c.ratio] + [r["ratio"] for r in others]
+    conditions (``runs``: ``spread``'s rows): the pooled model of this class's sessions,
+    its leave-one-session-out check, and the other classes (``go_side``: 'a' or 'b' when
+    the comparison is Go against Python, so the speed references can predict a shift)."""
+    current = next((r for r in runs if r.get("current")), None)
+    if c is None or c.ratio != c.ratio or current is None:
+        return Replication(sessions=0 if c is None or c.ratio != c.ratio else 1)
+    same = [r for r in runs if r.get("same_conditions")]
+    here = [r for r in same if r["machine_class"] == current["machine_class"]]
+    sessions = [_session(r) for r in here]
+    pooled = levels.pooled(sessions)
+    others = []
+    for name, members in levels.by_class([_session(r) for r in same if r not in here]).items():
+        rows = [r for r in same if r["machine_class"] == name]
+        others.append(other_class(name, members, rows, here, pooled, go_side))
     return Replication(
-        sessions=len(estimates),
-        low=min(estimates),
-        high=max(estimates),
-        moved=moved_between_sessions([r for r in runs if r.get("same_conditions")]),
+        machine_class=current["machine_class"],
+        sessions=len(sessions),
+        pooled=pooled,
+        held_out=tuple(levels.leave_one_out(sessions)),
+        others=tuple(others),
     )
 
 
-def moved_between_sessions(runs: list[dict]) -> str:
-    """When the lowest and highest session estimates lie outside each other's intervals:
-    whether the machine-speed reference changed between those two sessions too."""
-    timed = [r for r in runs if r.get("go_s") and r.get("python_s")]
-    if len(timed) < 2:
-        return ""
-    low = min(timed, key=lambda r: r["ratio"])
-    high = max(timed, key=lambda r: r["ratio"])
-    holds = (low["ci_low"] <= high["ratio"] <= low["ci_high"]) and (
-        high["ci_low"] <= low["ratio"] <= high["ci_high"]
-    )
-    if holds:
-        return ""
-    change = {k: high[k] / low[k] - 1 for k in ("go_s", "python_s")}
-    moved = (
-        f"Moved between sessions: {fmt.ratio(low['ratio'])} ({low['date']}) to "
-        f"{fmt.ratio(high['ratio'])} ({high['date']})"
-    )
-    if max(abs(v) for v in change.values()) < SPEED_CHANGE:
-        return (
-            f"{moved}, while the machine's speed stayed within {SPEED_CHANGE * 100:.0f} %: "
-            "something else changed."
-        )
-    return (
-        f"{moved}; {WITH_SPEED}: in the session with the higher ratio its Go reference ran "
-        f"{_pace(change['go_s'])} and its Python reference {_pace(change['python_s'])}."
+def other_class(
+    name: str,
+    sessions: list[levels.Session],
+    rows: list[dict],
+    here: list[dict],
+    pooled: levels.Pooled | None,
+    go_side: str,
+) -> OtherClass:
+    """Another class's sessions, and what the speed references predict there."""
+    model = levels.pooled(sessions)
+    estimates = [s.ratio for s in sessions]
+    go_s, python_s = _mean_of(rows, "go_s"), _mean_of(rows, "python_s")
+    expected = None
+    here_go, here_python = _mean_of(here, "go_s"), _mean_of(here, "python_s")
+    if go_side and pooled and go_s and python_s and here_go and here_python:
+        # A Go server's rate scales with Go's speed, a Python server's with Python's:
+        # Go/Python moves by (Go speed-up) / (Python speed-up) between the classes.
+        shift = (here_go / go_s) / (here_python / python_s)
+        expected = pooled.estimate * (shift if go_side == "a" else 1 / shift)
+    return OtherClass(
+        machine_class=name,
+        sessions=len(sessions),
+        estimate=model.estimate if model else statistics.median(estimates),
+        low=model.predict_low if model else min(estimates),
+        high=model.predict_high if model else max(estimates),
+        go_s=go_s,
+        python_s=python_s,
+        expected=expected,
     )
 
 
-def _pace(change: float) -> str:
-    """A reference workload's change in time: +0.12 → '12 % slower', -0.05 → '5 % faster'."""
-    if abs(change) < 0.005:
-        return "at the same speed"
-    return f"{abs(change) * 100:.0f} % {'slower' if change > 0 else 'faster'}"
+def _mean_of(rows: list[dict], key: str) -> float | None:
+    values = [r[key] for r in rows if r.get(key)]
+    return statistics.fmean(values) if values else None
+
+
+def explained_share(observed: float, expected: float, reference: float) -> float | None:
+    """How much of the move from ``reference`` to ``observed`` the speed references
+    predicted (``expected``), on the log scale: 1.0 all of it, 0 none; None when nothing
+    moved."""
+    moved = math.log(observed / reference)
+    if abs(moved) < 1e-9:
+        return None
+    return math.log(expected / reference) / moved

@@ -4,47 +4,53 @@ machine, the cores each side had, run lengths, rounds, sessions) — all read fr
 findings the notebooks published and the manifests of the runs behind them."""
 
 import json
-from collections import Counter
 from collections.abc import Sequence
 
-from benchbook.analyse.findings_format import missing, ratio_text
-from benchbook.analyse.replication import WITH_SPEED
+from benchbook.analyse.findings_format import LOWER_BOUND, missing, ratio_text
 from benchbook.render.appendix import RunProvenance
 from benchbook.render.notebook_html import Section
 
 
 def overview_sentences(sections: Sequence[Section]) -> list[str]:
     """How the headlines came out, and how the articles held up, in counts."""
-    headlines = [h for s in sections for f in s.findings for h in f["headlines"]]
+    all_findings = [f for s in sections for f in s.findings]
+    headlines = [h for f in all_findings for h in f["headlines"]]
     if not headlines:
         return []
     significant = sum(1 for h in headlines if h.get("significant"))
     answer = go_vs_python(headlines)
-    verdicts = Counter(h.get("reproduced") for h in headlines if h.get("article_ratio"))
     sentences = [answer] if answer else []
     sentences += [
         f"Of {len(headlines)} headline comparisons, {significant} show a significant "
-        "difference on this machine; the others are no significant difference, too few "
+        "difference on this machine class; the others are no significant difference, too few "
         "runs to tell, lower bounds, or within what an A/A control strays."
     ]
-    if verdicts:
-        parts = [f"{n} {label}" for label, n in verdicts.most_common()]
+    figures = published_figures(all_findings)
+    if figures:
         sentences.append(
-            f"Held against the {sum(verdicts.values())} figures the articles published: "
-            + "; ".join(parts)
-            + " ('reproduced' only when the article's figure lies inside the interval a "
-            "verdict is judged on)."
+            f"The articles published {len(figures)} figures, each held against the "
+            "prediction interval for the next session: " + "; ".join(figures) + "."
         )
     sentences.append(sessions_sentence(headlines))
-    moved = [h for h in headlines if h.get("moved")]
-    if moved:
-        with_speed = [h for h in moved if WITH_SPEED in h["moved"]]
-        sentences.append(
-            f"{len(moved)} headline estimate{'s' if len(moved) != 1 else ''} moved between "
-            f"sessions beyond their intervals; in {len(with_speed)} of them the machine's "
-            "speed changed too (each row says how much)."
-        )
     return sentences
+
+
+def published_figures(all_findings: Sequence[dict]) -> list[str]:
+    """Each figure an article published, once, with the verdict of every headline held
+    against it: '4.9× (Go vs FastAPI (uvloop)): reproduced; … (asyncio): same direction'."""
+    verdicts: dict[tuple[str, float], list[str]] = {}
+    for findings in all_findings:
+        source = (findings.get("source") or {}).get("title") or findings.get("experiment", "")
+        for h in findings["headlines"]:
+            if missing(h.get("article_ratio")):
+                continue
+            key = (source, round(float(h["article_ratio"]), 6))
+            label = str(h["label"]).split(":")[0]
+            verdicts.setdefault(key, []).append(f"{h.get('reproduced')} ({label})")
+    return [
+        f"{ratio_text(ratio)}: " + ", ".join(dict.fromkeys(found))
+        for (_, ratio), found in verdicts.items()
+    ]
 
 
 # Metrics where more is better (the runs' column, or a capacity table's): a Go/Python
@@ -54,16 +60,20 @@ RATES = ("rps", "requests per second")
 
 def go_vs_python(headlines: Sequence[dict]) -> str:
     """The report's question across experiments: by how much a Go server out-served a
-    Python one, where a comparison of rates reached a verdict, and where it did not."""
+    Python one, where a comparison of rates reached a verdict, and where it did not —
+    like for like only (the same storage; a second load tool on the same servers is a
+    cross-check, not another comparison)."""
     decided, bounds, undecided = [], [], []
     for h in headlines:
         languages = list(h.get("languages") or ())
         if sorted(languages) != ["go", "python"] or not str(h.get("metric")).startswith(RATES):
             continue
-        if missing(h.get("ratio")):
+        if h.get("cross_check") or h.get("like_for_like") is False or missing(h.get("ratio")):
             continue
-        go_over_python = h["ratio"] if languages[0] == "go" else 1 / h["ratio"]
-        if h.get("reproduced_why") == "a lower bound":
+        pooled = h.get("pooled_ratio")
+        ratio = h["ratio"] if missing(pooled) else pooled
+        go_over_python = ratio if languages[0] == "go" else 1 / ratio
+        if h.get("reproduced_why") == LOWER_BOUND:
             bounds.append(go_over_python)
         elif h.get("significant"):
             decided.append((go_over_python, h["label"].split(":")[0]))
@@ -76,8 +86,8 @@ def go_vs_python(headlines: Sequence[dict]) -> str:
         low, high = min(decided), max(decided)
         ahead = sum(1 for ratio, _ in decided if ratio > 1)
         parts.append(
-            f"Go was ahead of Python in {ahead} of the {len(decided)} comparisons of "
-            f"requests per second that reached a verdict, by {ratio_text(low[0])} "
+            f"Go was ahead of Python in {ahead} of the {len(decided)} like-for-like comparisons "
+            f"of requests per second that reached a verdict, by {ratio_text(low[0])} "
             f"({low[1]}) to {ratio_text(high[0])} ({high[1]})"
         )
     if bounds:
@@ -93,20 +103,27 @@ def go_vs_python(headlines: Sequence[dict]) -> str:
 
 
 def sessions_sentence(headlines: Sequence[dict]) -> str:
-    """How many measuring sessions stand behind the headlines."""
-    counts = [h.get("sessions") or 1 for h in headlines]
-    replicated = sum(1 for n in counts if n >= 2)
-    if not replicated:
+    """How many sessions of this machine class stand behind the headlines, and how the
+    prediction rule held when each session was left out."""
+    modelled = [h for h in headlines if not missing(h.get("predict_low"))]
+    held = [s for h in headlines for s in h.get("held_out") or []]
+    if not modelled:
         return (
-            "Every headline rests on one measuring session; the run-to-run pages show "
-            "earlier runs under other conditions, with the machine's speed in each."
+            "Every headline rests on fewer than three sessions of this machine class: not "
+            "yet replicated (make replicate adds sessions)."
         )
-    return (
-        f"{replicated} of {len(headlines)} headlines rest on 2–{max(counts)} measuring "
-        "sessions of the same comparison (their verdicts are judged on the wider of this "
-        "session's interval and the sessions' range); the run-to-run pages show each "
-        "session with the machine's speed in it."
+    counts = [h.get("sessions") or 1 for h in modelled]
+    text = (
+        f"{len(modelled)} of {len(headlines)} headlines rest on {min(counts)}–{max(counts)} "
+        "sessions of this machine class and give a 95 % prediction interval for the next one"
     )
+    if held:
+        inside = sum(1 for s in held if s.get("inside"))
+        text += (
+            f"; left out one at a time, {inside} of {len(held)} sessions fell inside the "
+            "interval the others predicted"
+        )
+    return text + "."
 
 
 def conditions_line(runs: Sequence[RunProvenance]) -> str:

@@ -7,6 +7,7 @@ measured in the same rounds)."""
 import pandas as pd
 
 from benchbook.analyse import formatting as fmt
+from benchbook.analyse.explanation import Explanation
 from benchbook.measure.run_store import RunStore
 
 # Notebook 05's stored run of the article's loop.
@@ -33,23 +34,25 @@ def http_over_grpc(table: pd.DataFrame, operation: str) -> float:
     return table.loc[operation, ("ns_per_op", "http")] / table.loc[operation, ("ns_per_op", "grpc")]
 
 
-def timed_404s(table: pd.DataFrame, operation: str) -> str:
-    """Why the article's figure for ``operation`` measured something else, with the ratio
-    its own loop gives here against a backend that answers 404."""
-    return (
-        "its HTTP backend answered 404 to every call and its loop timed the failures "
-        f"(reproduced here: {fmt.ratio(http_over_grpc(table, operation))} against a 404 "
-        "backend)"
+def timed_404s(table: pd.DataFrame, operation: str) -> Explanation:
+    """The article's loop for ``operation`` as an explanation of its figure: its HTTP
+    backend answered 404 and the loop timed the failures; the ratio that loop gives here
+    decides whether that explains the article's figure (verdicts.reproduction)."""
+    ratio = http_over_grpc(table, operation)
+    return Explanation(
+        f"its HTTP backend answered 404 to every call and its loop timed the failures "
+        f"(its loop gives {fmt.ratio(ratio)} here against a 404 backend)",
+        ratio,
     )
 
 
-def latest_timed_404s(operation: str) -> str:
+def latest_timed_404s(operation: str) -> Explanation | None:
     """timed_404s from the newest complete stored run of notebook 05's article loop (for
-    another notebook's verdict on the same article), or '' when there is none yet."""
+    another notebook's verdict on the same article), or None when there is none yet."""
     for run in RunStore().runs(ARTICLE_LOOP_EXPERIMENT):
         if run.completed and run.has_results:
             return timed_404s(article_loop_table(run.results()), operation)
-    return ""
+    return None
 
 
 def nagle_table(rows: pd.DataFrame) -> pd.DataFrame:

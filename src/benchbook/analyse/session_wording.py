@@ -1,0 +1,83 @@
+"""A headline's answer in words across its sessions: pooled over this machine class where
+three or more sessions make a model (with the prediction for the next session), "not yet
+replicated" where they do not, and each other machine class apart with what its
+machine-speed reference predicted there."""
+
+from benchbook.analyse import formatting as fmt
+from benchbook.analyse.conclusions import metric, ranking, verdict
+from benchbook.analyse.levels import Pooled
+from benchbook.analyse.replication import OtherClass, Replication, explained_share
+from benchbook.analyse.stats import Comparison
+
+
+def brief(
+    c: Comparison | None,
+    a: str,
+    b: str,
+    column: str,
+    unit: str,
+    band: float | None,
+    sessions: Replication,
+) -> str:
+    """The answer and its interval — pooled over this class's sessions where three or
+    more make a model, else this session's, said to be one; a ratio inside the A/A band
+    is no verdict at all."""
+    if c is None:
+        return "not ranked: no valid runs."
+    pooled = sessions.pooled
+    estimate = sessions.estimate(c)
+    if sessions.significant(c) and sessions.within_band(c, band):
+        return (
+            f"**Not resolvable on this machine**: {a} vs {b} {fmt.ratio(estimate)} is within "
+            f"the ±{(band - 1) * 100:.0f} % that the same server measured twice strays here "
+            "(A/A control)."
+        )
+    if pooled is None:
+        return verdict(c, a, b, column, unit, brief=True) + f" {sessions.text().capitalize()}."
+    interval = f"95 % CI {fmt.interval(pooled.low, pooled.high)}"
+    predicted = f"the next session: {fmt.interval(pooled.predict_low, pooled.predict_high)}"
+    over = f"{sessions.sessions} sessions on this machine class"
+    if not sessions.significant(c):
+        return (
+            f"**No significant difference** in {metric(column, unit).name} between **{a}** "
+            f"and **{b}** over {over}: {fmt.ratio(estimate)} ({interval}; {predicted})."
+        )
+    return f"{ranking(estimate, a, b, column, unit)} (over {over}: {interval}; {predicted})."
+
+
+def across(c: Comparison | None, sessions: Replication) -> str:
+    """What the sessions say beyond this one: the pooled estimate and the prediction for
+    the next session on this class, or that it is not yet replicated; and each other
+    machine class apart, with what its speed reference predicted there."""
+    if c is None or sessions.sessions == 0:
+        return ""
+    pooled = sessions.pooled
+    if pooled is None:
+        text = f" {sessions.text().capitalize()}."
+    else:
+        text = (
+            f" Over {sessions.sessions} sessions on this machine class: "
+            f"{fmt.ratio(pooled.estimate)} (95 % CI {fmt.interval(pooled.low, pooled.high)}); "
+            f"the next session should give {fmt.interval(pooled.predict_low, pooled.predict_high)}"
+            " (95 % prediction interval)."
+        )
+    return text + "".join(other_class_sentence(o, pooled) for o in sessions.others)
+
+
+def other_class_sentence(other: OtherClass, pooled: Pooled | None) -> str:
+    """' On AMD EPYC (family 26, …), 2 CPUs (2 sessions; Go reference 0.40 s, Python
+    0.36 s): 6.0× (5.8–6.2×); its speed references predicted 6.4×, 70 % of the move.'"""
+    speed = ""
+    if other.go_s and other.python_s:
+        speed = f"; Go reference {other.go_s:.2f} s, Python {other.python_s:.2f} s"
+    count = f"{other.sessions} session{'s' if other.sessions != 1 else ''}"
+    text = (
+        f" On {other.machine_class} ({count}{speed}): {fmt.ratio(other.estimate)}"
+        f" ({fmt.interval(other.low, other.high)})"
+    )
+    if other.expected and pooled:
+        share = explained_share(other.estimate, other.expected, pooled.estimate)
+        text += f"; its speed references predicted {fmt.ratio(other.expected)}"
+        if share is not None:
+            text += f", {max(share, 0) * 100:.0f} % of the move"
+    return text + "."

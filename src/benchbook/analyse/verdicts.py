@@ -1,0 +1,122 @@
+"""Verdicts against the articles, by meaning: whether an article's figure reproduced
+here, or why the comparison says something else, with the reason a reader needs.
+``reproduction`` takes the rules in this order:
+
+1. no figure in the article: nothing to judge;
+2. a condition known to set the result differs from the article's (a link's Little's-law
+   ceiling; the load tool at its limit here): "different conditions: not comparable",
+   naming it — never "not reproduced";
+3. the article measured something else, when reproducing that lands near the article's
+   figure (Explanation.explains); one that does not is named in the reason of whatever
+   verdict follows;
+4. no valid runs; too few runs to show any difference (while the class has no model);
+5. "reproduced" only when the article's figure lies inside the prediction interval for the
+   next session on this machine class (this session's interval until three sessions make
+   one): adding a session changes a verdict only by moving the data;
+6. within what an A/A control strays: not resolvable;
+7. no significant difference (the pooled interval holds 1); the same direction with
+   another size, naming what differs in the setup; or the opposite direction.
+"""
+
+import math
+
+import pandas as pd
+
+from benchbook.analyse import formatting as fmt
+from benchbook.analyse.conclusions import flag_tally
+from benchbook.analyse.explanation import Explanation
+from benchbook.analyse.pairing import count_text, too_few
+from benchbook.analyse.replication import Replication
+from benchbook.analyse.stats import ALPHA, Comparison
+
+REPRODUCED = "reproduced"
+NOT_REPRODUCED = "not reproduced"
+SOMETHING_ELSE = "the article measured something else"
+NO_ARTICLE = "no article figure"
+TOO_FEW_RUNS = "too few runs"
+SAME_DIRECTION = "same direction, different size"
+DIFFERENT_CONDITIONS = "different conditions: not comparable"
+NOT_RESOLVABLE = "not resolvable on this machine"
+NO_VALID_RUNS = "no valid runs"
+# Flags that say a load tool, not the server, set a number.
+TOOL_LIMIT_FLAGS = ("client_bound", "near_tool_ceiling")
+
+
+def reproduction(
+    c: Comparison | None,
+    article_ratio: float | None,
+    tool_limited: str = "",
+    measured_else: Explanation | None = None,
+    differences: str = "",
+    band: float | None = None,
+    sessions: Replication | None = None,
+    different_conditions: str = "",
+) -> tuple[str, str]:
+    """Whether the article's figure reproduced here, by meaning, and why: the rules of
+    the module's docstring, in their order."""
+    if article_ratio is None:
+        return NO_ARTICLE, "the article gives no figure to compare"
+    article = fmt.ratio(article_ratio)
+    if different_conditions or tool_limited:
+        reason = different_conditions or tool_limited
+        return DIFFERENT_CONDITIONS, f"{reason}; {article} in the article"
+    if measured_else is not None and measured_else.explains(article_ratio):
+        return SOMETHING_ELSE, measured_else.why
+    unexplained = _unexplained(measured_else, article)
+    if c is None or c.ratio != c.ratio:
+        return NO_VALID_RUNS, "no valid runs to compare"
+    sessions = sessions or Replication()
+    if too_few(c) and sessions.pooled is None:
+        return TOO_FEW_RUNS, (
+            f"{count_text(c)} runs cannot show any difference at p < {ALPHA} "
+            f"({article} in the article): run more repetitions{unexplained}"
+        )
+    low, high = sessions.judged(c)
+    where = f"this session's interval ({sessions.text()})"
+    if sessions.pooled is not None:
+        where = f"the prediction interval for the next session, {fmt.interval(low, high)}"
+    estimate = sessions.estimate(c)
+    if low <= article_ratio <= high:
+        return REPRODUCED, f"the article's {article} lies within {where}{unexplained}"
+    if sessions.significant(c) and sessions.within_band(c, band):
+        return NOT_RESOLVABLE, (
+            f"within what an A/A control strays here; {article} in the article{unexplained}"
+        )
+    if not sessions.significant(c):
+        return NOT_REPRODUCED, (
+            f"no significant difference here; {article} in the article{unexplained}"
+        )
+    if (estimate > 1) == (article_ratio > 1):
+        size = "larger" if abs(math.log(estimate)) > abs(math.log(article_ratio)) else "smaller"
+        why = f"the article's {article} lies outside {where}, {size} here"
+        if differences:
+            why = f"{why}; what differs: {differences}"
+        return SAME_DIRECTION, why + unexplained
+    return NOT_REPRODUCED, f"the opposite direction to the article's {article}{unexplained}"
+
+
+def _unexplained(measured_else: Explanation | None, article: str) -> str:
+    """'; what the article timed instead gives 1.18× here, not 3.1×: …' ('' without one)."""
+    if measured_else is None:
+        return ""
+    return (
+        f"; what the article timed instead gives {fmt.ratio(measured_else.reproduced)} "
+        f"here, not {article}: it does not explain this figure"
+    )
+
+
+def tool_limited(results: pd.DataFrame, targets: list[str]) -> str:
+    """'…' when most runs of every target carry a load-tool limit flag, else ''."""
+    tallies = {t: flag_tally(results, t) for t in targets}
+    limited = {}
+    for target, tally in tallies.items():
+        shares = [tally[f] for f in TOOL_LIMIT_FLAGS if f in tally]
+        best = max((int(s.split("/")[0]) / int(s.split("/")[1]) for s in shares), default=0)
+        if best < 0.5:
+            return ""
+        limited[target] = ", ".join(f"{f} {tally[f]}" for f in TOOL_LIMIT_FLAGS if f in tally)
+    return (
+        "its load tool was the limit on both sides ("
+        + "; ".join(f"{t}: {flags}" for t, flags in limited.items())
+        + ")"
+    )

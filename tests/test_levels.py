@@ -1,0 +1,183 @@
+"""Sessions and machine classes as levels of a random-effects model: the pooled ratio, its
+interval and the prediction for the next session, checked by hand, against statsmodels, on
+edge cases, and by simulation."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from benchbook.analyse.levels import (
+    VARIANCE_FLOOR,
+    Session,
+    across_classes,
+    by_class,
+    leave_one_out,
+    log_variance,
+    pooled,
+)
+
+# (ratio, ci_low, ci_high, ci_level): sessions that disagree beyond their noise (tau² > 0),
+# at the coverages the order-statistic intervals actually achieve.
+SPREAD = [
+    (2.0, 1.9, 2.1, 0.95),
+    (2.4, 2.2, 2.6, 0.937),
+    (1.8, 1.7, 1.9, 0.968),
+    (2.9, 2.6, 3.2, 0.95),
+]
+# Sessions that agree within their noise (tau² = 0).
+AGREE = [(2.0, 1.6, 2.5, 0.95), (2.02, 1.7, 2.4, 0.937), (1.98, 1.6, 2.4, 0.968)]
+
+
+def sessions(rows: list[tuple[float, float, float, float]], machine: str = "") -> list[Session]:
+    return [Session(*row, machine_class=machine, run_id=f"r{i}") for i, row in enumerate(rows)]
+
+
+def logs(rows: list[tuple[float, float, float, float]]) -> tuple[np.ndarray, np.ndarray]:
+    """Log ratios and the within-session variances their intervals imply."""
+    r, lo, hi, level = (np.array(c) for c in zip(*rows, strict=True))
+    return np.log(r), ((np.log(hi) - np.log(lo)) / (2 * stats.norm.ppf(0.5 + level / 2))) ** 2
+
+
+def by_hand(rows: list[tuple[float, float, float, float]]) -> dict[str, float]:
+    """Paule–Mandel tau², the weighted mean, the HKSJ interval and the prediction interval,
+    step by step and without the module."""
+    y, v = logs(rows)
+    k = len(y)
+
+    def q(tau2: float) -> float:  # Σ w (y − m)², decreasing in tau²
+        w = 1 / (v + tau2)
+        return float(np.sum(w * (y - np.sum(w * y) / np.sum(w)) ** 2))
+
+    tau2, upper = 0.0, 10.0
+    if q(0.0) > k - 1:  # bisect Q(tau²) = k − 1
+        for _ in range(200):
+            mid = (tau2 + upper) / 2
+            tau2, upper = (mid, upper) if q(mid) > k - 1 else (tau2, mid)
+    w = 1 / (v + tau2)
+    m = np.sum(w * y) / np.sum(w)
+    se = math.sqrt(max(1.0, q(tau2) / (k - 1)) / np.sum(w))
+    ci = stats.t.ppf(0.975, k - 1) * se
+    pi = stats.t.ppf(0.975, k - 2) * math.sqrt(tau2 + se**2 + np.median(v))
+    return {
+        "tau": math.sqrt(tau2),
+        "estimate": math.exp(m),
+        "low": math.exp(m - ci),
+        "high": math.exp(m + ci),
+        "predict_low": math.exp(m - pi),
+        "predict_high": math.exp(m + pi),
+    }
+
+
+@pytest.mark.parametrize("rows", [SPREAD, SPREAD[:3], AGREE], ids=["k4", "k3", "tau0"])
+def test_pooled_matches_the_hand_computation(rows: list) -> None:
+    fit = pooled(sessions(rows))
+    assert fit is not None and fit.sessions == len(rows)
+    for name, expected in by_hand(rows).items():
+        assert getattr(fit, name) == pytest.approx(expected, rel=1e-9, abs=1e-12), name
+    assert (fit.tau > 0) == (rows is not AGREE)
+
+
+def test_pooled_matches_statsmodels() -> None:
+    meta = pytest.importorskip("statsmodels.stats.meta_analysis")
+    y, v = logs(SPREAD)
+    res = meta.combine_effects(y, v, method_re="pm", use_t=True, atol=1e-12, maxiter=200)
+    fit = pooled(sessions(SPREAD))
+    assert fit is not None
+    assert fit.tau**2 == pytest.approx(res.tau2, rel=1e-6)
+    assert math.log(fit.estimate) == pytest.approx(res.mean_effect_re, rel=1e-6)
+    low, high = res.conf_int(use_t=True)[3]  # random effects, HKSJ ("wls") scale, t(k − 1)
+    assert (fit.low, fit.high) == pytest.approx((math.exp(low), math.exp(high)), rel=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("session", "expected"),
+    [
+        (Session(2.0, 1.8, 2.2, 0.95), (math.log(2.2 / 1.8) / (2 * 1.959963984540054)) ** 2),
+        (Session(2.0, 2.0, 2.0, 0.95), VARIANCE_FLOOR),
+        (Session(2.0, 1.8, 2.2, 0.0), VARIANCE_FLOOR),
+        (Session(2.0, 1.8, 2.2, float("nan")), VARIANCE_FLOOR),
+    ],
+    ids=["ci", "no-width", "level-0", "level-nan"],
+)
+def test_log_variance(session: Session, expected: float) -> None:
+    assert log_variance(session) == pytest.approx(expected, rel=1e-12)
+
+
+def test_identical_sessions_pool_narrower_than_one() -> None:
+    fit = pooled(sessions([(2.0, 1.8, 2.2, 0.95)] * 4))
+    assert fit is not None and fit.tau == 0 and fit.estimate == pytest.approx(2.0)
+    assert 1.8 <= fit.low < fit.high <= 2.2
+
+
+def test_sessions_that_disagree_predict_wider_than_their_spread() -> None:
+    rows = [(r, r * 0.98, r * 1.02, 0.95) for r in (1.5, 2.0, 3.0, 4.0)]
+    fit = pooled(sessions(rows))
+    assert fit is not None and fit.tau > 0.3
+    assert fit.predict_low < 1.5 and fit.predict_high > 4.0
+    assert fit.predict_low < fit.low < fit.estimate < fit.high < fit.predict_high
+
+
+@pytest.mark.parametrize(
+    ("ratios", "k"),
+    [
+        ([2.0, 2.1], None),
+        ([2.0, 2.1, float("nan")], None),
+        ([2.0, 2.1, 0.0, -1.0], None),
+        ([2.0, 2.1, 1.9], 3),
+        ([2.0, float("nan"), 2.1, 0.0, 1.9, -2.0, float("inf")], 3),
+    ],
+)
+def test_pooled_needs_three_usable_sessions(ratios: list[float], k: int | None) -> None:
+    fit = pooled(sessions([(r, 1.8, 2.3, 0.95) for r in ratios]))
+    assert (fit and fit.sessions) == k
+    if k is not None:
+        assert fit == pooled(sessions([(r, 1.8, 2.3, 0.95) for r in (2.0, 2.1, 1.9)]))
+
+
+def test_leave_one_out() -> None:
+    rows = [(r, r * 0.97, r * 1.03, 0.95) for r in (2.0, 2.1, 1.9, 2.05, 20.0)]
+    held = leave_one_out(sessions(rows))
+    assert [h.run_id for h in held] == ["r0", "r1", "r2", "r3", "r4"]
+    assert [h.ratio for h in held] == [r for r, *_ in rows]
+    assert not held[4].inside and held[4].predict_high < 20.0
+    assert all(h.inside == (h.predict_low <= h.ratio <= h.predict_high) for h in held)
+    assert leave_one_out(sessions(rows[:3])) == []
+
+
+def test_leave_one_out_coverage_by_simulation() -> None:
+    """Sessions drawn from the model itself (log ratio = mu + shift + noise): the held-out
+    estimate lies in the others' prediction interval about as often as promised."""
+    rng = np.random.default_rng(20261123)
+    tau, sd, z = 0.05, 0.03, stats.norm.ppf(0.975)
+    inside = []
+    for _ in range(400):
+        y = math.log(2.0) + rng.normal(0, tau, 6) + rng.normal(0, sd, 6)
+        rows = [(math.exp(x), math.exp(x - z * sd), math.exp(x + z * sd), 0.95) for x in y]
+        inside += [h.inside for h in leave_one_out(sessions(rows))]
+    assert len(inside) == 2400
+    assert 0.88 <= np.mean(inside) <= 0.99
+
+
+def test_by_class_keeps_first_seen_order() -> None:
+    mixed = sessions(SPREAD[:2], "b") + sessions(SPREAD[2:], "a") + sessions(AGREE[:1], "b")
+    groups = by_class(mixed)
+    assert list(groups) == ["b", "a"]
+    assert [s.ratio for s in groups["b"]] == [2.0, 2.4, 2.0]
+
+
+def test_across_classes() -> None:
+    classes = {
+        "i7-2": [(2.0, 1.9, 2.1, 0.95), (2.2, 2.1, 2.3, 0.95), (2.1, 2.0, 2.2, 0.95)],
+        "epyc-2": [(2.6, 2.5, 2.7, 0.95), (2.8, 2.7, 2.9, 0.95), (2.7, 2.6, 2.8, 0.95)],
+        "m1-8": [(1.7, 1.6, 1.8, 0.95), (1.8, 1.7, 1.9, 0.95)],  # enters without a pool
+    }
+    mixed = [s for name, rows in classes.items() for s in sessions(rows, name)]
+    assert across_classes([s for s in mixed if s.machine_class != "m1-8"]) is None
+    fit = across_classes(mixed)
+    assert fit is not None and (fit.classes, fit.sessions) == (3, 8) and fit.tau > 0
+    assert 1.75 < fit.estimate < 2.7 and fit.low < fit.estimate < fit.high
+    for rows in classes.values():
+        class_mean = math.exp(np.mean(np.log([r for r, *_ in rows])))
+        assert fit.holds(class_mean)
