@@ -185,14 +185,21 @@ def spread_dots(
     runs: Sequence[Mapping],
     article_ratio: float | None = None,
     label: str = "ratio",
+    predict: tuple[float, float] | None = None,
 ) -> Figure:
     """Run-to-run spread of one comparison: a dot per stored run at its ratio with CI
-    whiskers (the current run filled), the article's ratio dashed, 1× dotted; a log
-    scale when the values span more than 10×. ``runs``: the findings' ``spread`` rows."""
+    whiskers (the current run filled; a square for a run on another machine class), the
+    prediction interval for the next session on this class as a band (``predict``), the
+    article's ratio dashed, 1× dotted; a log scale when the values span more than 10×.
+    ``runs``: the findings' ``spread`` rows."""
     height = 0.62 + 0.2 * max(len(runs), 1)
     fig = Figure(figsize=(3.7, height), layout="constrained")
     ax = fig.add_subplot()
     values = []
+    here = next((run.get("machine_class") for run in runs if run.get("current")), None)
+    if predict is not None:
+        values += list(predict)
+        ax.axvspan(*predict, color="#ddf4ff", label="next session (95 % PI)")
     for y, run in enumerate(runs):
         ratio, low, high = (_number(run.get(k)) for k in ("ratio", "ci_low", "ci_high"))
         if ratio is None:
@@ -203,7 +210,8 @@ def spread_dots(
         if low is not None and high is not None:
             values += [low, high]
             ax.plot([low, high], [y, y], color=colour, linewidth=1.4 if current else 1)
-        ax.plot([ratio], [y], marker="o", markersize=6 if current else 4.5, color=colour,
+        marker = "o" if run.get("machine_class") == here else "s"
+        ax.plot([ratio], [y], marker=marker, markersize=6 if current else 4.5, color=colour,
                 markerfacecolor=colour if current else "white", linestyle="none",
                 label="this report" if current else None)  # fmt: skip
     if article_ratio is not None:

@@ -33,7 +33,7 @@ from benchbook.render.appendix import (
 from benchbook.render.notebook_html import Section, make_exporter, render_notebook
 from benchbook.render.overview import conditions_line, overview_sentences
 from benchbook.render.repeated_notes import link_repeated_notes
-from benchbook.render.spread_page import spread_items
+from benchbook.render.spread_page import held_out_check, spread_items
 from benchbook.render.templates import TEMPLATE_DIR, page_environment
 
 TITLE = "benchbook — web-server performance, re-run"
@@ -84,6 +84,7 @@ def render_report(executed: list[Path]) -> str:
             overview=overview_sentences(sections),
             conditions=conditions_line(list(runs.values())),
             spread=spread_items(sections),
+            held_out=held_out_check(sections),
             runs=list(runs.values()),
             provenance=split_provenance(list(runs.values())),
             manifests=manifest_pattern(list(runs.values())),

@@ -36,6 +36,35 @@ def svg_inline(fig: Figure, prefix: str, label: str) -> Markup:
     return Markup(svg.replace("<svg", "<svg" + attributes, 1))
 
 
+@dataclass(frozen=True)
+class HeldOutCheck:
+    """The report's check of its own prediction rule: every headline with enough sessions
+    refitted without each one, and whether that session's estimate fell inside."""
+
+    inside: int
+    total: int
+    failing: tuple[str, ...]  # labels of headlines with a held-out session outside
+
+    @property
+    def share(self) -> float | None:
+        return self.inside / self.total if self.total else None
+
+
+def held_out_check(sections: Sequence[Section]) -> HeldOutCheck:
+    """Leave-one-session-out over every headline of every section's findings."""
+    inside = total = 0
+    failing = []
+    for section in sections:
+        for findings in section.findings:
+            for headline in findings["headlines"]:
+                held = headline.get("held_out") or []
+                total += len(held)
+                inside += sum(1 for h in held if h.get("inside"))
+                if any(not h.get("inside") for h in held):
+                    failing.append(str(headline.get("label")))
+    return HeldOutCheck(inside, total, tuple(failing))
+
+
 @dataclass
 class SpreadItem:
     """One headline's run-to-run spread: its stored runs as a table and a dot plot."""
@@ -58,7 +87,12 @@ def spread_items(sections: Sequence[Section]) -> list[SpreadItem]:
             anchor = f"spread-{anchor_id(section.path.stem)}-{number}"
             plot = Markup("")
             if runs:
-                fig = plots.spread_dots(runs, headline.get("article_ratio"))
+                predict = (headline.get("predict_low"), headline.get("predict_high"))
+                fig = plots.spread_dots(
+                    runs,
+                    headline.get("article_ratio"),
+                    predict=None if None in predict else predict,
+                )
                 plot = svg_inline(fig, anchor, f"Run-to-run spread of {headline.get('label')}")
             items.append(
                 SpreadItem(
