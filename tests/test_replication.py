@@ -37,9 +37,11 @@ def session(ratio: float, spread: float = 0.05, cls: str = FAMILY_25, go_s: floa
             "run_id": run_id or f"run-{ratio}-{cls[-20:]}"}  # fmt: skip
 
 
+CPU_25 = {"vendor": "AuthenticAMD", "family": "25", "model": "17", "stepping": "1"}
+
+
 def test_a_machine_class_is_the_cpu_identity_and_core_count() -> None:
-    machine = {"cpu_model": "AMD EPYC", "logical_cpus": 2,
-               "cpu": {"vendor": "AuthenticAMD", "family": "25", "model": "17", "stepping": "1"}}  # fmt: skip
+    machine = {"cpu_model": "AMD EPYC", "logical_cpus": 2, "cpu": CPU_25}
     assert machine_class(machine) == FAMILY_25
     assert machine_class({"cpu_model": "AMD EPYC", "logical_cpus": 2}) == ""
 
@@ -88,6 +90,17 @@ def test_this_class_is_pooled_and_other_classes_stand_apart() -> None:
     assert other.expected == pytest.approx(model.pooled.estimate * shift)
 
 
+def test_three_classes_give_a_prediction_for_a_new_class_and_the_verdict_uses_it() -> None:
+    c = paired(7.8)
+    runs = [session(r) for r in (7.6, 8.1, 7.4)] + [session(c.ratio, current=True)]
+    runs += [session(6.0, cls=FAMILY_26), session(6.2, cls=FAMILY_26)]
+    runs += [session(9.5, cls="Intel Xeon (family 6, model 143, stepping 8), 2 CPUs")]
+    model = replication(c, runs)
+    assert model.across is not None and model.across.classes == 3
+    assert model.judged(c) == (model.across.predict_low, model.across.predict_high)
+    assert model.across.predict_low < 6.0 and model.across.predict_high > 9.5
+
+
 def test_sessions_that_disagree_on_the_direction_show_no_significant_difference() -> None:
     c = paired(1.3)
     runs = [session(0.8), session(1.25), session(0.85), session(c.ratio, current=True)]
@@ -109,8 +122,8 @@ def write_run(runs_dir: Path, run_id: str, go: float, completed: bool = True) ->
     manifest = {"run_id": run_id, "experiment": "replication_test",
                 "created_utc": f"{run_id[:4]}-{run_id[4:6]}-{run_id[6:8]}T{run_id[9:11]}:00:00",
                 "params": {"tools": ["wrk"], "loads": [{"connections": 10}]},
-                "provenance": {"machine": {"cpu_model": "AMD EPYC", "logical_cpus": 2, "cpu": {
-                    "vendor": "AuthenticAMD", "family": "25", "model": "17", "stepping": "1"}}}}  # fmt: skip
+                "provenance": {"machine": {"cpu_model": "AMD EPYC", "logical_cpus": 2,
+                                           "cpu": CPU_25}}}  # fmt: skip
     if completed:
         manifest["completed_utc"] = manifest["created_utc"]
     (path / "manifest.json").write_text(json.dumps(manifest))

@@ -135,7 +135,9 @@ def test_a_bound_prints_what_every_run_supports_with_no_interval_or_p_value(runs
     h = headline("go vs py", data, "go", "py", experiment="bound_test",
                  lower_bound="vegeta, not the server, was at its limit")  # fmt: skip
     # the lowest Go run over the highest Python run: 2800 / 1400
-    assert h.brief.startswith("**go** took **at least 2.00×** the load of **py** (its lowest")
+    assert h.brief.startswith(
+        "**go** reached **at least 2.00× the requests per second** of **py** (its lowest"
+    )
     assert (h.ci_low, h.ci_high, h.p, h.significant) == (None, None, None, False)
 
 

@@ -15,6 +15,7 @@ import pytest
 
 from benchbook.analyse.experiments import article_loop
 from benchbook.analyse.findings import headline
+from benchbook.analyse.published import article_claim
 from benchbook.analyse.verdicts import (
     DIFFERENT_CONDITIONS,
     NO_VALID_RUNS,
@@ -25,7 +26,6 @@ from benchbook.analyse.verdicts import (
     SOMETHING_ELSE,
     TOO_FEW_RUNS,
 )
-from benchbook.analyse.published import article_claim
 from benchbook.measure.layout import REPO_ROOT
 from benchbook.measure.run_store import Run
 

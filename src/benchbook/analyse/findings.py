@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field, replace
 import pandas as pd
 
 from benchbook.analyse import formatting as fmt
-from benchbook.analyse.conclusions import caution, compare_targets
+from benchbook.analyse.conclusions import caution, compare_targets, metric
 from benchbook.analyse.explanation import Explanation
 from benchbook.analyse.findings_format import FINDINGS_MIME, LOWER_BOUND
 from benchbook.analyse.names import language, reader_name
@@ -265,8 +265,8 @@ def bound_headline(
     highest_b = valid.loc[valid["target"] == b, column].max()
     bound = lowest_a / highest_b
     brief = (
-        f"**{names[0]}** took **at least {fmt.ratio(bound)}** the load of **{names[1]}** "
-        f"(its lowest run over {names[1]}'s highest): {why}."
+        f"**{names[0]}** reached **at least {fmt.ratio(bound)} the {metric(column).name}** of "
+        f"**{names[1]}** (its lowest run over {names[1]}'s highest): {why}."
     )
     return Headline(
         label=label, verdict=brief, brief=brief, ratio=bound, ci_low=None, ci_high=None,

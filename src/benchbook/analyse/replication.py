@@ -64,13 +64,18 @@ class Replication:
     pooled: levels.Pooled | None = None  # None below levels.MIN_SESSIONS
     held_out: tuple[levels.HeldOut, ...] = ()
     others: tuple[OtherClass, ...] = ()
+    # With sessions on three or more classes: the prediction for a session on a new class.
+    across: levels.Pooled | None = None
 
     def judged(self, c: Comparison) -> tuple[float, float]:
-        """The interval a verdict against an article uses: the prediction interval for
-        the next session on this class; this session's interval until there is one."""
-        if self.pooled is None:
+        """The interval a verdict against an article uses — the article's machine is
+        another class: the prediction for a new class where three or more classes were
+        measured, else the prediction for the next session on this class; this session's
+        interval until there is one."""
+        model = self.across or self.pooled
+        if model is None:
             return c.ratio_low, c.ratio_high
-        return self.pooled.predict_low, self.pooled.predict_high
+        return model.predict_low, model.predict_high
 
     def estimate(self, c: Comparison) -> float:
         """The headline's estimate: pooled over this class's sessions, else this one's."""
@@ -272,6 +277,7 @@ def replication(c: Comparison | None, runs: list[dict], go_side: str = "") -> Re
         pooled=pooled,
         held_out=tuple(levels.leave_one_out(sessions)),
         others=tuple(others),
+        across=levels.across_classes([_session(r) for r in same]),
     )
 
 

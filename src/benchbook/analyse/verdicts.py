@@ -11,8 +11,10 @@ here, or why the comparison says something else, with the reason a reader needs.
    verdict follows;
 4. no valid runs; too few runs to show any difference (while the class has no model);
 5. "reproduced" only when the article's figure lies inside the prediction interval for the
-   next session on this machine class (this session's interval until three sessions make
-   one): adding a session changes a verdict only by moving the data;
+   next session on this machine class — for a session on a new class once three or more
+   classes were measured, since the article's machine is another class — and this
+   session's interval until three sessions make one: adding a session changes a verdict
+   only by moving the data;
 6. within what an A/A control strays: not resolvable;
 7. no significant difference (the pooled interval holds 1); the same direction with
    another size, naming what differs in the setup; or the opposite direction.
@@ -73,7 +75,9 @@ def reproduction(
         )
     low, high = sessions.judged(c)
     where = f"this session's interval ({sessions.text()})"
-    if sessions.pooled is not None:
+    if sessions.across is not None:
+        where = f"the prediction interval for a new machine class, {fmt.interval(low, high)}"
+    elif sessions.pooled is not None:
         where = f"the prediction interval for the next session, {fmt.interval(low, high)}"
     estimate = sessions.estimate(c)
     if low <= article_ratio <= high:

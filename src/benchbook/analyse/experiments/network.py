@@ -7,7 +7,8 @@ delay added) plus the link's extra round trip ``d``, throughput can be at most
 ``c / (W0 + d)``: the delay is time every request waits, whatever language served it.
 """
 
-from collections.abc import Mapping
+import math
+from collections.abc import Iterable, Mapping
 
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -144,3 +145,32 @@ def ratio_sentence(ratios: dict[int, float], a: str, b: str, what: str) -> str:
         for rtt, r in sorted(ratios.items())
     ]
     return f"{a} / {b}, {what}: " + ", ".join(parts) + " (ratios of medians)."
+
+
+def littles_law_caps(
+    rows: pd.DataFrame, links: pd.DataFrame, targets: Iterable[str], rtt: int
+) -> tuple[float, float]:
+    """The lowest and highest Little's-law req/s among ``targets`` at the added round trip
+    ``rtt`` (littles_law_table: in flight ÷ (W0 + d), W0 each one's own time with nothing
+    added): what that link lets each serve with this many requests in flight; NaN when
+    none of them has valid rows there."""
+    caps = littles_law_table(rows, links)["Little's law req/s"]
+    found = [float(caps[(target, rtt)]) for target in targets if (target, rtt) in caps.index]
+    return (min(found), max(found)) if found else (math.nan, math.nan)
+
+
+def round_trip_shares(
+    rows: pd.DataFrame,
+    links: pd.DataFrame,
+    targets: Iterable[str],
+    rtt: int,
+    column: str = "lat_p50_ms",
+) -> tuple[float, float]:
+    """The round trip the probe measured at the added ``rtt`` as a share of each target's
+    median ``column`` there (valid runs): the lowest and highest share among ``targets``
+    (near 1: the link, not the server, set that latency); NaN without their rows."""
+    data = without_controls(valid_rows(rows))
+    medians = data[data["added_rtt_ms"] == rtt].groupby("target")[column].median()
+    measured = float(links.loc[rtt, "RTT measured, median (ms)"])
+    shares = [measured / float(medians[target]) for target in targets if target in medians.index]
+    return (min(shares), max(shares)) if shares else (math.nan, math.nan)
