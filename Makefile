@@ -27,7 +27,7 @@ PROFILE_STAMP := report/executed/.profile
 # The Go version servers/go/go.mod and servers/go/tools/go.mod declare.
 GO_NEEDED := $(shell sed -n 's/^go //p' servers/go/go.mod)
 
-.PHONY: setup tools build go-tools flamegraph report test lint lab run replicate bench-harness clean
+.PHONY: setup tools build go-tools flamegraph report test test-fast lint lab run replicate bench-harness clean
 
 setup: $(INSTALLED) tools build go-tools
 
@@ -124,6 +124,10 @@ replicate: setup flamegraph
 test: setup lint
 	cd servers/go && go vet ./... && go test ./...
 	$(BIN)/pytest
+
+# The inner loop: no servers, no notebooks.
+test-fast: $(INSTALLED) lint
+	$(BIN)/pytest -m "not slow"
 
 lint: $(INSTALLED)
 	$(BIN)/lint-imports

@@ -32,8 +32,9 @@ def test_the_targets_of_stored_runs_read_as_their_titles() -> None:
     assert reader_name(composed, "python http HealthCheck") == "python http HealthCheck"
 
 
-def test_a_headline_names_both_sides_as_a_reader_knows_them(monkeypatch) -> None:
-    monkeypatch.setenv("BENCHBOOK_RUNS_DIR", str(STORED))
+def test_a_headline_names_both_sides_as_a_reader_knows_them(runs_dir) -> None:
+    # the run is read from data/runs/; the sessions a headline looks up, from a runs
+    # folder of the test's own (empty): nothing stored later changes what this expects
     io = Run(STORED / "20261123T193409Z-01_io_concurrency-5dd7").results()
     go, fastapi = "go-iodelay", "python-iodelay uvloop+httptools"
     h = headline(f"{go} vs {fastapi}: requests per second", io, go, fastapi,

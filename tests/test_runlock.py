@@ -10,6 +10,14 @@ from benchbook import measure
 from benchbook.measure.runlock import MachineBusy, machine_lock
 
 
+@pytest.fixture(autouse=True)
+def private_lock(tmp_path, monkeypatch) -> None:
+    """A lock of the test's own, and every wait bounded: a real run measuring on this
+    machine neither blocks these tests nor is held up by them."""
+    monkeypatch.setenv("BENCHBOOK_LOCK_PATH", str(tmp_path / "measuring.lock"))
+    monkeypatch.setenv("BENCHBOOK_LOCK_WAIT_S", "30")
+
+
 def test_a_second_experiment_stops_naming_the_run_that_holds_the_machine(
     runs_dir, monkeypatch
 ) -> None:

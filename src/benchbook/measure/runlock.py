@@ -16,6 +16,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
+# One path for every benchbook checkout on the machine (BENCHBOOK_LOCK_PATH overrides it,
+# for tests of the lock itself: they must not wait on a real run, nor hold it up).
 LOCK_PATH = Path(tempfile.gettempdir()) / "benchbook-measuring.lock"
 # How long a run waits for the machine (BENCHBOOK_LOCK_WAIT_S overrides; 0: stop at once).
 DEFAULT_WAIT_S = 2 * 3600.0
@@ -70,12 +72,16 @@ def wait_limit_s() -> float:
         ) from None
 
 
+def lock_path() -> Path:
+    return Path(os.environ.get("BENCHBOOK_LOCK_PATH") or LOCK_PATH)
+
+
 @contextmanager
-def machine_lock(experiment: str, path: Path = LOCK_PATH) -> Iterator[HeldLock]:
+def machine_lock(experiment: str, path: Path | None = None) -> Iterator[HeldLock]:
     """Hold the machine for one experiment; wait (up to BENCHBOOK_LOCK_WAIT_S) while
     another run holds it. The kernel releases the lock if this process dies."""
     limit_s = wait_limit_s()
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    fd = os.open(path or lock_path(), os.O_RDWR | os.O_CREAT, 0o666)
     with os.fdopen(fd, "r+") as file:
         started = time.monotonic()
         announced = -ANNOUNCE_EVERY_S
