@@ -212,27 +212,50 @@ def spread(
     reference = next((keys[row["run_id"]] for row in rows if row["current"]), None)
     for row in rows:
         row["same_conditions"] = reference is not None and keys[row["run_id"]] == reference
-    return attribute_unrecorded(rows)
+    unrecorded = any(not row["machine_class"] for row in rows)
+    return attribute_unrecorded(rows, class_speeds(directory) if unrecorded else None)
 
 
-def attribute_unrecorded(rows: list[dict]) -> list[dict]:
+def attribute_unrecorded(
+    rows: list[dict], speeds: dict[str, list[float]] | None = None
+) -> list[dict]:
     """Runs without a recorded CPU identity join the one class whose runs' speed
-    reference (Go and Python, widened by SPEED_MATCH) holds theirs, marked
-    ``class_inferred``; with none or several such classes they stay UNRECORDED."""
-    ranges: dict[str, list[tuple[float, float]]] = {}
-    for row in rows:
-        if row["machine_class"] and row["go_s"] and row["python_s"]:
-            ranges.setdefault(row["machine_class"], []).append((row["go_s"], row["python_s"]))
+    reference holds theirs (both workloads, within the class's range widened by
+    SPEED_MATCH), marked ``class_inferred``; with none or several such classes they stay
+    UNRECORDED. ``speeds``: each class's reference times (class_speeds), else those of
+    ``rows``."""
+    if speeds is None:
+        speeds = {}
+        for row in rows:
+            if row["machine_class"] and row["go_s"] and row["python_s"]:
+                speeds.setdefault(row["machine_class"], []).append((row["go_s"], row["python_s"]))
     for row in rows:
         if row["machine_class"]:
             continue
         row["machine_class"] = UNRECORDED
         if not (row["go_s"] and row["python_s"]):
             continue
-        matches = [name for name, speeds in ranges.items() if _within(row, speeds)]
+        matches = [name for name, times in speeds.items() if _within(row, times)]
         if len(matches) == 1:
             row["machine_class"], row["class_inferred"] = matches[0], True
     return rows
+
+
+def class_speeds(directory: Path | None = None) -> dict[str, list[tuple[float, float]]]:
+    """Every finished run's machine-speed reference (Go, Python seconds; each reading,
+    before and after) by machine class, over the whole runs folder: one session's
+    references vary with what else the machine did, so a class's range comes from all."""
+    speeds: dict[str, list[tuple[float, float]]] = {}
+    for run in RunStore(directory).runs():
+        manifest = run.manifest()
+        name = machine_class(manifest.get("provenance", {}).get("machine", {}))
+        reference = manifest.get("machine_speed")
+        if name and reference and "completed_utc" in manifest:
+            for when in ("before", "after"):
+                speeds.setdefault(name, []).append(
+                    (reference[when]["go_s"], reference[when]["python_s"])
+                )
+    return speeds
 
 
 def _within(row: dict, speeds: list[tuple[float, float]]) -> bool:
