@@ -32,6 +32,8 @@ from benchbook.render.notebook_parameters import (
     notebook_parameters,
 )
 
+pytestmark = pytest.mark.slow  # a real JupyterLab server
+
 NOTEBOOKS = sorted((REPO_ROOT / "notebooks").glob("0[0-6]_*.ipynb"))
 PROFILES = REPO_ROOT / "notebooks" / "profiles"
 SWITCH = re.compile(

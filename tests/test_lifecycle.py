@@ -23,6 +23,8 @@ from benchbook.measure.tools import wrk
 from benchbook.measure.tools.base import LoadToolError
 from benchbook.measure.verification import VerificationError, verify
 
+pytestmark = pytest.mark.slow  # real servers and load tools, started and stopped
+
 
 def start(registry, name: str, tmp_path: Path, variant: str | None = None):
     spec = registry.get(name)

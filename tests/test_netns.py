@@ -17,10 +17,13 @@ from conftest import RUNNER_START_S, descendants
 from benchbook import measure
 from benchbook.measure.hosts import addresses, namespaces
 
-pytestmark = pytest.mark.skipif(
-    os.geteuid() != 0,
-    reason="network-namespace hosts need root (ip netns add); CI runs make test as root",
-)
+pytestmark = [
+    pytest.mark.slow,  # real servers, Toxiproxy and load
+    pytest.mark.skipif(
+        os.geteuid() != 0,
+        reason="network-namespace hosts need root (ip netns add); CI runs make test as root",
+    ),
+]
 RUNNER = Path(__file__).with_name("netns_runner.py")
 
 

@@ -1,6 +1,6 @@
 """Page 1's generated answer across experiments, from the headlines' own fields."""
 
-from benchbook.render.overview import go_vs_python, sessions_sentence
+from benchbook.render.overview import go_vs_python, published_figures, sessions_sentence
 
 
 def headline(label: str, ratio: float, languages=("go", "python"), **fields) -> dict:
@@ -23,11 +23,14 @@ def test_go_against_python_across_experiments() -> None:
             ),
             headline("bbolt vs Redis", 0.19, ("go", "go")),  # not Go against Python
             {**headline("time per call", 0.5), "metric": "ns_per_op"},  # not a rate
+            # the same servers under a second tool, and storage mixed with language
+            {**headline("Go vs FastAPI under bombardier", 9.0), "cross_check": True},
+            {**headline("Go + bbolt vs Python + Redis", 11.0), "like_for_like": False},
         ]
     )
     assert sentence == (
-        "Go was ahead of Python in 2 of the 2 comparisons of requests per second that "
-        "reached a verdict, by 4.5× (Go net/http vs FastAPI (uvloop + httptools)) to 7.3× "
+        "Go was ahead of Python in 2 of the 2 like-for-like comparisons of requests per second "
+        "that reached a verdict, by 4.5× (Go net/http vs FastAPI (uvloop + httptools)) to 7.3× "
         "(FastAPI (asyncio + h11) vs Go net/http); 1 more is a lower bound (at least 3.1×): "
         "the load tool ran out before Go's server did; no difference could be shown for Go "
         "vs FastAPI under Locust."
@@ -39,8 +42,30 @@ def test_no_go_against_python_comparison_says_nothing() -> None:
 
 
 def test_the_sessions_behind_the_headlines_are_counted() -> None:
-    one = sessions_sentence([{"sessions": 1}, {"sessions": 1}])
-    assert one.startswith("Every headline rests on one measuring session")
-    assert sessions_sentence([{"sessions": 3}, {"sessions": 1}]).startswith(
-        "1 of 2 headlines rest on 2–3 measuring sessions"
+    one = sessions_sentence([{"sessions": 1}, {"sessions": 2}])
+    assert one.startswith("Every headline rests on fewer than three sessions")
+    held = [{"inside": True}] * 6 + [{"inside": False}]
+    modelled = {"sessions": 7, "predict_low": 4.0, "predict_high": 6.0, "held_out": held}
+    assert sessions_sentence([modelled, {"sessions": 1}]) == (
+        "1 of 2 headlines rest on 7–7 sessions of this machine class and give a 95 % "
+        "prediction interval for the next one; left out one at a time, 6 of 7 sessions fell "
+        "inside the interval the others predicted."
     )
+
+
+def test_each_published_figure_is_counted_once_with_every_verdict_held_against_it() -> None:
+    source = {"title": "Go vs Python"}
+    findings = [
+        {"source": source, "headlines": [
+            {**headline("Go vs FastAPI (asyncio): req/s", 7.8), "article_ratio": 4.9,
+             "reproduced": "same direction, different size"},
+            {**headline("Go vs FastAPI (uvloop): req/s", 4.8), "article_ratio": 4.9,
+             "reproduced": "reproduced"}]},
+        {"source": source, "headlines": [
+            {**headline("Go vs FastAPI over a link: req/s", 1.0), "article_ratio": 4.9,
+             "reproduced": "different conditions: not comparable"}]},
+    ]  # fmt: skip
+    assert published_figures(findings) == [
+        "4.9×: same direction, different size (Go vs FastAPI (asyncio)), reproduced (Go vs "
+        "FastAPI (uvloop)), different conditions: not comparable (Go vs FastAPI over a link)"
+    ]

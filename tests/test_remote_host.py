@@ -22,6 +22,7 @@ from benchbook.measure.processes import ManagedProcess
 
 SSHD = Path("/usr/sbin/sshd")
 pytestmark = [
+    pytest.mark.slow,  # real servers and load
     pytest.mark.skipif(
         os.geteuid() != 0,
         reason="the remote host is played by sshd in a network namespace, which needs root",
