@@ -115,7 +115,14 @@ def test_sessions_under_other_conditions_do_not_count() -> None:
     assert replication(c, [other, session(c.ratio, current=True)]).sessions == 1
 
 
-def write_run(runs_dir: Path, run_id: str, go: float, completed: bool = True) -> None:
+def write_run(
+    runs_dir: Path,
+    run_id: str,
+    go: float,
+    completed: bool = True,
+    cpu: dict | None = CPU_25,
+    speed: float = 0.53,
+) -> None:
     """A stored run of 'replication_test': go and py in six rounds, on family 25."""
     path = runs_dir / run_id
     path.mkdir(parents=True)
@@ -123,7 +130,9 @@ def write_run(runs_dir: Path, run_id: str, go: float, completed: bool = True) ->
                 "created_utc": f"{run_id[:4]}-{run_id[4:6]}-{run_id[6:8]}T{run_id[9:11]}:00:00",
                 "params": {"tools": ["wrk"], "loads": [{"connections": 10}]},
                 "provenance": {"machine": {"cpu_model": "AMD EPYC", "logical_cpus": 2,
-                                           "cpu": CPU_25}}}  # fmt: skip
+                                           **({"cpu": cpu} if cpu else {})}},
+                "machine_speed": {w: {"go_s": speed, "python_s": speed}
+                                  for w in ("before", "after")}}  # fmt: skip
     if completed:
         manifest["completed_utc"] = manifest["created_utc"]
     (path / "manifest.json").write_text(json.dumps(manifest))
@@ -152,6 +161,21 @@ def test_replication_reads_finished_sessions_from_the_runs_folder(runs_dir) -> N
     assert h.predict_low < 4.0 and h.predict_high > 4.4
     assert "Over 4 sessions on this machine class" in h.verdict
     assert len(h.held_out) == 4
+
+
+def test_runs_from_before_the_cpu_was_recorded_join_the_class_of_their_speed(runs_dir) -> None:
+    # the family-25 runs' references range over 0.50–0.80 s (another session ran slower);
+    # a run without a CPU identity at 0.52 s joins them, one at 0.36 s stays apart
+    write_run(runs_dir, "20261121T100000Z-replication_test-old1", 4.3, cpu=None, speed=0.52)
+    write_run(runs_dir, "20261121T110000Z-replication_test-old2", 6.0, cpu=None, speed=0.36)
+    write_run(runs_dir, "20261124T100000Z-replication_test-slow", 4.2, speed=0.80)
+    current = "20261125T100000Z-replication_test-bbbb"
+    write_run(runs_dir, current, 4.1, speed=0.50)
+    h = headline("go vs py", results(current, 4.1), "go", "py", experiment="replication_test")
+    classes = {r["run_id"][-4:]: (r["machine_class"], r["class_inferred"]) for r in h.spread}
+    assert classes["old1"] == (FAMILY_25, True)
+    assert classes["old2"] == ("CPU identity unrecorded", False)
+    assert h.sessions == 3 and [o["sessions"] for o in h.other_classes] == [1]
 
 
 def test_the_conditions_ignore_rounds_other_targets_and_calibration() -> None:
