@@ -4,6 +4,7 @@ The ceilings themselves, and each row's headroom, are measure.calibration's."""
 
 import pandas as pd
 
+from benchbook.analyse import formatting as fmt
 from benchbook.analyse.tables import summary_table
 from benchbook.measure.calibration import Ceilings, client_bound_share
 
@@ -76,7 +77,7 @@ def ceilings_sentence(ceilings: Ceilings) -> str:
             if setting in ceilings.tool_bound
             else f"{setting}: at least {rps:,.0f} req/s (held back by the server)"
         )
-        + (f", {top / rps:.2g}× below {ranked[0][0]}" if rps < top else "")
+        + (f", {fmt.ratio(top / rps)} below {ranked[0][0]}" if top / rps >= 1.05 else "")
         for setting, rps in ranked
     ]
     return (

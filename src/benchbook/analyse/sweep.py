@@ -152,9 +152,14 @@ def crossover_sentences(
             )
         else:
             row = part.loc[found]
+            beyond = (
+                f"the largest {x} measured"
+                if found == max(part.index)
+                else f"and at every larger {x} measured"
+            )
             sentences.append(
                 f"With {curve} = {value}, **{a} beats {b} from {x} = {found}** on {what} "
                 f"({a}/{b} = {fmt.ratio(row[f'{a}/{b}'])}, {_ci(row)}, p = {row['p']:.3f}), "
-                f"and at every larger {x} measured."
+                f"{beyond}."
             )
     return sentences
