@@ -195,7 +195,7 @@ def group_agreement(table: pd.DataFrame, a: str, b: str) -> str:
     parts, significant = [], []
     for group, row in table.iterrows():
         parts.append(f"{group}: {fmt.ratio(row[f'{a}/{b}'])} ({fmt.p_value(row['p'])})")
-        if row["verdict"] != "no significant difference":
+        if row["verdict"] not in ("no significant difference", "too few runs to tell"):
             significant.append(str(group))
     if len(significant) == len(table):
         agreement = "each is significant on its own"

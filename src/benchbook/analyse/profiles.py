@@ -243,7 +243,8 @@ def flame_graphs(rows: pd.DataFrame) -> list[tuple[str, Path]]:
 CAPTION = (
     "Flame graph of {target} under load: each box is a function, its width the share of "
     "samples in which it was on the stack; callers below, callees above. Look at the widest "
-    "boxes near the top: that is where the CPU was. Hover for names; start-up is left out."
+    "boxes near the top: that is where the CPU was. In the HTML version a box names its "
+    "function when the pointer rests on it; start-up is left out."
 )
 
 

@@ -9,7 +9,7 @@ import pandas as pd
 from pandas.io.formats.style import Styler
 
 from benchbook.analyse import formatting as fmt
-from benchbook.analyse.pairing import comparison
+from benchbook.analyse.pairing import comparison, too_few
 from benchbook.analyse.stats import summarize
 from benchbook.measure.flags import is_valid
 from benchbook.measure.orchestration import AA_COPY
@@ -206,7 +206,9 @@ def comparison_table(
             verdict = f"not ranked: no valid runs of {a if va.empty else b}"
         else:
             verdict = (
-                "no significant difference"
+                "too few runs to tell"
+                if too_few(c)
+                else "no significant difference"
                 if not c.significant
                 else f"{a} higher"
                 if c.ratio > 1
