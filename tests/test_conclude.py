@@ -56,7 +56,8 @@ def test_lower_latency_is_said_as_times_lower_not_a_fraction() -> None:
     )  # fmt: skip
     assert sentence.startswith("**go**'s p99 latency was **29× lower** than **py**'s")
     assert "0.03×" not in sentence.split("(")[0]
-    assert "(3.4 %, 95 % CI" in sentence  # the ratio below 1 as a share
+    # one unit in the sentence: the ratio and its interval as ratios, not shares
+    assert "(ratio 0.034×, 95 % CI 0.029–0.040×" in sentence and " %, 95 % CI" not in sentence
 
 
 def test_a_lower_rate_is_said_as_a_share_of_the_other() -> None:

@@ -93,12 +93,14 @@ def verdict(c: Comparison, a: str, b: str, column: str, unit: str = "", brief: b
             return sentence + "."
         return f"{sentence}, {evidence}.{tail}"
     lead = ranking(c.ratio, a, b, column, unit)
-    below = c.ratio < 1
-    if below and c.ratio_confidence:
+    # A rate below 1 reads as a share ("19 % of"), and so do its figure and interval; a
+    # time keeps the ratio ("1.95× lower", ratio 0.513×): one unit per sentence.
+    as_share = c.ratio < 1 and m.higher_is_better
+    if as_share and c.ratio_confidence:
         interval = (
             f"{fmt.level(c.ratio_confidence)} {fmt.share_interval(c.ratio_low, c.ratio_high)}"
         )
-    figure = fmt.share(c.ratio) if below else f"ratio {fmt.ratio(c.ratio)}"
+    figure = fmt.share(c.ratio) if as_share else f"ratio {fmt.ratio(c.ratio)}"
     if brief:
         return f"{lead} ({figure}, {interval})."
     return f"{lead} ({figure}, {interval}; {evidence})."
