@@ -662,9 +662,13 @@ def test_the_summary_gives_a_reason_only_where_the_badge_and_answer_do_not(
     assert "gives no figure" in table and "cannot show" in table
 
 
-def test_eight_experiments_summary_fits_the_first_page(tmp_path: Path) -> None:
+def test_eight_experiments_chart_fits_the_first_page_and_the_summary_the_second(
+    tmp_path: Path,
+) -> None:
     """The size of the real report: 8 notebooks, 18 headlines, each experiment's first
-    with an article figure and the longest label, the others without one."""
+    with an article figure and the longest label, the others without one. Page 1 holds the
+    chart of every answer (its group titles are its own there: the table comes after it);
+    the summary table ends on page 2."""
     long = HEADLINE | {
         "label": "go-iodelay vs python-iodelay uvloop+httptools: requests per second "
         "within the SLO (go-iodelay: only a lower bound)",
@@ -686,8 +690,11 @@ def test_eight_experiments_summary_fits_the_first_page(tmp_path: Path) -> None:
         notebooks.append(findings_notebook(tmp_path / f"{number:02d}.ipynb", findings))
     pdf = tmp_path / "report.pdf"
     build_report(notebooks, tmp_path / "index.html", pdf)
-    first = " ".join(PdfReader(pdf).pages[0].extract_text().split())
-    assert "LAST-7-1" in first, " ".join(re.findall(r"LAST-\d-\d", first))  # the last one
+    first, second = (" ".join(page.extract_text().split()) for page in PdfReader(pdf).pages[:2])
+    for number in range(8):
+        assert f"Experiment {number}: a title" in first, number  # the chart's group rows
+    assert re.findall(r"LAST-\d-\d", first)[-1] == "LAST-7-1"  # … and its last row
+    assert "LAST-7-1 wrk vs locust HttpUser x1: requests per second:" in second  # the table's
 
 
 def test_findings_with_only_a_label_and_a_verdict_still_render(tmp_path: Path) -> None:

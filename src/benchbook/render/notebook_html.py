@@ -159,7 +159,7 @@ def render_notebook(path: Path, exporter: HTMLExporter) -> tuple[Section, list[d
     )
     findings = [load_findings(data) for data in outputs_of(nb, FINDINGS_MIME)]
     if findings:
-        body = insert_answer_box(body, answer_box(findings))
+        body = insert_answer_box(body, answer_box(findings, section_anchor))
     body, headings = anchor_headings(body, anchor_id(path.stem))
     body = describe_charts(body)
     first_h1 = next((h for h in headings if h.level == 1), None)

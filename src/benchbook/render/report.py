@@ -3,8 +3,9 @@
 Each notebook becomes a section (notebook_html): no scripts and no external resources, so
 the HTML can be mailed, archived or opened offline and the PDF is the same document on
 paper. The report answers first: the findings the notebooks published (findings_format)
-make a summary page (one row per headline comparison), a page of run-to-run spread
-(spread_page), and an answer box at the top of each section. Notes every notebook repeats
+make a summary page (a chart of every answer, then one row per headline comparison), a page
+of run-to-run spread (spread_page), and an answer box at the top of each section, with the
+chart of its own answers (findings_html). Notes every notebook repeats
 (how runs are measured, the load-tool ceilings) are shown once, then linked to
 (repeated_notes). The appendix lists the provenance of every run the notebooks announced
 (appendix).
@@ -30,6 +31,7 @@ from benchbook.render.appendix import (
     notebook_rows,
     split_provenance,
 )
+from benchbook.render.findings_html import page_chart
 from benchbook.render.notebook_html import Section, make_exporter, render_notebook
 from benchbook.render.overview import conditions_line, overview_sentences
 from benchbook.render.repeated_notes import link_repeated_notes
@@ -81,6 +83,7 @@ def render_report(executed: list[Path]) -> str:
             commit=describe_commit(),
             sections=sections,
             summary=[s for s in sections if s.findings],
+            answer_chart=page_chart(sections),
             overview=overview_sentences(sections),
             conditions=conditions_line(list(runs.values())),
             spread=spread_items(sections),

@@ -1,39 +1,15 @@
 """The page of run-to-run spread: for every headline of every notebook, its ratio in each
 stored run, as a table and a dot plot drawn for the page."""
 
-import html as html_text
-import io
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import matplotlib
 from markupsafe import Markup
-from matplotlib.figure import Figure
 
 from benchbook.analyse import plots
 from benchbook.render.notebook_html import Section
+from benchbook.render.svg import svg_inline
 from benchbook.render.templates import anchor_id
-
-
-def svg_inline(fig: Figure, prefix: str, label: str) -> Markup:
-    """A figure as an <svg> element for the page: text kept as text, ids prefixed so that
-    several figures on one page never share one, no stylesheet leaking into the page."""
-    buffer = io.StringIO()
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": prefix}):
-        fig.savefig(buffer, format="svg", metadata={"Date": None})
-    svg = buffer.getvalue()
-    svg = svg[svg.index("<svg") :]
-    svg = re.sub(r"<metadata>.*?</metadata>\s*", "", svg, flags=re.S)
-    svg = re.sub(r'<style type="text/css">.*?</style>\s*', "", svg, flags=re.S)
-    svg = re.sub(r'\bid="([^"]+)"', rf'id="{prefix}-\1"', svg)
-    svg = re.sub(r'(\bxlink:href|\bhref)="#([^"]+)"', rf'\1="#{prefix}-\2"', svg)
-    svg = re.sub(r"url\(#([^)]+)\)", rf"url(#{prefix}-\1)", svg)
-    attributes = (
-        f' class="chart spread-plot" role="img" aria-label="{html_text.escape(label)}"'
-        ' stroke-linejoin="round" stroke-linecap="butt"'
-    )
-    return Markup(svg.replace("<svg", "<svg" + attributes, 1))
 
 
 @dataclass(frozen=True)
