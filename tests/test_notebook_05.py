@@ -13,16 +13,21 @@ def executed(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict]:
 
 
 @pytest.mark.slow
-def test_the_106x_is_reproduced_against_a_404_backend_and_refused(executed) -> None:
+def test_the_articles_404_loop_is_reproduced_and_explains_only_what_it_reproduces(executed) -> None:
     text, found = executed
     assert "The article's loop reports CreateSession over HTTP **" in text
     assert "100% of its HTTP calls failed" in text
     assert "http-not-found failed verification, so it is not benchmarked" in text
     (health, create, _) = found["headlines"]
-    # Both of the article's rows timed 404 answers, by the article's own account.
+    # Both of the article's rows timed 404 answers, by the article's own account; that
+    # explains a figure only where the 404 loop reproduces it here (within 1.3×).
     for headline in (health, create):
-        assert headline["reproduced"] == "the article measured something else"
-        assert "answered 404" in headline["reproduced_why"]
+        if headline["reproduced"] == "the article measured something else":
+            assert "answered 404" in headline["reproduced_why"]
+        else:
+            assert "it does not explain this figure" in headline["reproduced_why"]
+    # A failed HealthCheck costs about what a call does: its loop cannot give 3.1×.
+    assert health["reproduced"] != "the article measured something else"
     assert "each taking" in text and "ms here — the time of that 404" in text
     # Nagle's algorithm measured beside it: the same 404 server with TCP_NODELAY.
     assert "**Nagle's algorithm, measured**" in text
