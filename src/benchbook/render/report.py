@@ -22,6 +22,7 @@ import weasyprint
 from markupsafe import Markup
 from pygments.formatters import HtmlFormatter
 
+from benchbook.analyse import glossary
 from benchbook.measure.provenance import git_state
 from benchbook.render.appendix import (
     ReportError,
@@ -88,6 +89,8 @@ def render_report(executed: list[Path]) -> str:
             conditions=conditions_line(list(runs.values())),
             spread=spread_items(sections),
             held_out=held_out_check(sections),
+            glossary=glossary.terms(),
+            glossary_flags=glossary.flags(),
             runs=list(runs.values()),
             provenance=split_provenance(list(runs.values())),
             manifests=manifest_pattern(list(runs.values())),
