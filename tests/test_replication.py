@@ -90,6 +90,19 @@ def test_this_class_is_pooled_and_other_classes_stand_apart() -> None:
     assert other.expected == pytest.approx(model.pooled.estimate * shift)
 
 
+def test_a_first_session_on_a_new_class_sees_the_others_and_what_speed_predicts() -> None:
+    # the newer machine's first session: not yet replicated; family 25's five sessions apart,
+    # with the ratio the two speed references predict there from this session's
+    c = paired(6.0)
+    runs = [session(r, run_id=f"s{i}") for i, r in enumerate([7.6, 8.1, 7.4, 8.3, 7.9])]
+    runs += [session(c.ratio, cls=FAMILY_26, go_s=0.40, python_s=0.36, current=True)]
+    model = replication(c, runs, go_side="a")
+    assert model.machine_class == FAMILY_26 and model.pooled is None
+    (other,) = model.others
+    assert other.sessions == 5 and other.low < 7.4 and other.high > 8.3
+    assert other.expected == pytest.approx(c.ratio * (0.40 / 0.52) / (0.36 / 0.54))
+
+
 def test_three_classes_give_a_prediction_for_a_new_class_and_the_verdict_uses_it() -> None:
     c = paired(7.8)
     runs = [session(r) for r in (7.6, 8.1, 7.4)] + [session(c.ratio, current=True)]

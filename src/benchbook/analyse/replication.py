@@ -49,8 +49,8 @@ class OtherClass:
     high: float
     go_s: float | None  # its mean machine-speed reference, seconds
     python_s: float | None
-    # This class's pooled estimate moved by the two references' speeds (Go over Python
-    # comparisons only): what the machine's speed alone would predict there.
+    # This class's estimate (pooled, else this session's) moved by the two references'
+    # speeds (Go over Python comparisons only): what the machine's speed alone predicts.
     expected: float | None = None
 
 
@@ -290,10 +290,11 @@ def replication(c: Comparison | None, runs: list[dict], go_side: str = "") -> Re
     here = [r for r in same if r["machine_class"] == current["machine_class"]]
     sessions = [_session(r) for r in here]
     pooled = levels.pooled(sessions)
+    estimate = pooled.estimate if pooled else c.ratio
     others = []
     for name, members in levels.by_class([_session(r) for r in same if r not in here]).items():
         rows = [r for r in same if r["machine_class"] == name]
-        others.append(other_class(name, members, rows, here, pooled, go_side))
+        others.append(other_class(name, members, rows, here, estimate, go_side))
     return Replication(
         machine_class=current["machine_class"],
         sessions=len(sessions),
@@ -309,26 +310,26 @@ def other_class(
     sessions: list[levels.Session],
     rows: list[dict],
     here: list[dict],
-    pooled: levels.Pooled | None,
+    estimate: float,
     go_side: str,
 ) -> OtherClass:
     """Another class's sessions, and what the speed references predict there."""
     model = levels.pooled(sessions)
-    estimates = [s.ratio for s in sessions]
+    ratios = [s.ratio for s in sessions]
     go_s, python_s = _mean_of(rows, "go_s"), _mean_of(rows, "python_s")
     expected = None
     here_go, here_python = _mean_of(here, "go_s"), _mean_of(here, "python_s")
-    if go_side and pooled and go_s and python_s and here_go and here_python:
+    if go_side and go_s and python_s and here_go and here_python:
         # A Go server's rate scales with Go's speed, a Python server's with Python's:
         # Go/Python moves by (Go speed-up) / (Python speed-up) between the classes.
         shift = (here_go / go_s) / (here_python / python_s)
-        expected = pooled.estimate * (shift if go_side == "a" else 1 / shift)
+        expected = estimate * (shift if go_side == "a" else 1 / shift)
     return OtherClass(
         machine_class=name,
         sessions=len(sessions),
-        estimate=model.estimate if model else statistics.median(estimates),
-        low=model.predict_low if model else min(estimates),
-        high=model.predict_high if model else max(estimates),
+        estimate=model.estimate if model else statistics.median(ratios),
+        low=model.predict_low if model else min(ratios),
+        high=model.predict_high if model else max(ratios),
         go_s=go_s,
         python_s=python_s,
         expected=expected,

@@ -5,7 +5,6 @@ machine-speed reference predicted there."""
 
 from benchbook.analyse import formatting as fmt
 from benchbook.analyse.conclusions import metric, ranking, verdict
-from benchbook.analyse.levels import Pooled
 from benchbook.analyse.replication import OtherClass, Replication, explained_share
 from benchbook.analyse.stats import Comparison
 
@@ -61,12 +60,14 @@ def across(c: Comparison | None, sessions: Replication) -> str:
             f"the next session should give {fmt.interval(pooled.predict_low, pooled.predict_high)}"
             " (95 % prediction interval)."
         )
-    return text + "".join(other_class_sentence(o, pooled) for o in sessions.others)
+    estimate = sessions.estimate(c)
+    return text + "".join(other_class_sentence(o, estimate) for o in sessions.others)
 
 
-def other_class_sentence(other: OtherClass, pooled: Pooled | None) -> str:
+def other_class_sentence(other: OtherClass, here: float) -> str:
     """' On AMD EPYC (family 26, …), 2 CPUs (2 sessions; Go reference 0.40 s, Python
-    0.36 s): 6.0× (5.8–6.2×); its speed references predicted 6.4×, 70 % of the move.'"""
+    0.36 s): 6.0× (5.8–6.2×); its speed references predicted 6.4×, 70 % of the move.'
+    (``here``: this class's estimate, which the move is from)."""
     speed = ""
     if other.go_s and other.python_s:
         speed = f"; Go reference {other.go_s:.2f} s, Python {other.python_s:.2f} s"
@@ -75,8 +76,8 @@ def other_class_sentence(other: OtherClass, pooled: Pooled | None) -> str:
         f" On {other.machine_class} ({count}{speed}): {fmt.ratio(other.estimate)}"
         f" ({fmt.interval(other.low, other.high)})"
     )
-    if other.expected and pooled:
-        share = explained_share(other.estimate, other.expected, pooled.estimate)
+    if other.expected:
+        share = explained_share(other.estimate, other.expected, here)
         text += f"; its speed references predicted {fmt.ratio(other.expected)}"
         if share is not None:
             text += f", {max(share, 0) * 100:.0f} % of the move"
