@@ -145,7 +145,9 @@ def test_a_caution_on_one_side_reaches_the_brief(runs_dir) -> None:
     data = rows({"go": [3000.0] * 3 + [3100.0] * 3, "py": [1000.0, 1010, 990, 1005, 995, 1000]},
                 {"py": "timeouts"})  # fmt: skip
     h = headline("go vs py", data, "go", "py", experiment="caution_test")
-    assert "Caution: py's runs carry `timeouts` (6/6)" in h.brief
+    # in words, not the flag's name: page 1 and the answer box name no flag
+    assert "Caution: py's runs had timed-out requests (6 of 6 runs)" in h.brief
+    assert "`timeouts`" not in h.brief and "`timeouts` (6/6)" in h.verdict
 
 
 def test_a_rate_flagged_only_by_littles_law_says_what_the_rate_measured(runs_dir) -> None:

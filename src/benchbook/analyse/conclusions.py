@@ -9,7 +9,7 @@ interval reaches, the runs it rests on and the flags that change its meaning.
 import pandas as pd
 
 from benchbook.analyse import formatting as fmt
-from benchbook.analyse.flag_wording import FLAG_CONSEQUENCES, FLAG_MEANINGS
+from benchbook.analyse.flag_wording import FLAG_CONSEQUENCES, FLAG_MEANINGS, FLAG_PLAIN
 from benchbook.analyse.pairing import comparison, count_text, needed, runs_text, too_few
 from benchbook.analyse.stats import ALPHA, ESTIMATOR, PAIRED_ESTIMATOR, Comparison
 from benchbook.analyse.tables import flag_counts, valid_rows, with_derived
@@ -141,23 +141,40 @@ def flag_tally(results: pd.DataFrame, target: str) -> dict[str, str]:
     return tally
 
 
-def caution(results: pd.DataFrame, targets: list[str], column: str = "") -> str:
+def caution(
+    results: pd.DataFrame,
+    targets: list[str],
+    column: str = "",
+    names: dict[str, str] | None = None,
+    plain: bool = False,
+) -> str:
     """'Caution: b's runs carry littles_law (5/5): its latency figures are suspect.' —
     the flags that change the meaning of a comparison, counted, each consequence once
     (their full meaning is in the Validity section). A ranking by requests per second
-    (``column`` 'rps') whose only doubt is Little's law says what the rate measured."""
+    (``column`` 'rps') whose only doubt is Little's law says what the rate measured.
+    ``plain``: the flags in words, not names ('5 of 6 runs had throughput and latency that
+    disagree'), for page 1; ``names``: how to call each target."""
     tallies = {t: flag_tally(results, t) for t in targets}
+    called = names or {}
+
+    def what(flag: str, counts: str) -> str:
+        if not plain:
+            return f"carry `{flag}` ({counts})"
+        shares = " and ".join(
+            f"{k} of {n}" for k, n in (c.split("/") for c in counts.split(" and "))
+        )
+        return f"had {FLAG_PLAIN[flag]} ({shares} runs)"
+
     parts = []
     shared = set.intersection(*(set(t) for t in tallies.values())) if len(targets) > 1 else set()
     for flag in sorted(shared):
         counts = " and ".join(tallies[t][flag] for t in targets)
         consequence = FLAG_CONSEQUENCES[flag].replace("its ", "their ")
-        parts.append(f"both sides' runs carry `{flag}` ({counts}): {consequence}")
+        parts.append(f"both sides' runs {what(flag, counts)}: {consequence}")
     for target, tally in tallies.items():
         for flag in sorted(set(tally) - shared):
-            parts.append(
-                f"{target}'s runs carry `{flag}` ({tally[flag]}): {FLAG_CONSEQUENCES[flag]}"
-            )
+            name = called.get(target, target)
+            parts.append(f"{name}'s runs {what(flag, tally[flag])}: {FLAG_CONSEQUENCES[flag]}")
     flags = {flag for tally in tallies.values() for flag in tally}
     if column == "rps" and flags == {"littles_law"}:
         parts.append(RATE_UNDER_LITTLES_LAW)

@@ -157,7 +157,7 @@ def headline(
     limited = tool_limited(data, [a, b]) if judge_tool_limit else ""
     reproduced, why = reproduction(c, article_ratio, limited, measured_else, differences, band,
                                    sessions, different_conditions)  # fmt: skip
-    note = caution(data, [a, b], column)
+    note = caution(data, [a, b], column, dict(zip((a, b), names, strict=True)), plain=True)
     return Headline(
         label=label,
         verdict=compare_targets(data, a, b, column, unit, names) + across(c, sessions),

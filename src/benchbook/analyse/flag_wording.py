@@ -31,6 +31,22 @@ FLAG_MEANINGS = {
     "network_bound": "the bytes per second reached 80 % of what the link between the hosts "
     "carried when it was measured: the link, not the server, may have set the pace",
 }
+# Each flag as a few plain words, for page 1 and answer boxes, which name no flag.
+FLAG_PLAIN = {
+    "errors": "connection errors",
+    "timeouts": "timed-out requests",
+    "non_2xx": "HTTP error answers",
+    "client_bound": "a load tool at its CPU limit",
+    "near_tool_ceiling": "a load tool near its most",
+    "littles_law": "throughput and latency that disagree",
+    "short_run": "short runs",
+    "bad_response": "wrong answers",
+    "server_died": "a server that died",
+    "data_loss": "lost records",
+    "rate_shortfall": "less load than asked",
+    "workers_exhausted": "a load tool out of workers",
+    "network_bound": "a full link",
+}
 # What a flag does to a comparison, in a few words (cautions in verdicts).
 FLAG_CONSEQUENCES = {
     "errors": "part of its throughput is failed requests",

@@ -27,6 +27,7 @@ import pandas as pd
 from benchbook.analyse import formatting as fmt
 from benchbook.analyse.conclusions import flag_tally
 from benchbook.analyse.explanation import Explanation
+from benchbook.analyse.flag_wording import FLAG_PLAIN
 from benchbook.analyse.pairing import count_text, too_few
 from benchbook.analyse.replication import Replication
 from benchbook.analyse.stats import ALPHA, Comparison
@@ -110,7 +111,8 @@ def _unexplained(measured_else: Explanation | None, article: str) -> str:
 
 
 def tool_limited(results: pd.DataFrame, targets: list[str]) -> str:
-    """'…' when most runs of every target carry a load-tool limit flag, else ''."""
+    """'…' when most runs of every target carry a load-tool limit flag, else '' — in
+    words, not flag names: the reason stands on page 1."""
     tallies = {t: flag_tally(results, t) for t in targets}
     limited = {}
     for target, tally in tallies.items():
@@ -118,7 +120,11 @@ def tool_limited(results: pd.DataFrame, targets: list[str]) -> str:
         best = max((int(s.split("/")[0]) / int(s.split("/")[1]) for s in shares), default=0)
         if best < 0.5:
             return ""
-        limited[target] = ", ".join(f"{f} {tally[f]}" for f in TOOL_LIMIT_FLAGS if f in tally)
+        limited[target] = ", ".join(
+            f"{FLAG_PLAIN[f]} in {tally[f].replace('/', ' of ')} runs"
+            for f in TOOL_LIMIT_FLAGS
+            if f in tally
+        )
     return (
         "its load tool was the limit on both sides ("
         + "; ".join(f"{t}: {flags}" for t, flags in limited.items())
