@@ -62,6 +62,7 @@ class Headline:
     # Sessions on other machine classes, each apart (replication.OtherClass as a dict).
     other_classes: list[dict] = field(default_factory=list)
     languages: tuple[str, str] = ("", "")  # the two sides' servers' languages
+    sides: tuple[str, str] = ("", "")  # the two sides as a reader knows them
     metric: str = ""  # the column compared, e.g. "rps"
     # Whether the two sides differ in more than their language (e.g. their storage):
     # such a comparison stays out of a Go-vs-Python tally.
@@ -80,6 +81,8 @@ class Findings:
     # The notebook's answers to its own question that no ratio headline carries (lost
     # records, a percentile against the open loop, a trend with delay): page 1 shows them.
     also: list[str] = field(default_factory=list)
+    # The question answered in at most two sentences that start with the answer (answers).
+    plain: str = ""
 
     def as_json(self) -> dict:
         """JSON-safe: a NaN (no interval with too few runs) is null, not the text 'nan'."""
@@ -147,7 +150,7 @@ def headline(
     current = set(data["run_id"]) if "run_id" in data else set()
     runs = spread(experiment, a, b, column, select, current, ignore=same_conditions_ignore)
     sessions = replication(c, runs, _go_side(languages))
-    shared = {"languages": languages, "metric": column, "spread": runs,
+    shared = {"languages": languages, "sides": names, "metric": column, "spread": runs,
               "like_for_like": _like_for_like(data, a, b), "cross_check": cross_check}  # fmt: skip
     if lower_bound and c is not None:
         bound = bound_headline(label, valid, a, b, names, lower_bound, column)
@@ -319,15 +322,17 @@ def findings(
     answer: str,
     headlines: list[Headline],
     also: Sequence[str] = (),
+    plain: str = "",
 ) -> Findings:
     """The notebook's findings, with the article it re-runs (data/published/sources.csv);
-    ``also``: its answers that no ratio headline carries, for page 1."""
+    ``also``: its answers that no ratio headline carries, for page 1; ``plain``: the
+    question answered in at most two sentences (analyse.answers)."""
     try:
         cited = source(experiment)
     except ValueError:
         cited = None  # an experiment of our own (e.g. the calibration)
     return Findings(experiment, title, question, answer + band_sentence(headlines), headlines,
-                    cited, [a for a in also if a])  # fmt: skip
+                    cited, [a for a in also if a], plain)  # fmt: skip
 
 
 def band_sentence(headlines: list[Headline]) -> str:

@@ -1,0 +1,43 @@
+"""Each question's plain answer starts with the answer, and its first word follows the
+numbers: constructed headlines, as analyse.findings makes them."""
+
+from benchbook.analyse import answers
+from benchbook.analyse.findings import Headline
+
+
+def headline(ratio: float, significant: bool = True, metric: str = "rps", **fields) -> Headline:
+    base = dict(label="a vs b: requests per second", verdict="", brief="", ratio=ratio,
+                ci_low=ratio * 0.9, ci_high=ratio * 1.1, ci_level=0.95, n="6 rounds", p=0.03,
+                significant=significant, article="", article_ratio=None, reproduced="",
+                reproduced_why="", metric=metric, sides=("Go net/http", "FastAPI"))  # fmt: skip
+    return Headline(**(base | fields))
+
+
+def test_a_figure_is_pooled_where_there_is_a_model_and_a_bound_says_at_least() -> None:
+    pooled = headline(7.0, pooled_ratio=7.8, pooled_low=7.4, pooled_high=8.2)
+    assert answers.figure(pooled) == "7.8× (95 % CI 7.4–8.2×)"
+    assert answers.figure(headline(2.1, reproduced_why="a lower bound")) == "at least 2.1×"
+    assert answers.figure(headline(2.0)).startswith("2.00× (95 % CI 1.80–2.20×")
+
+
+def test_how_much_faster_starts_with_by_and_no_difference_with_not() -> None:
+    text = answers.how_much_faster([headline(7.8), headline(4.8)], "when every request waits")
+    assert text.startswith("By 7.8× (95 % CI 7.0–8.6×) against FastAPI and 4.8×")
+    none = answers.how_much_faster([headline(1.02, significant=False)], "here")
+    assert none.startswith("Not measurably here")
+
+
+def test_the_protocol_answer_follows_the_direction_of_the_times() -> None:
+    http_faster = [headline(0.5, metric="ns_per_op", label="Python: HTTP vs gRPC")]
+    assert answers.faster_protocol(http_faster).startswith("No: HTTP/JSON was faster here")
+    grpc_faster = [headline(3.0, metric="ns_per_op", label="Python: HTTP vs gRPC")]
+    assert answers.faster_protocol(grpc_faster).startswith("Yes, gRPC was faster")
+    both = http_faster + grpc_faster
+    assert answers.faster_protocol(both).startswith("It depends on the backend")
+
+
+def test_the_articles_tool_as_the_limit_answers_no() -> None:
+    article = headline(1.0, significant=False, reproduced="different conditions: not comparable")
+    text = answers.under_the_articles_tool(article, headline(10.0), "wrk")
+    assert text.startswith("No: under the article's settings the load tool, not the servers")
+    assert "With wrk, Go served 10× (95 % CI 9.0–11×) FastAPI's" in text
