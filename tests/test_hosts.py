@@ -9,6 +9,7 @@ from conftest import descendants
 
 from benchbook import measure
 from benchbook.measure.hosts import addresses
+from benchbook.measure.hosts.link import LinkProbe
 from benchbook.measure.hosts.placement import HostsPlan
 from benchbook.measure.tools.base import get_plan
 from benchbook.measure.tools.wrk import ClosedLoopLoad, Wrk
@@ -91,3 +92,17 @@ def test_tools_that_cannot_spread_over_load_hosts_are_named() -> None:
     locust = measure.tool("locust", users=2, spawn_rate=2, wait="0-0ms", duration="1s")
     with pytest.raises(ValueError, match="give workers=1 or more"):
         measure.run("spread", ["go-hello"], locust, repetitions=1, warmup="0s", hosts=plan)
+
+
+@pytest.mark.parametrize(
+    ("bytes_per_s", "flagged"),
+    [
+        (4_000_000.0, True),  # exactly 80 % of a link measured at 5 MB/s
+        (3_999_999.0, False),
+        (None, False),  # a tool that reports no bytes
+    ],
+)
+def test_network_bound_at_eighty_percent_of_the_measured_link(bytes_per_s, flagged) -> None:
+    probe = LinkProbe(rtt_ms_median=10.2, rtt_ms_p90=10.5, rtt_ms_min=10.1, round_trips=40,
+                      capacity_mb_s=5.0)  # fmt: skip
+    assert probe.network_bound(bytes_per_s) is flagged

@@ -80,25 +80,6 @@ def test_link_delay_is_measured_and_the_load_is_spread_over_two_hosts() -> None:
         addresses.require_allowed("url", "http://10.203.0.1:80")
 
 
-def test_a_row_that_fills_a_rate_limited_link_is_network_bound() -> None:
-    """A link limited to 5,000 KB/s, which wrk against go-hello fills (about 6 MB/s of
-    responses on loopback here): its probe measures the limit, and the row is flagged."""
-    run = measure.run(
-        "netns_rate",
-        ["go-hello"],
-        measure.tool("wrk", connections=20, threads=1, duration="2s"),
-        warmup="0s",
-        repetitions=1,
-        hosts=measure.hosts("netns", rate_kb_s=5000),
-    )
-    capacity = run.manifest()["hosts"]["link"]["measured"]["capacity_mb_s"]
-    assert 3.5 <= capacity <= 5.5, capacity  # 5,000 KB/s, as Toxiproxy counts them
-    (row,) = run.results().to_dict("records")
-    assert row["bytes_per_s"] >= 0.8 * capacity * 1e6, (row["bytes_per_s"], capacity)
-    assert "network_bound" in row["flags"].split(";")
-    assert toxiproxies() == [] and descendants() == []
-
-
 def test_orphaned_namespaces_of_a_dead_interpreter_are_removed() -> None:
     """What a run killed together with its reaper leaves is removed by the next run."""
     dead = 4_194_304  # above the kernel's largest PID: no such process can exist

@@ -404,7 +404,7 @@ def test_in_chromium_the_answer_comes_first_and_every_chart_loads_offline(built)
             )
         finally:
             browser.close()
-    assert order[:3] == ["header", "summary", "spread"] and order[3] == "nav", order
+    assert order[:4] == ["header", "summary", "glossary", "spread"] and order[4] == "nav", order
     assert len(images) >= 2  # the PNG and the SVG chart
     assert all(complete and width > 0 for _, complete, width in images), images
     assert inline_charts and all(width > 0 for width in inline_charts)  # the spread's dot plot
