@@ -490,7 +490,8 @@ def test_no_table_header_breaks_a_word_in_the_pdf(built) -> None:
 @pytest.mark.slow
 def test_no_heading_ends_a_page(laid_out) -> None:
     document = laid_out
-    blocks = {"h1", "h2", "h3", "h4", "p", "li", "tr", "img", "svg", "pre", "aside", "caption"}
+    blocks = {"h1", "h2", "h3", "h4", "p", "li", "tr", "img", "svg", "pre", "aside", "caption",
+              "dt", "dd"}  # fmt: skip
     for number, page in enumerate(document.pages, start=1):
         last = [
             box.element.tag
