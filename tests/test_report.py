@@ -740,7 +740,7 @@ def test_findings_store_a_missing_interval_as_null_not_nan() -> None:
 # this code (no measuring; about half a minute, most of it WeasyPrint's layout).
 COMMITTED = sorted((REPO_ROOT / "report" / "executed").glob("*.ipynb"))
 HEADINGS = {"h1", "h2", "h3", "h4"}
-BLOCKS = HEADINGS | {"p", "li", "tr", "img", "svg", "pre", "figure", "caption", "aside"}
+BLOCKS = HEADINGS | {"p", "li", "tr", "img", "svg", "pre", "figure", "caption", "aside", "dt", "dd"}
 
 
 @pytest.fixture(scope="module")
