@@ -121,10 +121,15 @@ def test_ids_handed_out_twice_are_counted_exactly(test_registry, tmp_path) -> No
     # Deterministic, unlike the two-step shorteners' race (tests/test_shortener.py).
     found = write_run(test_registry, "reused-ids", tmp_path)
     twice = found.created - found.distinct_ids
-    (problem,) = found.problems  # the overwritten records are not read back
+    problem, *in_flight = found.problems  # the overwritten records are not read back
     assert problem == (
         f"{found.created:,} records confirmed but only {found.distinct_ids:,} distinct ids: "
         f"{twice:,} were handed out twice, and each overwrote another"
     )
     assert twice == pytest.approx(found.created / 3, abs=HONEST_CREATES)
-    assert found.resolved_wrong == 0
+    # A create still in flight when wrk stopped counting may have reused the id of the
+    # last one it captured: that record then reads back overwritten. At most one per
+    # connection; every other record with an id of its own reads back as created.
+    assert found.resolved_wrong <= CONNECTIONS
+    assert len(in_flight) == (1 if found.resolved_wrong else 0), found.problems
+    assert all("read back wrong" in extra for extra in in_flight)
