@@ -98,8 +98,11 @@ def test_capacities_at_the_slo_are_compared_go_vs_python_for_both_seeds(executed
         "Go net/http vs FastAPI (uvicorn's defaults): requests per second within"
     )
     for headline in (iodelay, hello):
-        # Two rounds are too few to pair: two samples of two runs.
-        assert headline["n"] == "2+2" and headline["reproduced"] == "no article figure"
+        # Two rounds are too few to pair: two samples of up to two runs. A 1 s smoke round
+        # in which a server met the SLO at no rate offered gives it no capacity that round
+        # (it failed CI once as "1+2"): such a round is left out, never counted as zero.
+        assert headline["n"] in ("2+2", "1+2", "2+1"), headline["n"]
+        assert headline["reproduced"] == "no article figure"
     # The comparison in words, each side's capacity, and the hockey-stick table.
     assert len(re.findall(r"within (its|the) SLO|capacity at their SLO", found["answer"])) == 2
     assert "(SLO: p99 ≤" in text and "capacity req/s" in text and "met SLO" in text
