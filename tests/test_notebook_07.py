@@ -27,6 +27,8 @@ def test_the_network_notebook_measures_each_delay_and_judges_one_headline_per_se
     assert "over a link adding 10 ms to every round trip:" in seed_000["label"]
     assert seed_000["article_ratio"] == pytest.approx(4.9, abs=0.01)
     assert seed_001["metric"] == "lat_p50_ms"
+    # at 10 ms added, the link sets both: never "not reproduced" against the article
+    assert {h["reproduced"] for h in found["headlines"]} == {"different conditions: not comparable"}
     assert not [n for n in namespaces.ours() if n.startswith(f"benchbook-{os.getpid()}-")]
     assert descendants() == []
 
@@ -51,6 +53,10 @@ def test_littles_law_puts_the_measured_extra_round_trip_into_each_request() -> N
     assert a_far["measured / predicted"] == pytest.approx(800 / (10_000 / 12))
     assert table.loc[("b", 10), "Little's law req/s"] == pytest.approx(10_000 / 20)
     assert network.ratio_by_rtt(rows, "a", "b") == {0: 5.0, 10: 1.6}
+    # the verdict's "different conditions", from the same caps: 500 and 833 req/s
+    assert "10 requests in flight cap these servers at 500–833 req/s" in (
+        network.link_sets_the_rate(rows, links, ["a", "b"], 10, 10)
+    )
 
 
 def test_the_published_vs_reproduced_table_has_a_column_per_delay() -> None:

@@ -84,3 +84,17 @@ def ceilings_sentence(ceilings: Ceilings) -> str:
         f"Load-tool ceilings on this machine (calibration run `{ceilings.run_id}`, against "
         f"{ceilings.server} on its own core): {'; '.join(parts)}.{skipped}"
     )
+
+
+def wrk_bound_reason(results: pd.DataFrame, ceilings: Ceilings) -> str:
+    """Why wrk's rate against a Locust setting is only a lower bound: the server, not wrk,
+    held it back (its setting is not among the tool-bound ones); '' when wrk was the limit."""
+    wrk = results.loc[results["tool"] == "wrk", "tool_setting"].iloc[0]
+    if wrk in ceilings.tool_bound:
+        return ""
+    cpu = results.loc[results["tool_setting"] == wrk, ["server_cpu_pct", "client_cpu_pct"]]
+    server, tool = cpu.median()
+    return (
+        f"the server, not wrk, set wrk's rate (the server used {server:.0f} % of a core, wrk "
+        f"{tool:.0f} %), so wrk can do more"
+    )

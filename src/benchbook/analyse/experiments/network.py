@@ -174,3 +174,30 @@ def round_trip_shares(
     measured = float(links.loc[rtt, "RTT measured, median (ms)"])
     shares = [measured / float(medians[target]) for target in targets if target in medians.index]
     return (min(shares), max(shares)) if shares else (math.nan, math.nan)
+
+
+def link_sets_the_rate(
+    rows: pd.DataFrame, links: pd.DataFrame, targets: Iterable[str], rtt: int, in_flight: int
+) -> str:
+    """Why a rate measured over the link at ``rtt`` says nothing of the servers when
+    Little's law caps them all near the same rate (for a verdict's different conditions)."""
+    low, high = littles_law_caps(rows, links, targets, rtt)
+    return (
+        f"over a link adding {rtt} ms, {in_flight} requests in flight cap these servers at "
+        f"{low:,.0f}–{high:,.0f} req/s (Little's law: in flight ÷ (own time + round trip)), "
+        "so the link, not the servers, set the rate; the article measured on one machine"
+    )
+
+
+def link_sets_the_latency(
+    rows: pd.DataFrame, links: pd.DataFrame, targets: Iterable[str], rtt: int
+) -> str:
+    """Why a median time measured over the link at ``rtt`` says nothing of the protocol
+    when the measured round trip is most of it (for a verdict's different conditions)."""
+    low, high = round_trip_shares(rows, links, targets, rtt)
+    measured = float(links.loc[rtt, "RTT measured, median (ms)"])
+    return (
+        f"over a link adding {rtt} ms, the round trip as measured ({measured:.1f} ms) is "
+        f"{100 * low:.0f}–{100 * high:.0f} % of each side's median time per health check, "
+        "so the link, not the protocol, set it; the article measured on one machine"
+    )
