@@ -10,7 +10,7 @@ from benchbook.analyse.ceilings import (
     ceiling_table,
     ceilings_sentence,
     limits_sentence,
-    wrk_bound_reason,
+    server_bound_reason,
 )
 from benchbook.measure import provenance
 from benchbook.measure.calibration import (
@@ -56,12 +56,12 @@ def test_ceilings_are_medians_and_know_whose_limit_they_were() -> None:
 def test_wrk_held_back_by_the_server_is_a_bound_and_says_why() -> None:
     results = RESULTS.assign(tool=["wrk"] * 3 + ["locust"] * 3)
     held_back = ceilings_from(results, "run-1", "go-hello")
-    assert wrk_bound_reason(results, held_back) == (
+    assert server_bound_reason(results, "wrk", held_back) == (
         "the server, not wrk, set wrk's rate (the server used 97 % of a core, wrk 60 %), so "
         "wrk can do more"
     )
     at_its_limit = Ceilings("run-1", held_back.by_setting, "go-hello", frozenset({"wrk"}))
-    assert wrk_bound_reason(results, at_its_limit) == ""
+    assert server_bound_reason(results, "wrk", at_its_limit) == ""
 
 
 def test_ceiling_table_says_which_side_set_the_limit() -> None:

@@ -86,15 +86,15 @@ def ceilings_sentence(ceilings: Ceilings) -> str:
     )
 
 
-def wrk_bound_reason(results: pd.DataFrame, ceilings: Ceilings) -> str:
-    """Why wrk's rate against a Locust setting is only a lower bound: the server, not wrk,
-    held it back (its setting is not among the tool-bound ones); '' when wrk was the limit."""
-    wrk = results.loc[results["tool"] == "wrk", "tool_setting"].iloc[0]
-    if wrk in ceilings.tool_bound:
+def server_bound_reason(results: pd.DataFrame, setting: str, ceilings: Ceilings) -> str:
+    """Why a tool setting's rate against another setting is only a lower bound: the
+    server, not that tool, held it back (it is not among the tool-bound settings); '' when
+    the tool itself was the limit."""
+    if setting in ceilings.tool_bound:
         return ""
-    cpu = results.loc[results["tool_setting"] == wrk, ["server_cpu_pct", "client_cpu_pct"]]
+    cpu = results.loc[results["tool_setting"] == setting, ["server_cpu_pct", "client_cpu_pct"]]
     server, tool = cpu.median()
     return (
-        f"the server, not wrk, set wrk's rate (the server used {server:.0f} % of a core, wrk "
-        f"{tool:.0f} %), so wrk can do more"
+        f"the server, not {setting}, set {setting}'s rate (the server used {server:.0f} % of "
+        f"a core, {setting} {tool:.0f} %), so {setting} can do more"
     )
