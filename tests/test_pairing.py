@@ -69,7 +69,7 @@ def test_an_aa_control_gives_the_band_and_a_ratio_inside_it_is_no_verdict() -> N
     control, band = aa_band(data)
     assert control == "a" and 1.03 < band < 1.08
     c = comparison(data, "a", "b")
-    assert c.significant and within_band(c, band)
+    assert c.significant and within_band(c.ratio, band)
     h = headline("a vs b", data, "a", "b", experiment="pairing_test")
     assert h.brief.startswith("**Not resolvable on this machine**") and h.resolvable == band
     # A 30 % difference is far outside the band: a verdict as usual.

@@ -58,7 +58,9 @@ def test_a_run_without_a_cpu_identity_joins_the_class_its_speed_matches(go_s, py
     rows = [session(6.0, go_s=0.52, python_s=0.54), session(6.2, go_s=0.50, python_s=0.56),
             session(5.0, cls=FAMILY_26, go_s=0.40, python_s=0.36),
             {**session(7.8, go_s=go_s, python_s=python_s), "machine_class": ""}]  # fmt: skip
-    legacy = attribute_unrecorded(rows)[-1]
+    speeds = {cls: [(r["go_s"], r["python_s"]) for r in rows if r["machine_class"] == cls]
+              for cls in (FAMILY_25, FAMILY_26)}  # fmt: skip
+    legacy = attribute_unrecorded(rows, speeds)[-1]
     assert legacy["machine_class"] == joins
     assert legacy["class_inferred"] is (joins != UNRECORDED)
 

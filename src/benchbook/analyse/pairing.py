@@ -99,8 +99,8 @@ def aa_band(valid: pd.DataFrame, column: str = "rps") -> tuple[str, float] | Non
     return original, resolvable_ratio(pairs[column + "_a"] / pairs[column + "_b"])
 
 
-def within_band(c: Comparison, band: float | None) -> bool:
+def within_band(ratio: float, band: float | None) -> bool:
     """A ratio no farther from 1 than the A/A control strays: not resolvable here."""
-    if band is None or c.ratio != c.ratio:
+    if band is None or ratio != ratio:
         return False
-    return max(c.ratio, 1 / c.ratio) <= band
+    return max(ratio, 1 / ratio) <= band

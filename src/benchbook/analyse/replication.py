@@ -21,7 +21,7 @@ import pandas as pd
 
 from benchbook.analyse import formatting as fmt
 from benchbook.analyse import levels
-from benchbook.analyse.pairing import comparison, count_text
+from benchbook.analyse.pairing import comparison, count_text, within_band
 from benchbook.analyse.stats import Comparison
 from benchbook.analyse.tables import valid_rows
 from benchbook.measure.run_store import Run, RunStore
@@ -83,8 +83,7 @@ class Replication:
 
     def within_band(self, c: Comparison, band: float | None) -> bool:
         """The estimate lies no farther from 1 than the A/A control strays (``band``)."""
-        estimate = self.estimate(c)
-        return band is not None and estimate == estimate and max(estimate, 1 / estimate) <= band
+        return within_band(self.estimate(c), band)
 
     def significant(self, c: Comparison) -> bool:
         """A difference holds: the pooled interval excludes 1 (this session's p < α while
@@ -212,23 +211,18 @@ def spread(
     reference = next((keys[row["run_id"]] for row in rows if row["current"]), None)
     for row in rows:
         row["same_conditions"] = reference is not None and keys[row["run_id"]] == reference
-    unrecorded = any(not row["machine_class"] for row in rows)
-    return attribute_unrecorded(rows, class_speeds(directory) if unrecorded else None)
+    if any(not row["machine_class"] for row in rows):
+        attribute_unrecorded(rows, class_speeds(directory))
+    return rows
 
 
 def attribute_unrecorded(
-    rows: list[dict], speeds: dict[str, list[float]] | None = None
+    rows: list[dict], speeds: dict[str, list[tuple[float, float]]]
 ) -> list[dict]:
     """Runs without a recorded CPU identity join the one class whose runs' speed
     reference holds theirs (both workloads, within the class's range widened by
     SPEED_MATCH), marked ``class_inferred``; with none or several such classes they stay
-    UNRECORDED. ``speeds``: each class's reference times (class_speeds), else those of
-    ``rows``."""
-    if speeds is None:
-        speeds = {}
-        for row in rows:
-            if row["machine_class"] and row["go_s"] and row["python_s"]:
-                speeds.setdefault(row["machine_class"], []).append((row["go_s"], row["python_s"]))
+    UNRECORDED. ``speeds``: each class's reference times (class_speeds)."""
     for row in rows:
         if row["machine_class"]:
             continue
