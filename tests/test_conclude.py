@@ -155,3 +155,25 @@ def test_one_ratio_per_load_beside_the_articles() -> None:
         "article's 1.29× compares what its load tool could produce as much as what its servers "
         "could serve."
     )
+
+
+def test_incidents_read_once_per_target_with_how_many_more() -> None:
+    from benchbook.analyse.conclusions import incident_notes
+
+    data = pd.DataFrame(
+        {
+            "target": ["a", "a", "a", "b", "c"],
+            "incident": [
+                "a lost 3 in repetition 1",
+                "a lost 5 in repetition 2",
+                "",
+                "b died",
+                None,
+            ],
+        }
+    )
+    assert incident_notes(data) == [
+        "What happened: a lost 3 in repetition 1 (and 1 more in a's other runs, each in its "
+        "results.csv).",
+        "What happened: b died.",
+    ]

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import beta
 
-from benchbook.analyse.lost_records import lost_records, lost_summary
+from benchbook.analyse.lost_records import lost_brief, lost_records, lost_summary
 
 
 def run(target: str, created, distinct, store, checked, wrong) -> dict:
@@ -182,3 +182,19 @@ def test_runs_without_writes_are_left_out() -> None:
     assert lost_summary(pd.DataFrame([{"target": "read", "rps": 1.0}])) == ""
     mixed = pd.DataFrame([{"target": "read", "created": None}, run("w", 10, 10, 10, 10, 0)])
     assert [s.split(":")[0] for s in lost_records(mixed)] == ["**w**"]
+
+
+def test_page_1_names_who_lost_records_and_counts_the_rest() -> None:
+    results = [
+        run("two-step", 9573, 145, 145, 145, 0),  # ids handed out again: 9,428 overwritten
+        run("sampled-lossy", 2000, 2000, 1940, 500, 25),  # about 100 from a sample
+        run("clean", 300, 300, 300, 300, 0),
+        run("sampled-clean", 2000, 2000, 2000, 500, 0),
+    ]
+    assert lost_brief(pd.DataFrame(results)) == (
+        "**two-step** lost 9,428 of 9,573 and **sampled-lossy** lost about 100 of 2,000 URLs "
+        "confirmed with 201; the other 2 lost none that sampled reads could find."
+    )
+    kept = [run("clean", 300, 300, 300, 300, 0)]
+    assert lost_brief(pd.DataFrame(kept)) == "No write setup lost a URL it had confirmed."
+    assert lost_brief(pd.DataFrame([{"target": "read", "rps": 1.0}])) == ""

@@ -198,8 +198,9 @@ def test_a_real_profiled_phase_on_a_python_and_a_go_server(
     assert list(table.columns) == ["go-hello", "python-hello"]
     overhead = profiles.overhead_table(profiles.profiled_rows(run), results)
     assert overhead["req/s measured (median)"].notna().all()
-    shown = profiles.section(run, results, "02_hello_world_locust")  # what notebooks display
-    kinds = [type(item).__name__ for item in shown]
+    shown = profiles.section(run, "02_hello_world_locust")  # what notebooks display
+    assert [type(item).__name__ for item in shown][:3] == ["Markdown", "Styler", "Markdown"]
+    kinds = [type(item).__name__ for item in profiles.details(run, results)]  # the appendix's
     assert kinds.count("SVG") == (2 if profiling.FLAMEGRAPH.exists() else 0), kinds
     assert "FastAPI (uvicorn's defaults) spent" in profiles.answer_sentence(run)  # its title
 

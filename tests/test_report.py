@@ -2,6 +2,7 @@
 
 import copy
 import html
+import io
 import json
 import re
 import shutil
@@ -22,10 +23,15 @@ from benchbook.analyse.findings import Findings, Headline
 from benchbook.analyse.findings_format import FINDINGS_MIME, ci_text, ratio_text, ratio_with_ci
 from benchbook.measure.layout import REPO_ROOT
 from benchbook.measure.run_store import RUN_MIME
-from benchbook.render.appendix import ReportError, RunProvenance, manifest_pattern, split_provenance
 from benchbook.render.dotted_rows import flatten
 from benchbook.render.execute import execute_notebook
 from benchbook.render.print_tables import mark_wide_tables
+from benchbook.render.provenance import (
+    ReportError,
+    RunProvenance,
+    manifest_pattern,
+    split_provenance,
+)
 from benchbook.render.repeated_notes import NOTES
 from benchbook.render.report import build_report, render_report
 
@@ -624,15 +630,17 @@ def test_a_report_without_findings_has_no_summary_and_no_answer_box(tmp_path: Pa
 def test_findings_make_the_summary_an_answer_box_and_a_headline_table(tmp_path: Path) -> None:
     findings = json.loads(json.dumps(FINDINGS))  # as nbformat stores it
     page = render_report([findings_notebook(tmp_path / "new.ipynb", findings)])
-    summary = page[page.index('id="summary"') : page.index('id="spread"')]
+    summary = page[page.index('id="summary"') : page.index('<nav class="toc"')]
     assert "Does the report show everything?" in summary and "An article" not in summary
+    assert "ANSWER-TEXT" in summary  # the answer, where no plain answer was published
+    assert 'href="#new-Old-experiment"' in summary  # the question links to its section
+    headlines = page[page.index('id="appendix-headlines"') : page.index('id="spread"')]
     # the brief carries the ratio and its interval, so the cell states them once
-    assert summary.count("8.0–12×") == 1 and "n&nbsp;=&nbsp;5+5" in summary
-    assert 'href="#new-Old-experiment"' in summary  # the experiment links to its section
-    spread = page[page.index('id="spread"') : page.index('<nav class="toc"')]
+    assert headlines.count("8.0–12×") == 1 and "n&nbsp;=&nbsp;5+5" in headlines
+    spread = page[page.index('id="spread"') : page.index('id="provenance"')]
     assert spread.count("<tr") == 3 and "93.8 %" in spread and "0.0031×" in spread
     assert re.search(r'<svg class="chart spread-plot" role="img"', spread)
-    section = page[page.index('<section class="notebook"') :]
+    section = page[page.index('<section class="notebook"') : page.index("</main>")]
     assert section.count("ANSWER-TEXT") == 1  # one answer box: the output shows headlines only
     assert section.index("answer-box") < section.index("<h2") < section.index("findings-table")
     table = section[section.index("findings-table") :]
@@ -653,7 +661,7 @@ def test_the_summary_gives_a_reason_only_where_the_badge_and_answer_do_not(
     }
     findings = FINDINGS | {"headlines": [HEADLINE, no_figure, too_few]}
     page = render_report([findings_notebook(tmp_path / "three.ipynb", findings)])
-    summary = page[page.index('id="summary"') : page.index('id="spread"')]
+    summary = page[page.index('id="appendix-headlines"') : page.index('id="spread"')]
     # One full-width row for the experiment, one row per headline, no cell spanning rows.
     assert summary.count('class="summary-experiment"') == 1 and "rowspan" not in summary
     assert summary.count('class="summary-headline"') == 3
@@ -663,13 +671,13 @@ def test_the_summary_gives_a_reason_only_where_the_badge_and_answer_do_not(
     assert "gives no figure" in table and "cannot show" in table
 
 
-def test_eight_experiments_chart_fits_the_first_page_and_the_summary_the_second(
+def test_eight_experiments_chart_fits_the_first_page_and_their_answers_the_second(
     tmp_path: Path,
 ) -> None:
     """The size of the real report: 8 notebooks, 18 headlines, each experiment's first
     with an article figure and the longest label, the others without one. Page 1 holds the
-    chart of every answer (its group titles are its own there: the table comes after it);
-    the summary table ends on page 2."""
+    chart of every answer (its group titles are its own there); the eight questions and
+    their plain answers follow on page 2."""
     long = HEADLINE | {
         "label": "go-iodelay vs python-iodelay uvloop+httptools: requests per second "
         "within the SLO (go-iodelay: only a lower bound)",
@@ -685,6 +693,8 @@ def test_eight_experiments_chart_fits_the_first_page_and_the_summary_the_second(
         findings = FINDINGS | {
             "title": f"Experiment {number}: a title as long as the real ones get",
             "question": "How many requests per second can wrk and Locust produce here?",
+            "plain": f"PLAIN-{number}: wrk, by far: it reached at least 15× Locust's rate and at "
+                     "least 3.3× FastHttpUser's against the same server.",
             "headlines": [h | {"label": f"LAST-{number}-{i} {h['label']}"}
                           for i, h in enumerate(headlines)],
         }  # fmt: skip
@@ -695,7 +705,7 @@ def test_eight_experiments_chart_fits_the_first_page_and_the_summary_the_second(
     for number in range(8):
         assert f"Experiment {number}: a title" in first, number  # the chart's group rows
     assert re.findall(r"LAST-\d-\d", first)[-1] == "LAST-7-1"  # … and its last row
-    assert "LAST-7-1 wrk vs locust HttpUser x1: requests per second:" in second  # the table's
+    assert re.findall(r"PLAIN-\d", second) == [f"PLAIN-{n}" for n in range(8)]  # the answers
 
 
 def test_findings_with_only_a_label_and_a_verdict_still_render(tmp_path: Path) -> None:
@@ -804,3 +814,83 @@ def test_no_pdf_page_is_half_empty_or_ends_with_a_heading(committed_report) -> N
             headed.append(f"page {number} ends with an {tags[-1]}")
     assert not half_empty, half_empty
     assert not headed, headed
+
+
+def committed_findings() -> list[dict]:
+    """Every findings output of the committed executed notebooks."""
+    found = []
+    for path in COMMITTED:
+        nb = nbformat.read(path, as_version=4)
+        for cell in nb.cells:
+            for output in cell.get("outputs", []):
+                if FINDINGS_MIME in output.get("data", {}):
+                    found.append(dict(output["data"][FINDINGS_MIME]))
+    return found
+
+
+@pytest.mark.slow
+def test_the_real_reports_page_1_in_chromium_is_the_chart_of_every_answer(
+    committed_report, tmp_path: Path
+) -> None:
+    """Opened as a reader opens it: the first thing under the title is one chart with a
+    row for every headline, above the report's first table."""
+    from playwright.sync_api import sync_playwright
+
+    index = tmp_path / "index.html"
+    index.write_text(committed_report[0], encoding="utf-8")
+    with sync_playwright() as playwright:
+        browser = launch_chromium(playwright)
+        try:
+            page = browser.new_page(viewport={"width": 1200, "height": 1600})
+            page.goto(index.as_uri(), wait_until="load")
+            seen = page.evaluate(
+                """() => {
+                    const chart = document.querySelector('#summary svg.answer-plot');
+                    const table = document.querySelector('table');
+                    const top = e => e.getBoundingClientRect().top + window.scrollY;
+                    return chart && {
+                        titles: Array.from(chart.querySelectorAll('title'), t => t.textContent),
+                        chart: [top(chart), chart.getBoundingClientRect().height],
+                        table: top(table),
+                        answers: document.querySelectorAll('#summary ol.answers > li').length,
+                    };
+                }"""
+            )
+        finally:
+            browser.close()
+    findings = committed_findings()
+    labels = [h["label"] for f in findings for h in f["headlines"]]
+    assert seen, "no answer chart on page 1"
+    assert sorted(seen["titles"]) == sorted(labels)  # a row for every headline, no other
+    chart_top, chart_height = seen["chart"]
+    assert chart_height > 300 and chart_top + chart_height < seen["table"]
+    assert seen["answers"] == len(findings)  # one plain answer per question
+
+
+@pytest.mark.slow
+def test_the_real_pdf_opens_with_the_chart_and_its_main_body_is_short(committed_report) -> None:
+    """Page 1 of the PDF is the chart (each experiment's title, which groups its rows) with
+    no validity flag's name on it; the main body — everything before the appendix (its
+    first part, the glossary) — fits in 45 pages."""
+    from benchbook.analyse import glossary
+
+    document = committed_report[1]
+    first = " ".join(
+        PdfReader(io.BytesIO(document.copy(document.pages[:1]).write_pdf()))
+        .pages[0]
+        .extract_text()
+        .split()
+    )
+    for findings in committed_findings():
+        assert " ".join(findings["title"].split()) in first, findings["title"]
+    flags = [flag for flag, _ in glossary.flags()]
+    assert [flag for flag in flags if flag in first] == []
+    appendix = next(
+        number
+        for number, page in enumerate(document.pages, start=1)
+        for box in page._page_box.descendants()
+        if box.element is not None
+        and box.element_tag == "section"
+        and "appendix" in (box.element.get("class") or "").split()
+    )
+    assert appendix - 1 <= 45, f"the main body has {appendix - 1} pages"

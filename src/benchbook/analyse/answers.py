@@ -96,9 +96,14 @@ def faster_protocol(headlines: Sequence[Headline]) -> str:
     gRPC's: above 1, gRPC was faster)."""
     grpc_faster = [h for h in headlines if h.significant and (estimate(h) or 0) > 1]
     http_faster = [h for h in headlines if h.significant and 0 < (estimate(h) or 1) < 1]
-    parts = "; ".join(f"{h.label.split(':')[0]}: {figure(h)}" for h in headlines)
     if http_faster and not grpc_faster:
-        return f"No: HTTP/JSON was faster here (HTTP's time per call over gRPC's: {parts})."
+        span = [estimate(h) or 0 for h in http_faster]
+        return (
+            f"No: HTTP/JSON took less time per call than gRPC in {len(http_faster)} of "
+            f"{len(headlines)} comparisons, {fmt.interval(min(span), max(span))} of gRPC's "
+            "time."
+        )
+    parts = "; ".join(f"{h.label.split(':')[0]}: {figure(h)}" for h in headlines)
     if grpc_faster and not http_faster:
         return f"Yes, gRPC was faster (HTTP's time per call over gRPC's: {parts})."
     return f"It depends on the backend (HTTP's time per call over gRPC's: {parts})."

@@ -239,7 +239,7 @@ def validity_notes(results: pd.DataFrame, ceilings_note: bool = True) -> list[st
         where = ", ".join(f"{t} ({per_target[t]}/{totals[t]})" for t in per_target.index)
         notes.append(f"`{flag}` — {FLAG_MEANINGS[flag]}. Runs: {where}.")
     if "incident" in data:
-        notes += [f"What happened: {text}" for text in dict.fromkeys(data["incident"]) if text]
+        notes += incident_notes(data)
     steal = data["host_steal_pct"]
     notes.append(
         f"Host CPU steal (time this virtual machine's host gave to others): median "
@@ -253,6 +253,20 @@ def validity_notes(results: pd.DataFrame, ceilings_note: bool = True) -> list[st
     )
     if ceilings_note and not data["experiment"].eq(CALIBRATION_EXPERIMENT).all():
         notes.append(headroom_note(data))
+    return notes
+
+
+def incident_notes(data: pd.DataFrame) -> list[str]:
+    """What happened in incidents: each target's first, then how many more it had (every
+    one is in its run's results.csv), so one failure repeated in four runs reads once."""
+    happened = data[data["incident"].fillna("").astype(bool)]
+    notes = []
+    for target, rows in happened.groupby("target", sort=False):
+        texts = list(dict.fromkeys(rows["incident"]))
+        others = len(texts) - 1
+        more = f" (and {others} more in {target}'s other runs, each in its results.csv)"
+        more = more if others else ""
+        notes.append(f"What happened: {texts[0]}{more}.")
     return notes
 
 

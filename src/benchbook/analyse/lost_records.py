@@ -176,3 +176,25 @@ def lost_summary(results: pd.DataFrame) -> str:
     if sampled:
         parts.append("; ".join(sampled))
     return ("Of the URLs created in the write runs: " + "; ".join(parts) + ".") if parts else ""
+
+
+def lost_brief(results: pd.DataFrame) -> str:
+    """Page 1's sentence on lost records: each target that lost some (an estimate where
+    only a sample was read back), then how many lost none."""
+    if "created" not in results:
+        return ""
+    losing, clean, sampled = [], 0, False
+    for target, runs in results.dropna(subset=["created"]).groupby("target", sort=False):
+        e = _lost_estimate(runs)
+        if e["lost"]:
+            about = "" if e["exact"] else "about "
+            created = fmt.count(runs["created"].sum())
+            losing.append(f"**{target}** lost {about}{fmt.count(e['lost'])} of {created}")
+        else:
+            clean += 1
+            sampled = sampled or not e["exact"]
+    if not losing:
+        return "No write setup lost a URL it had confirmed."
+    found = " that sampled reads could find" if sampled else ""
+    rest = f"; the other {clean} lost none{found}" if clean else ""
+    return f"{' and '.join(losing)} URLs confirmed with 201{rest}."

@@ -264,10 +264,10 @@ def method_note() -> str:
     )
 
 
-def section(runs: object, measured: pd.DataFrame, experiment: str) -> list[object]:
+def section(runs: object, experiment: str) -> list[object]:
     """What a notebook's "Where the time goes" section displays, in order: the share
-    table, the sentence, the claims, the overhead, and each flame graph with a caption."""
-    from IPython.display import SVG, Markdown
+    table, the sentence, and the article's claimed causes against them."""
+    from IPython.display import Markdown
 
     rows = profiled_rows(runs)
     if rows.empty:
@@ -286,7 +286,18 @@ def section(runs: object, measured: pd.DataFrame, experiment: str) -> list[objec
     claims = claim_rows(experiment, table)
     if not claims.empty:
         shown += [Markdown("The article's causes, against the profiles:"), claims]
-    shown += [
+    return shown
+
+
+def details(runs: object, measured: pd.DataFrame) -> list[object]:
+    """The profiled phase's details, for the report's appendix: the profiler's cost, then
+    each flame graph with a caption."""
+    from IPython.display import SVG, Markdown
+
+    rows = profiled_rows(runs)
+    if rows.empty:
+        return []
+    shown: list[object] = [
         Markdown(
             "Profiler overhead: req/s in the profiled window beside the measured rounds' "
             "median. One short window: a ratio below 1× is the profiler's cost plus noise "
@@ -299,9 +310,10 @@ def section(runs: object, measured: pd.DataFrame, experiment: str) -> list[objec
             na_rep="–",
         ),
     ]  # fmt: skip
-    for target, svg in flame_graphs(rows):
+    graphs = flame_graphs(rows)
+    for target, svg in graphs:
         shown += [SVG(filename=str(svg)), Markdown(CAPTION.format(target=target))]
-    if not flame_graphs(rows):
+    if not graphs:
         shown.append(
             Markdown(
                 "No flame graphs: inferno-flamegraph was not built "

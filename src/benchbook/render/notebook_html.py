@@ -1,6 +1,7 @@
 """One executed notebook as a section of the report: nbconvert with our template
 (report_template/), code and logs folded, figures embedded as data: URIs, headings
-anchored page-wide, charts described, and the findings' answer box at the top."""
+anchored page-wide, charts described, the findings' answer box at the top, and the cells
+it tagged for the appendix rendered apart (details)."""
 
 import html as html_text
 import re
@@ -15,6 +16,7 @@ from traitlets.config import Config
 
 from benchbook.analyse.findings_format import FINDINGS_MIME
 from benchbook.measure.run_store import RUN_MIME
+from benchbook.render.details import split_cells
 from benchbook.render.dotted_rows import flatten
 from benchbook.render.findings_html import (
     answer_box,
@@ -65,6 +67,7 @@ class Section:
     duration: str | None
     parameters: list[tuple[str, str]]
     findings: list[dict] = field(default_factory=list)
+    details: Markup | None = None
 
 
 def make_exporter() -> HTMLExporter:
@@ -144,24 +147,40 @@ def outputs_of(nb: nbformat.NotebookNode, mime: str) -> list[object]:
     ]
 
 
-def render_notebook(path: Path, exporter: HTMLExporter) -> tuple[Section, list[dict]]:
-    """One notebook as a section fragment, plus the run bundles its outputs announced."""
-    nb = nbformat.read(path, as_version=4)
-    section_anchor = "nb-" + anchor_id(path.stem)
+def export_fragment(
+    nb: nbformat.NotebookNode, exporter: HTMLExporter, path: Path, anchor: str, kind: str
+) -> str:
+    """One notebook (or its moved cells) as a <section class=kind> fragment."""
     body, _ = exporter.from_notebook_node(
         nb,
         resources={
-            "section_id": section_anchor,
+            "section_id": anchor,
+            "section_class": kind,
             "run_mime": RUN_MIME,
             "findings_mime": FINDINGS_MIME,
             "metadata": {"path": str(path.resolve().parent), "name": path.stem},
         },
     )
+    return body
+
+
+def render_notebook(path: Path, exporter: HTMLExporter) -> tuple[Section, list[dict]]:
+    """One notebook as a section fragment (and the cells it tagged for the appendix as
+    another), plus the run bundles its outputs announced."""
+    nb = nbformat.read(path, as_version=4)
+    section_anchor = "nb-" + anchor_id(path.stem)
+    main, moved = split_cells(nb, section_anchor)
+    body = export_fragment(main, exporter, path, section_anchor, "notebook")
     findings = [load_findings(data) for data in outputs_of(nb, FINDINGS_MIME)]
     if findings:
         body = insert_answer_box(body, answer_box(findings, section_anchor))
     body, headings = anchor_headings(body, anchor_id(path.stem))
     body = describe_charts(body)
+    details = None
+    if moved is not None:
+        fragment = export_fragment(moved, exporter, path, f"{section_anchor}-details", "details")
+        details, _ = anchor_headings(fragment, anchor_id(path.stem) + "-details")
+        details = Markup(describe_charts(details))
     first_h1 = next((h for h in headings if h.level == 1), None)
     executed, duration, parameters = papermill_summary(nb)
     section = Section(
@@ -174,5 +193,6 @@ def render_notebook(path: Path, exporter: HTMLExporter) -> tuple[Section, list[d
         duration=duration,
         parameters=parameters,
         findings=findings,
+        details=details,
     )
     return section, outputs_of(nb, RUN_MIME)

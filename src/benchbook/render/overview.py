@@ -7,8 +7,8 @@ import json
 from collections.abc import Sequence
 
 from benchbook.analyse.findings_format import LOWER_BOUND, missing, ratio_text
-from benchbook.render.appendix import RunProvenance
 from benchbook.render.notebook_html import Section
+from benchbook.render.provenance import RunProvenance
 
 
 def overview_sentences(sections: Sequence[Section]) -> list[str]:

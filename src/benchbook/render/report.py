@@ -3,13 +3,13 @@
 Each notebook becomes a section (notebook_html): no scripts and no external resources, so
 the HTML can be mailed, archived or opened offline and the PDF is the same document on
 paper. The report answers first: the findings the notebooks published (findings_format)
-make a summary page (a chart of every answer, then one row per headline comparison), a page
-of run-to-run spread (spread_page), and an answer box at the top of each section, with the
-chart of its own answers (findings_html). Notes every notebook repeats
-(how runs are measured, the load-tool ceilings) are shown once, then linked to
-(repeated_notes). The appendix lists the provenance of every run the notebooks announced
-(appendix).
-"""
+make page 1 (a chart of every answer, then each question's plain answer), a glossary
+follows, and each section opens with an answer box holding the chart of its own answers
+(findings_html). Notes every notebook repeats (how runs are measured, the load-tool
+ceilings) are shown once, then linked to (repeated_notes). The appendix holds what a
+reader looks up rather than reads: every headline against its article, the sessions behind
+each (spread_page), the cells each notebook tagged for it (details), and the provenance
+of every run the notebooks announced (provenance)."""
 
 import argparse
 import os
@@ -24,7 +24,10 @@ from pygments.formatters import HtmlFormatter
 
 from benchbook.analyse import glossary
 from benchbook.measure.provenance import git_state
-from benchbook.render.appendix import (
+from benchbook.render.findings_html import page_chart
+from benchbook.render.notebook_html import Section, make_exporter, render_notebook
+from benchbook.render.overview import conditions_line, overview_sentences
+from benchbook.render.provenance import (
     ReportError,
     RunProvenance,
     load_run,
@@ -32,9 +35,6 @@ from benchbook.render.appendix import (
     notebook_rows,
     split_provenance,
 )
-from benchbook.render.findings_html import page_chart
-from benchbook.render.notebook_html import Section, make_exporter, render_notebook
-from benchbook.render.overview import conditions_line, overview_sentences
 from benchbook.render.repeated_notes import link_repeated_notes
 from benchbook.render.spread_page import held_out_check, spread_items
 from benchbook.render.templates import TEMPLATE_DIR, page_environment
@@ -83,6 +83,7 @@ def render_report(executed: list[Path]) -> str:
             generated_utc=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
             commit=describe_commit(),
             sections=sections,
+            details=[s for s in sections if s.details],
             summary=[s for s in sections if s.findings],
             answer_chart=page_chart(sections),
             overview=overview_sentences(sections),

@@ -32,6 +32,29 @@ def run_anchor(run_id: str) -> str:
     return "run-" + anchor_id(run_id)
 
 
+def term_anchor(term: str) -> str:
+    """The glossary's id of a term: 'interval (95 % CI)' → 'term-interval'."""
+    return "term-" + anchor_id(term.split(" (")[0].lower())
+
+
+# Notation an answer on page 1 may use, and the glossary term that explains it.
+GLOSSED = (("95 % CI", "interval"), ("at least", "lower bound"))
+
+
+def glossary_links(html: Markup) -> Markup:
+    """Rendered text with the first use of each GLOSSED notation linked to its term."""
+    text = str(html)
+    for notation, term in GLOSSED:
+        escaped = str(Markup.escape(notation))
+        text = re.sub(
+            rf"(?<!\w){re.escape(escaped)}(?![^<]*</a>)",
+            f'<a class="term" href="#{term_anchor(term)}">{escaped}</a>',
+            text,
+            count=1,
+        )
+    return Markup(text)
+
+
 def markdown(source: str | None) -> Markup:
     """Markdown as nbconvert renders the notebooks' cells."""
     return Markup(markdown2html_mistune(source or "").strip())
@@ -57,6 +80,13 @@ def reproduced_class(label: str | None) -> str:
     return "repro-other"
 
 
+def unsaid_headlines(findings: dict) -> list[dict]:
+    """The headlines whose brief a findings' answer does not already hold (an answer box
+    lists those, not every one twice)."""
+    answer = str(findings.get("answer") or "")
+    return [h for h in findings["headlines"] if not h.get("brief") or h["brief"] not in answer]
+
+
 @functools.cache
 def page_environment() -> jinja2.Environment:
     """The report's own templates (page, findings), autoescaped, with its filters."""
@@ -74,6 +104,9 @@ def page_environment() -> jinja2.Environment:
         badge_symbol=badge_symbol,
         summary_why=lambda label: label not in SELF_EXPLAINED,
         run_anchor=run_anchor,
+        term_anchor=term_anchor,
+        glossary_links=glossary_links,
+        unsaid_headlines=unsaid_headlines,
         p_value=lambda p: "—" if missing(p) else fmt.p_value(p),
     )
     return environment

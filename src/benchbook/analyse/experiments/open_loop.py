@@ -81,25 +81,28 @@ __all__ = [
 
 
 def tail_sentence(freeze: pd.DataFrame, period_s: float) -> str:
-    """What wrk timed (before its fill-in) against the open loop at p99, then at p90, for
-    page 1: medians over the valid runs of freeze_runs' frame, as freeze_brief reads them,
-    with why the stall does or does not reach a closed loop's p99 (the share of wrk's
-    requests that met a pause against the 1 % above it). '' without valid runs of both."""
+    """Page 1's sentence on the stall: whether what wrk timed at p90 and at p99 missed it,
+    against the open loop (medians over the valid runs of freeze_runs' frame, as
+    freeze_brief reads them), and why the p99 does or does not (the share of wrk's requests
+    that met a pause against the 1 % above a p99). '' without valid runs of both."""
     columns = {percentile_column(share): share for share in (0.9, 0.99)}
     medians = valid_rows(freeze).groupby("target")[list(columns)].median().rename(columns=columns)
     value = medians.reindex([OPEN, TIMED])  # NaN for a source without valid runs
     if value.isna().any(axis=None):
         return ""
-    timed, opened = float(value.loc[TIMED, 0.99]), float(value.loc[OPEN, 0.99])
-    verdict = missed_stall(opened, timed)
     share = stalled_share(freeze[freeze["target"] == TIMED], period_s)
-    how = "matched" if verdict.startswith("was close") else verdict + " against"
-    more = share > 0.01
-    reach = "so the stall can reach a closed loop's p99 too" if more else "so its p99 can miss it"
+    said, hid = [], False
+    for percentile, label in ((0.9, "p90"), (0.99, "p99")):
+        timed, opened = float(value.loc[TIMED, percentile]), float(value.loc[OPEN, percentile])
+        missed = missed_stall(opened, timed).startswith("missed")
+        hid = hid or missed
+        said.append(
+            f"its {label} {'missed' if missed else 'showed'} it "
+            f"({fmt.milliseconds(timed)} ms against the open loop's {fmt.milliseconds(opened)} ms)"
+        )
+    why = "more" if share > 0.01 else "fewer"
+    lead = "hid part of" if hid else "saw"
     return (
-        f"At p99, what wrk timed ({fmt.milliseconds(timed)} ms) {how} the open loop's "
-        f"({fmt.milliseconds(opened)} ms): {share:.1%} of wrk's requests met a pause, "
-        f"{'more' if more else 'fewer'} than the 1 % above a p99, {reach}; at p90 "
-        f"wrk timed {fmt.milliseconds(value.loc[TIMED, 0.9])} ms against the open loop's "
-        f"{fmt.milliseconds(value.loc[OPEN, 0.9])} ms."
+        f"A closed loop {lead} the stall: {said[0]}, and {said[1]}, because {share:.1%} of "
+        f"wrk's requests met a pause, {why} than the 1 % a p99 leaves out."
     )

@@ -1,4 +1,4 @@
-"""The report's appendix: the provenance (manifest.json) of every run the notebooks
+"""The report's last appendix: the provenance (manifest.json) of every run the notebooks
 announced — what all runs share once, what differs per run — and when each notebook ran
 with which parameters."""
 
