@@ -218,3 +218,12 @@ def test_the_report_puts_the_chart_on_page_1_and_in_each_answer_box(tmp_path: Pa
             assert html.escape(headline["label"], quote=False) in chart
     ids = re.findall(r'\bid="([^"]+)"', page)
     assert len(ids) == len(set(ids))  # three charts on one page share no id
+
+
+def test_a_row_label_keeps_a_colon_inside_the_comparison() -> None:
+    label = "Go + Redis vs aiohttp + Redis (same storage: the language apart): requests per second"
+    assert (
+        short_label({"label": label})
+        == "Go + Redis vs aiohttp + Redis (same storage: the language apart)"
+    )
+    assert short_label({"label": "a vs b"}) == "a vs b"

@@ -24,7 +24,13 @@ from matplotlib.ticker import NullLocator
 from matplotlib.transforms import blended_transform_factory
 
 from benchbook.analyse import formatting as fmt
-from benchbook.analyse.findings_format import BADGES, LOWER_BOUND, REPRODUCED_LABELS, missing
+from benchbook.analyse.findings_format import (
+    BADGES,
+    LOWER_BOUND,
+    REPRODUCED_LABELS,
+    comparison,
+    missing,
+)
 from benchbook.analyse.plots import NEUTRAL
 
 INK = "#1f2328"
@@ -59,8 +65,8 @@ class Row:
 
 
 def short_label(headline: Mapping) -> str:
-    """A headline's row label: its label before the first ':' ("… : requests per second")."""
-    return str(headline.get("label") or "").split(":", 1)[0].strip()
+    """A headline's row label: what it compares, without its metric."""
+    return comparison(str(headline.get("label") or ""))
 
 
 def badge(verdict: str | None) -> tuple[str, str]:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from benchbook.analyse import formatting as fmt
 from benchbook.analyse.findings import Headline
-from benchbook.analyse.findings_format import LOWER_BOUND
+from benchbook.analyse.findings_format import LOWER_BOUND, comparison
 
 
 def figure(h: Headline) -> str:
@@ -103,7 +103,7 @@ def faster_protocol(headlines: Sequence[Headline]) -> str:
             f"{len(headlines)} comparisons, {fmt.interval(min(span), max(span))} of gRPC's "
             "time."
         )
-    parts = "; ".join(f"{h.label.split(':')[0]}: {figure(h)}" for h in headlines)
+    parts = "; ".join(f"{comparison(h.label)}: {figure(h)}" for h in headlines)
     if grpc_faster and not http_faster:
         return f"Yes, gRPC was faster (HTTP's time per call over gRPC's: {parts})."
     return f"It depends on the backend (HTTP's time per call over gRPC's: {parts})."

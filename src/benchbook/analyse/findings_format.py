@@ -85,6 +85,18 @@ SELF_EXPLAINED = ("no article figure", "too few runs", "no valid runs")
 LOWER_BOUND = "a lower bound"
 
 
+def comparison(label: str) -> str:
+    """What a headline compares, without its metric: a label is '<comparison>: <metric>',
+    and either part may hold a colon inside brackets ('… (same storage: the language
+    apart): requests per second'), so the first colon outside brackets ends it."""
+    depth = 0
+    for position, char in enumerate(label):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == ":" and depth == 0:
+            return label[:position].strip()
+    return label.strip()
+
+
 def missing(value: object) -> bool:
     """No number to print: null, absent from the JSON, NaN, or not a number at all."""
     return isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value)

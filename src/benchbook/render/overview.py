@@ -6,7 +6,7 @@ findings the notebooks published and the manifests of the runs behind them."""
 import json
 from collections.abc import Sequence
 
-from benchbook.analyse.findings_format import LOWER_BOUND, missing, ratio_text
+from benchbook.analyse.findings_format import LOWER_BOUND, comparison, missing, ratio_text
 from benchbook.render.notebook_html import Section
 from benchbook.render.provenance import RunProvenance
 
@@ -46,7 +46,7 @@ def published_figures(all_findings: Sequence[dict]) -> list[str]:
             # a figure is its claim as the article states it (notebook 07 holds seeds 000
             # and 001's figures again): the same text is the same figure
             key = (str(h.get("article") or ""), round(float(h["article_ratio"]), 6))
-            label = str(h["label"]).split(":")[0]
+            label = comparison(h["label"])
             verdicts.setdefault(key, []).append(f"{h.get('reproduced')} ({label})")
     return [
         f"{ratio_text(ratio)}: " + ", ".join(dict.fromkeys(found))
@@ -77,9 +77,9 @@ def go_vs_python(headlines: Sequence[dict]) -> str:
         if h.get("reproduced_why") == LOWER_BOUND:
             bounds.append(go_over_python)
         elif h.get("significant"):
-            decided.append((go_over_python, h["label"].split(":")[0]))
+            decided.append((go_over_python, comparison(h["label"])))
         else:
-            undecided.append(h["label"].split(":")[0])
+            undecided.append(comparison(h["label"]))
     if not decided and not bounds:
         return ""
     parts = []
