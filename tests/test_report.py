@@ -229,7 +229,7 @@ def test_contents_link_to_the_notebook_heading_and_its_subheadings(built) -> Non
     for heading in ("Experiment one", "Results"):
         anchor = re.search(rf'<h[12] id="([^"]+)">{heading}<', page).group(1)
         assert f'<a href="#{anchor}">{heading}</a>' in nav
-    assert '<a href="#provenance">Provenance</a>' in nav
+    assert '<a href="#provenance">Appendix E. Provenance</a>' in nav
     assert "benchbook — web-server performance, re-run" in page
 
 
@@ -410,7 +410,11 @@ def test_in_chromium_the_answer_comes_first_and_every_chart_loads_offline(built)
             )
         finally:
             browser.close()
-    assert order[:4] == ["header", "summary", "glossary", "spread"] and order[4] == "nav", order
+    # the answers, the contents, the experiment; then the appendix
+    assert order == [
+        "header", "summary", "nav", "main", "glossary", "appendix-headlines", "spread",
+        "provenance",
+    ], order  # fmt: skip
     assert len(images) >= 2  # the PNG and the SVG chart
     assert all(complete and width > 0 for _, complete, width in images), images
     assert inline_charts and all(width > 0 for width in inline_charts)  # the spread's dot plot
@@ -450,8 +454,9 @@ def test_pdf_is_short_and_holds_every_chart(built) -> None:
     assert len(figures) == len(alts) + len(inline_svgs)
     assert [f for f in figures if f] == [html.unescape(alt) for alt in alts]
     assert all(alt.startswith("chart under") for alt in alts)
-    # title + summary, spread, contents and notebook, landscape table, provenance
-    assert len(reader.pages) <= 7, len(reader.pages)
+    # title + findings, contents and notebook, landscape table; the appendix: glossary (two
+    # pages), every headline, spread, provenance — each part of it on a page of its own
+    assert len(reader.pages) <= 9, len(reader.pages)
 
 
 class HeaderWords(HTMLParser):

@@ -60,7 +60,8 @@ NOTES = (
 
 def link_repeated_notes(sections: list[Section]) -> None:
     """Keep each note's first occurrence in full (given the note's anchor) and turn every
-    later identical one into a line linking back to it, in place."""
+    later identical one into a line linking back to it, in place (in each section and in
+    the cells it moved to the appendix)."""
     first: dict[str, tuple[str, str]] = {}  # anchor → (the text shown in full, where)
 
     def rewrite_block(match: re.Match[str], where: str) -> str:
@@ -80,10 +81,17 @@ def link_repeated_notes(sections: list[Section]) -> None:
             f"as in {html_text.escape(shown_in)}.</{tag}>"
         )
 
-    for section in sections:
-
-        def rewrite_output(match: re.Match[str], where: str = section.path.stem) -> str:
+    def rewrite(fragment: str, where: str) -> Markup:
+        def rewrite_output(match: re.Match[str]) -> str:
             start, body, end = match.groups()
             return start + BLOCK.sub(lambda block: rewrite_block(block, where), body) + end
 
-        section.html = Markup(MARKDOWN_OUTPUT.sub(rewrite_output, str(section.html)))
+        return Markup(MARKDOWN_OUTPUT.sub(rewrite_output, fragment))
+
+    # The sections first, then the cells they moved to the appendix: a note is shown in
+    # full where it is first read.
+    for section in sections:
+        section.html = rewrite(str(section.html), section.path.stem)
+    for section in sections:
+        if section.details is not None:
+            section.details = rewrite(str(section.details), section.path.stem)
