@@ -40,6 +40,15 @@ def model(n: float) -> float:
     return float(usl.throughput(n, LAM, SIGMA, KAPPA))
 
 
+def test_the_law_by_hand() -> None:
+    # N = 100: 1 + 0.05 × 99 + 0.0001 × 100 × 99 = 6.94, so X = 1000 × 100 / 6.94.
+    assert model(100) == pytest.approx(14409.22, abs=0.01)
+    assert model(1) == LAM
+    assert usl.peak_concurrency(SIGMA, KAPPA) == pytest.approx(97.468, abs=1e-3)
+    assert math.isinf(usl.peak_concurrency(0.1, 0.0))
+    assert math.isnan(usl.peak_concurrency(1.2, 1e-4))
+
+
 @pytest.fixture(scope="module")
 def known() -> usl.UslFit:
     return usl.fit(rows(LEVELS, model), "srv", bootstraps=BOOTSTRAPS)

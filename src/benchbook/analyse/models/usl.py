@@ -29,7 +29,12 @@ NAMES = ("lam", "sigma", "kappa")
 def throughput(n: np.ndarray | float, lam: float, sigma: float, kappa: float) -> np.ndarray:
     """X(N) of the USL (req/s when λ is)."""
     n = np.asarray(n, dtype=float)
-    return lam * n / (1 + sigma * (n - 1) + kappa * n * (n - 1))
+    return lam * n / _denominator(n, sigma, kappa)
+
+
+def _denominator(n: np.ndarray, sigma: float, kappa: float) -> np.ndarray:
+    """1 + σ(N−1) + κN(N−1): how much longer a request takes with N in the system."""
+    return 1 + sigma * (n - 1) + kappa * n * (n - 1)
 
 
 def peak_concurrency(sigma: float, kappa: float) -> float:
@@ -73,7 +78,7 @@ def sweep_points(results: pd.DataFrame, target: str) -> pd.DataFrame:
 
 
 def _residuals(p: np.ndarray, n: np.ndarray, x: np.ndarray) -> np.ndarray:
-    denominator = 1 + p[1] * (n - 1) + p[2] * n * (n - 1)
+    denominator = _denominator(n, p[1], p[2])
     safe = np.where(denominator > 1e-9, denominator, 1e-9)
     return p[0] * n / safe / x - 1
 
