@@ -79,9 +79,18 @@ def open_loop_rows(model: str, mu: float = 1000.0, unloaded: float = 2.0) -> pd.
             noise = math.exp(rng.normal(0, 0.03))
             p99 = queueing.predicted_ms(formulas["p99"], min(rho, 0.999), mu, 3 * unloaded)
             mean = queueing.predicted_ms(formulas["mean"], min(rho, 0.999), mu, unloaded)
-            rows.append({"target": "srv", "repetition": r, "target_rate": rho * mu,
-                         "achieved_rate": min(rho, 1.0) * mu, "lat_mean_ms": mean * noise,
-                         "lat_p50_ms": mean * noise, "lat_p99_ms": p99 * noise, "flags": ""})  # fmt: skip
+            rows.append(
+                {
+                    "target": "srv",
+                    "repetition": r,
+                    "target_rate": rho * mu,
+                    "achieved_rate": min(rho, 1.0) * mu,
+                    "lat_mean_ms": mean * noise,
+                    "lat_p50_ms": mean * noise,
+                    "lat_p99_ms": p99 * noise,
+                    "flags": "",
+                }
+            )
     return pd.DataFrame(rows)
 
 

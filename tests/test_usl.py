@@ -31,8 +31,9 @@ def rows(
     for n in levels:
         for r in range(1, rounds + 1):
             x = float(x_of_n(n)) * math.exp(rng.normal(0, noise))
-            found.append({"target": target, "connections": n, "repetition": r, "rps": x,
-                          "flags": ""})  # fmt: skip
+            found.append(
+                {"target": target, "connections": n, "repetition": r, "rps": x, "flags": ""}
+            )
     return pd.DataFrame(found)
 
 
@@ -120,8 +121,9 @@ def test_the_bootstrap_is_seeded() -> None:
 
 def test_superlinear_data_are_flagged_with_the_negative_coefficient_they_want() -> None:
     # Each connection does more the more there are: X = 100·N^1.2.
-    fit = usl.fit(rows([1, 2, 4, 8, 16, 32], lambda n: 100 * n**1.2, noise=0.01), "srv",
-                  bootstraps=20)  # fmt: skip
+    fit = usl.fit(
+        rows([1, 2, 4, 8, 16, 32], lambda n: 100 * n**1.2, noise=0.01), "srv", bootstraps=20
+    )
     kinds = {c.kind for c in contradictions(fit)}
     assert {"superlinear", "negative"} <= kinds
     assert fit.free.sigma < 0 and fit.params.sigma == 0.0
