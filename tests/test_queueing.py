@@ -115,3 +115,17 @@ def test_kingman_enters_only_with_measured_variability() -> None:
         fit.points[f"{queueing.MM1} mean"].to_numpy()
     )
     assert isinstance(model_plots.latency_vs_utilisation(fit, "mean"), Figure)
+
+
+def test_points_far_above_every_model_follow_none_and_the_table_says_which_missed_least() -> None:
+    rows = open_loop_rows(queueing.MM1)
+    rows.loc[rows["target_rate"] > 100, "lat_p99_ms"] *= 5  # a tail no queue explains
+    rows["server"] = "srv"
+    fits = queueing_fit.fit_all(rows, {"srv": 1000.0}, {"srv": 20.0})
+    fit = fits["srv"]
+    assert math.isnan(fit.row(fit.best())["follows_up_to_rho"])
+    assert "follows no model well" in wording.queue_sentence(fit)
+    table = wording.queue_table(fits)
+    assert list(table.index) == [("srv", queueing.MM1), ("srv", queueing.MD1)]
+    assert table["best"].tolist().count("✓") == 1
+    assert queueing_fit.measured_slo_rho(fit) < fit.slo_rho[fit.best()]

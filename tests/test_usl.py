@@ -186,3 +186,15 @@ def test_the_predicted_ratio_and_its_band() -> None:
     fig = model_plots.ratio_curve(ratio, ("a", "b"), article=(100, 4.9), measured=(100, 2.0))
     assert isinstance(fig, Figure)
     assert isinstance(model_plots.usl_curves({"a": a, "b": b}), Figure)
+
+
+def test_the_table_the_grid_and_the_measured_ratio(known: usl.UslFit) -> None:
+    table = wording.usl_table({"srv": known})
+    assert table.loc["srv", "N*"] == fmt.count(known.params.peak)
+    assert table.loc["srv", "contradictions"] == "none"
+    grid = usl.span({"srv": known}, 100, 300)
+    assert grid[0] == 1 and grid[-1] == 768 and {100.0, 300.0} <= set(grid)
+    data = pd.concat(
+        [rows([100], model, target="a"), rows([100], lambda n: model(n) / 4, target="b")]
+    )
+    assert usl.measured_ratio(data, "a", "b") == pytest.approx(4, rel=0.05)

@@ -6,7 +6,8 @@ The measured points are an open-loop sweep's medians per offered rate, at utilis
 the one with the lowest median error over the points below capacity (ρ < 1: beyond it
 no queue is steady and every model predicts an unbounded wait), the lightest point left
 out: every prediction is anchored there. "Follows up to ρ" is the
-highest ρ up to which every point is within FOLLOWS of the model.
+highest ρ up to which every point past the anchor is within FOLLOWS of the model (nan
+when the first of them is not).
 """
 
 import math
@@ -74,12 +75,12 @@ def _errors(points: pd.DataFrame, models: list[str]) -> pd.DataFrame:
     for model in models:
         for stat in q.STATISTICS:
             error = np.abs(np.log(below[f"{model} {stat}"] / below[stat])).to_numpy()
-            within = error <= math.log(FOLLOWS)
-            upto = float("nan")
+            scored = error[1:]  # the lightest point is the anchor: its error is 0 by design
+            within = scored <= math.log(FOLLOWS)
+            upto = float("nan")  # not even the first point past the anchor is within
             if len(within) and within[0]:
                 last = len(within) if within.all() else int(np.argmin(within))
-                upto = float(below["rho"].iloc[last - 1])
-            scored = error[1:]  # the lightest point is the anchor: its error is 0 by design
+                upto = float(below["rho"].iloc[last])  # below[0] is the anchor
             rows.append(
                 {
                     "model": model,
@@ -129,3 +130,17 @@ def measured_slo_rho(fit: QueueFit) -> float:
         return float("nan")
     last = len(ok) if ok.all() else int(np.argmin(ok))
     return float(below["rho"].iloc[last - 1])
+
+
+def fit_all(
+    results: pd.DataFrame,
+    capacities: dict[str, float],
+    slos: dict[str, float] | None = None,
+) -> dict[str, QueueFit]:
+    """Every target of an open-loop sweep; ``capacities`` by server (a closed-loop
+    maximum, as offered_load.closed_loop_maxima gives), ``slos`` by target."""
+    servers = results.drop_duplicates("target").set_index("target")["server"]
+    return {
+        str(target): fit(results, str(target), capacities[server], (slos or {}).get(target))
+        for target, server in servers.items()
+    }

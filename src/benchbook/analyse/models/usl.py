@@ -240,3 +240,19 @@ def predicted_ratio(a: UslFit, b: UslFit, n: Sequence[float], level: float = LEV
             "high": np.quantile(ratios, 1 - alpha, axis=0),
         }
     )
+
+
+def span(fits: dict[str, UslFit], *extra: float, points: int = 60) -> np.ndarray:
+    """Concurrencies to draw or tabulate the fits over: from half the lowest level to
+    1.5× the highest, log-spaced, with ``extra`` (an article's concurrency) included."""
+    levels = [n for fit in fits.values() for n in fit.levels]
+    grid = np.geomspace(max(1.0, min(levels) / 2), max(levels) * 1.5, points)
+    return np.unique(np.concatenate([grid, np.asarray(extra, dtype=float)]))
+
+
+def measured_ratio(results: pd.DataFrame, a: str, b: str) -> float:
+    """Median req/s of ``a`` over that of ``b`` in valid runs (a ratio of medians, as
+    the report's comparisons are)."""
+    rows = valid_rows(results)
+    medians = rows.groupby("target")["rps"].median()
+    return float(medians[a] / medians[b])

@@ -136,3 +136,44 @@ def queue_sentence(fit: QueueFit, stat: str = "p99") -> str:
             + (f"ρ ≈ {measured:.2f}" if not math.isnan(measured) else "no rate measured")
         )
     return text + "."
+
+
+def usl_table(fits: dict[str, UslFit]) -> pd.DataFrame:
+    """Per target: λ, σ, κ and N* with their intervals, the worst hold-out miss, and how
+    many ways the rounds contradict the model."""
+    rows = {}
+    for target, fit in fits.items():
+        p, level = fit.params, worst_holdout(fit)
+        lam, sigma, kappa = (fit.interval(n) for n in ("lam", "sigma", "kappa"))
+        peak_low, peak_high = fit.peak_interval()
+        rows[target] = {
+            "λ req/s": fmt.count(p.lam),
+            "λ interval": f"{fmt.count(lam[0])}–{fmt.count(lam[1])}",
+            "σ": _number(p.sigma),
+            "σ interval": f"{_number(sigma[0])}–{_number(sigma[1])}",
+            "κ": _number(p.kappa),
+            "κ interval": f"{_number(kappa[0])}–{_number(kappa[1])}",
+            "N*": "none (κ = 0)" if math.isinf(p.peak) else fmt.count(p.peak),
+            "N* interval": f"{fmt.count(peak_low)}–"
+            + ("none" if math.isinf(peak_high) else fmt.count(peak_high)),
+            "worst hold-out miss": f"{fmt.share(abs(level[1]))} at {level[0]:g}",
+            "contradictions": ", ".join(c.kind for c in contradictions(fit)) or "none",
+        }
+    return pd.DataFrame(rows).T
+
+
+def queue_table(fits: dict[str, QueueFit], stat: str = "p99") -> pd.DataFrame:
+    """Per target and model: median miss on ``stat``, the ρ it follows up to, and the ρ
+    at which its p99 reaches the SLO."""
+    rows = []
+    for target, fit in fits.items():
+        for _, row in fit.errors[fit.errors["statistic"] == stat].iterrows():
+            model = row["model"]
+            rows.append({
+                "target": target, "model": model, "capacity μ req/s": fmt.count(fit.mu),
+                "median miss": fmt.share(math.expm1(row["median_log_error"])),
+                "follows up to ρ": row["follows_up_to_rho"],
+                "ρ at the SLO": fit.slo_rho.get(model, float("nan")),
+                "best": "✓" if model == fit.best(stat) else "",
+            })  # fmt: skip
+    return pd.DataFrame(rows).set_index(["target", "model"])
