@@ -8,6 +8,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
 
 from benchbook.analyse.chart_style import line_style_for
 from benchbook.analyse.models import queueing as q
@@ -23,7 +24,7 @@ def usl_curves(
 ) -> Figure:
     """Each round as a dot, each fit as a line with its bootstrap band, each finite peak
     N* as a dotted vertical line, in the target's colour; connections on a log scale."""
-    fig, ax = plt.subplots(figsize=(7, 3.8))
+    fig, ax = plt.subplots(figsize=(7, 4.6))
     top = max(max(f.levels) for f in fits.values())
     low = min(min(f.levels) for f in fits.values())
     n = np.geomspace(max(1.0, low / 2), top * 1.5, 200)
@@ -53,7 +54,7 @@ def usl_curves(
     ax.set_xscale("log")
     ax.set_xlabel("concurrent connections N (log scale)")
     ax.set_ylabel("requests per second")
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2)
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
     return _finish(fig, ax, title, legend=False)
 
 
@@ -105,7 +106,7 @@ def latency_vs_utilisation(fit: QueueFit, stat: str = "p99", title: str | None =
     """Measured medians against ρ, each model's prediction as a line (anchored at the
     lightest load), the SLO dashed and each model's SLO crossing as a dotted vertical
     line; latency on a log scale (it spans decades near capacity)."""
-    fig, ax = plt.subplots(figsize=(7, 3.8))
+    fig, ax = plt.subplots(figsize=(7, 4.6))
     colour = line_style_for(fit.target)["color"]
     ax.plot(
         fit.points["rho"],
@@ -144,10 +145,11 @@ def latency_vs_utilisation(fit: QueueFit, stat: str = "p99", title: str | None =
     ax.axvline(1, color="grey", linestyle="-", linewidth=0.8, label="capacity (ρ = 1)")
     ax.set_xlim(0, max(1.05, float(fit.points["rho"].max()) + 0.05))
     ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax.set_xlabel("utilisation ρ = achieved rate / capacity μ")
     ax.set_ylabel(f"{stat} latency (ms, log scale)")
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2)
-    title = title or f"{fit.target}: {stat} latency vs utilisation, measured and modelled"
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
+    title = title or f"{fit.target}: {stat} vs utilisation"
     return _finish(fig, ax, title, legend=False)
 
 
