@@ -118,7 +118,9 @@ def formulas(ca2: float | None = None, cs2: float | None = None) -> dict[str, di
     return found
 
 
-def predicted_ms(formula: Formula, rho: float | np.ndarray, mu: float, unloaded_ms: float):
+def predicted_ms(
+    formula: Formula, rho: float | np.ndarray, mu: float, unloaded_ms: float
+) -> float | np.ndarray:
     """The measured unloaded latency plus the queueing the model adds over an idle
     server: unloaded + 1000·(f(ρμ, μ) − f(0, μ)). Network, sleeps and parsing are in
     the unloaded latency; only the waiting grows with load."""
