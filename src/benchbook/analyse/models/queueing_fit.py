@@ -1,0 +1,146 @@
+"""Which queue the measured latencies follow, and where a predicted p99 breaks an SLO.
+
+The measured points are an open-loop sweep's medians per offered rate, at utilisation
+ρ = achieved rate / capacity μ. A model's error at a point is |ln(predicted/measured)|
+(a factor of 2 too high or too low costs the same); the model the points follow best is
+the one with the lowest median error over the points below capacity (ρ < 1: beyond it
+no queue is steady and every model predicts an unbounded wait), the lightest point left
+out: every prediction is anchored there. "Follows up to ρ" is the
+highest ρ up to which every point past the anchor is within FOLLOWS of the model (nan
+when the first of them is not).
+"""
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from benchbook.analyse.models import queueing as q
+from benchbook.analyse.tables import valid_rows
+
+FOLLOWS = 1.5  # within a factor of 1.5 either way
+COLUMNS = {"mean": "lat_mean_ms", "p50": "lat_p50_ms", "p99": "lat_p99_ms"}
+TOOL_SHORT = "rate_shortfall"
+
+
+def load_points(results: pd.DataFrame, target: str, mu: float) -> pd.DataFrame:
+    """Per offered rate: the median achieved rate, ρ and median latencies over the valid
+    runs that got the rate offered (a shortfall means the tool, not the server, set it)."""
+    rows = valid_rows(results[results["target"] == target])
+    rows = rows[~rows["flags"].fillna("").str.contains(TOOL_SHORT)]
+    if rows.empty:
+        raise ValueError(f"{target}: no valid open-loop runs at the rates offered")
+    grouped = rows.groupby("target_rate", sort=True)
+    points = pd.DataFrame(
+        {
+            "offered": grouped["target_rate"].first(),
+            "achieved": grouped["achieved_rate"].median(),
+            "runs": grouped.size(),
+        }
+    )
+    for stat, column in COLUMNS.items():
+        points[stat] = grouped[column].median()
+    points["rho"] = points["achieved"] / mu
+    return points.reset_index(drop=True)
+
+
+@dataclass(frozen=True)
+class QueueFit:
+    """One server's measured points beside each model's predictions."""
+
+    target: str
+    mu: float
+    unloaded: dict[str, float]  # statistic → ms, at the lightest load measured
+    points: pd.DataFrame  # offered, achieved, runs, mean, p50, p99, rho, <model> <stat>
+    errors: pd.DataFrame  # per model and statistic: median |log error|, follows up to ρ
+    slo_ms: float | None = None
+    slo_rho: dict[str, float] = field(default_factory=dict)  # model → ρ at the SLO
+    ca2: float | None = None  # variability of the gaps between arrivals (Kingman)
+    cs2: float | None = None  # variability of service times (Kingman)
+
+    def best(self, stat: str = "p99") -> str:
+        """The model with the lowest median |log error| on ``stat``."""
+        part = self.errors[self.errors["statistic"] == stat]
+        return str(part.sort_values("median_log_error", kind="stable").iloc[0]["model"])
+
+    def row(self, model: str, stat: str = "p99") -> pd.Series:
+        part = self.errors
+        return part[(part["model"] == model) & (part["statistic"] == stat)].iloc[0]
+
+
+def _errors(points: pd.DataFrame, models: list[str]) -> pd.DataFrame:
+    below = points[points["rho"] < 1].sort_values("rho")
+    rows = []
+    for model in models:
+        for stat in q.STATISTICS:
+            error = np.abs(np.log(below[f"{model} {stat}"] / below[stat])).to_numpy()
+            scored = error[1:]  # the lightest point is the anchor: its error is 0 by design
+            within = scored <= math.log(FOLLOWS)
+            upto = float("nan")  # not even the first point past the anchor is within
+            if len(within) and within[0]:
+                last = len(within) if within.all() else int(np.argmin(within))
+                upto = float(below["rho"].iloc[last])  # below[0] is the anchor
+            rows.append(
+                {
+                    "model": model,
+                    "statistic": stat,
+                    "points": len(scored),
+                    "median_log_error": float(np.median(scored)) if len(scored) else np.nan,
+                    "follows_up_to_rho": upto,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def fit(
+    results: pd.DataFrame,
+    target: str,
+    mu: float,
+    slo_ms: float | None = None,
+    ca2: float | None = None,
+    cs2: float | None = None,
+) -> QueueFit:
+    """Predict every point with every model (Kingman's when ca², cs² are given), anchored
+    at the lightest load's latencies; score the models; find where p99 meets the SLO."""
+    points = load_points(results, target, mu)
+    lightest = points.iloc[0]
+    unloaded = {stat: float(lightest[stat]) for stat in q.STATISTICS}
+    models = q.formulas(ca2, cs2)
+    for model, stats in models.items():
+        for stat, formula in stats.items():
+            points[f"{model} {stat}"] = q.predicted_ms(formula, points["rho"], mu, unloaded[stat])
+    errors = _errors(points, list(models))
+    slo_rho = {}
+    if slo_ms is not None:
+        slo_rho = {
+            m: q.slo_utilisation(s["p99"], slo_ms, mu, unloaded["p99"]) for m, s in models.items()
+        }
+    return QueueFit(target, mu, unloaded, points, errors, slo_ms, slo_rho, ca2, cs2)
+
+
+def measured_slo_rho(fit: QueueFit) -> float:
+    """The highest measured ρ whose median p99 is within the SLO, with every lighter
+    point within it too (nan without an SLO or when the lightest point breaks it)."""
+    if fit.slo_ms is None:
+        return float("nan")
+    below = fit.points.sort_values("rho")
+    ok = (below["p99"] <= fit.slo_ms).to_numpy()
+    if not len(ok) or not ok[0]:
+        return float("nan")
+    last = len(ok) if ok.all() else int(np.argmin(ok))
+    return float(below["rho"].iloc[last - 1])
+
+
+def fit_all(
+    results: pd.DataFrame,
+    capacities: dict[str, float],
+    slos: dict[str, float] | None = None,
+) -> dict[str, QueueFit]:
+    """Every target of an open-loop sweep; ``capacities`` by server (a closed-loop
+    maximum, as offered_load.closed_loop_maxima gives), ``slos`` by target."""
+    servers = results.drop_duplicates("target").set_index("target")["server"]
+    return {
+        str(target): fit(results, str(target), capacities[server], (slos or {}).get(target))
+        for target, server in servers.items()
+    }

@@ -1,0 +1,155 @@
+"""Where a sweep contradicts the USL, said in words a student can follow.
+
+A fit always returns numbers; these checks say when the numbers should not be trusted:
+too few concurrency levels to fit three parameters and test one, per-connection
+throughput that grows with N (superlinear: the USL cannot do that with σ, κ ≥ 0), a free
+fit that wants a negative coefficient, a curve that falls and then rises again (the USL
+has at most one peak), and a prediction outside every round measured at a level.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from benchbook.analyse import formatting as fmt
+from benchbook.analyse.models.usl import UslFit
+
+MIN_LEVELS = 4  # three parameters, and one level held out to test them
+ADVISED_LEVELS = 6  # so that each hold-out fit has more points than parameters
+
+
+@dataclass(frozen=True)
+class Contradiction:
+    kind: str  # too_few_levels, superlinear, negative, rises_again, misfit
+    words: str
+
+
+def level_spread(points: pd.DataFrame) -> pd.DataFrame:
+    """Per level: rounds, median, lowest and highest req/s."""
+    g = points.groupby("connections", sort=True)["rps"]
+    return pd.DataFrame({"rounds": g.size(), "median": g.median(), "low": g.min(), "high": g.max()})
+
+
+def too_few_levels(fit: UslFit) -> list[Contradiction]:
+    levels = len(fit.levels)
+    if levels >= ADVISED_LEVELS:
+        return []
+    if levels < MIN_LEVELS:
+        why = (
+            f"only {levels} concurrency levels: three parameters fit them (nearly) "
+            "exactly, and none is left to test the model on"
+        )
+    else:
+        why = (
+            f"only {levels} concurrency levels: each hold-out fit has 3 levels for 3 "
+            f"parameters, so it passes through them and tests little; "
+            f"{ADVISED_LEVELS} or more make the check meaningful"
+        )
+    return [Contradiction("too_few_levels", why)]
+
+
+def superlinear(fit: UslFit) -> list[Contradiction]:
+    """Efficiency X(N)/(N·X(N₀)/N₀) above 1 beyond the spread: each connection got more
+    done at higher concurrency than at the lowest level measured (N₀; X(1) when N₀ = 1)."""
+    spread = level_spread(fit.points)
+    base = spread.iloc[0]
+    n0 = float(spread.index[0])
+    found = []
+    for n, row in spread.iloc[1:].iterrows():
+        if row["low"] / n > base["high"] / n0:
+            eff = (row["median"] / n) / (base["median"] / n0)
+            found.append(
+                Contradiction(
+                    "superlinear",
+                    (
+                        f"at {n:g} connections each connection served {eff:.2f}× what it served at "
+                        f"{n0:g} (efficiency above 1, in every round): throughput grew faster than "
+                        "the connections, which the USL with σ, κ ≥ 0 cannot produce — look for a "
+                        "cache warming up, batching, or a load tool that was the limit at low N"
+                    ),
+                )
+            )
+    return found
+
+
+def negative_coefficients(fit: UslFit) -> list[Contradiction]:
+    """The free fit's σ or κ below zero (the fit used is held at zero)."""
+    found = []
+    for name, value, meaning in (
+        ("σ", fit.free.sigma, "adding connections removes contention"),
+        ("κ", fit.free.kappa, "adding connections removes crosstalk"),
+    ):
+        if value < 0:
+            found.append(
+                Contradiction(
+                    "negative",
+                    (
+                        f"left free, the fit wants {name} = {value:.3g} < 0 ({meaning}), which no "
+                        f"real server does; the fit used holds {name} at 0, so its numbers "
+                        "describe the data less well than they seem"
+                    ),
+                )
+            )
+    return found
+
+
+def rises_again(fit: UslFit) -> list[Contradiction]:
+    """A fall then a rise, each beyond the rounds' spread: the USL has one peak at most.
+    The deepest such trough is named."""
+    s = level_spread(fit.points)
+    troughs = [
+        i
+        for i in range(1, len(s) - 1)
+        if (s["low"].iloc[:i] > s["high"].iloc[i]).any()
+        and (s["low"].iloc[i + 1 :] > s["high"].iloc[i]).any()
+    ]
+    if not troughs:
+        return []
+    here = s.iloc[min(troughs, key=lambda i: s["median"].iloc[i])]
+    return [
+        Contradiction(
+            "rises_again",
+            f"throughput falls to {fmt.count(here['median'])} req/s at {here.name:g} "
+            "connections and then rises again: the USL has a single peak, so this curve "
+            "has something else in it (a second bottleneck, a retry storm, a tool limit at "
+            "some levels)",
+        )
+    ]
+
+
+def misfit(fit: UslFit) -> list[Contradiction]:
+    """Levels where the fitted curve lies outside every round measured there (the
+    round-to-round spread): the model misses by more than the noise does."""
+    s = level_spread(fit.points)
+    found = []
+    for n, row in s.iterrows():
+        predicted = float(fit.predict(n))
+        if row["rounds"] > 1 and not row["low"] <= predicted <= row["high"]:
+            found.append(
+                Contradiction(
+                    "misfit",
+                    (
+                        f"at {n:g} connections the fit predicts {fmt.count(predicted)} req/s, but "
+                        f"the {row['rounds']:.0f} rounds measured "
+                        f"{fmt.count(row['low'])}–{fmt.count(row['high'])}: a miss larger than "
+                        "the rounds' own spread"
+                    ),
+                )
+            )
+    return found
+
+
+def contradictions(fit: UslFit) -> list[Contradiction]:
+    """Every way this sweep contradicts the USL, most basic first."""
+    checks = (too_few_levels, superlinear, negative_coefficients, rises_again, misfit)
+    return [c for check in checks for c in check(fit)]
+
+
+def worst_holdout(fit: UslFit) -> tuple[float, float]:
+    """The level whose hold-out prediction missed most, and by how much (relative)."""
+    errors = fit.holdout.dropna(subset=["error"])
+    if errors.empty:
+        return float("nan"), float("nan")
+    row = errors.loc[np.abs(errors["error"]).idxmax()]
+    return float(row["connections"]), float(row["error"])
