@@ -37,7 +37,9 @@ def use_svg() -> None:
     set_matplotlib_formats("svg", metadata={"Date": None})
 
 
-def _finish(fig: Figure, ax: plt.Axes, title: str, legend: bool = True) -> Figure:
+def finish_chart(fig: Figure, ax: plt.Axes, title: str, legend: bool = True) -> Figure:
+    """Title, legend and layout every chart of the report shares; closed, so a notebook
+    shows it once."""
     ax.set_title(title)
     if legend:
         ax.legend(fontsize=8)
@@ -72,7 +74,7 @@ def bars_with_ci(
     ax.margins(y=0.15)
     ax.tick_params(axis="x", labelsize=8)
     family_legend(ax, list(m["target"]))
-    return _finish(fig, ax, title, legend=False)
+    return finish_chart(fig, ax, title, legend=False)
 
 
 def latency_percentiles(results: pd.DataFrame, title: str, xlabel: str = "target") -> Figure:
@@ -98,7 +100,7 @@ def latency_percentiles(results: pd.DataFrame, title: str, xlabel: str = "target
     ax.set_ylabel("latency (ms, log scale)")
     ax.set_xlabel(xlabel)
     ax.legend(handles=handles, fontsize=8, title="percentile", title_fontsize=8)
-    return _finish(fig, ax, title, legend=False)
+    return finish_chart(fig, ax, title, legend=False)
 
 
 def sweep_curves(
@@ -128,7 +130,7 @@ def sweep_curves(
     ax.set_ylabel(ylabel)
     if log_y:
         ax.set_yscale("log")
-    return _finish(fig, ax, title)
+    return finish_chart(fig, ax, title)
 
 
 def ratio_curves(
@@ -153,7 +155,7 @@ def ratio_curves(
     ax.set_xscale("log")
     ax.set_xlabel(xlabel or f"{x} (log scale)")
     ax.set_ylabel(ylabel or f"{ratio} (ratio of medians, ×)")
-    return _finish(fig, ax, title)
+    return finish_chart(fig, ax, title)
 
 
 def timeseries(runs: Mapping[str, pd.DataFrame], title: str) -> Figure:
@@ -173,7 +175,7 @@ def timeseries(runs: Mapping[str, pd.DataFrame], title: str) -> Figure:
         ax.set_ylabel(ylabel, fontsize=8)
     axes[-1].set_xlabel("time since the run started (s)")
     axes[0].legend(fontsize=8)
-    return _finish(fig, axes[0], title, legend=False)
+    return finish_chart(fig, axes[0], title, legend=False)
 
 
 def _number(value: object) -> float | None:
@@ -320,4 +322,4 @@ def _finish_log_latency(
     ax.set_ylabel("latency (ms, log scale)")
     ax.legend(fontsize=legend_size, loc="upper center", bbox_to_anchor=(0.5, -legend_below),
               ncol=2)  # fmt: skip
-    return _finish(fig, ax, title, legend=False)
+    return finish_chart(fig, ax, title, legend=False)

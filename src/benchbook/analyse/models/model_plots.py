@@ -1,4 +1,4 @@
-"""Charts of the models over the measurements, in the report's style (plots._finish,
+"""Charts of the models over the measurements, in the report's style (plots.finish_chart,
 chart_style colours): a reader sees at once where a model follows the points and where
 it leaves them."""
 
@@ -14,7 +14,7 @@ from benchbook.analyse.chart_style import line_style_for
 from benchbook.analyse.models import queueing as q
 from benchbook.analyse.models.queueing_fit import QueueFit
 from benchbook.analyse.models.usl import UslFit
-from benchbook.analyse.plots import NEUTRAL, _finish
+from benchbook.analyse.plots import NEUTRAL, finish_chart
 
 MODEL_LINES = {q.MM1: "--", q.MD1: ":", q.GG1: "-."}
 
@@ -55,7 +55,7 @@ def usl_curves(
     ax.set_xlabel("concurrent connections N (log scale)")
     ax.set_ylabel("requests per second")
     ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
-    return _finish(fig, ax, title, legend=False)
+    return finish_chart(fig, ax, title, legend=False)
 
 
 def ratio_curve(
@@ -99,7 +99,7 @@ def ratio_curve(
     ax.set_xscale("log")
     ax.set_xlabel("concurrent connections N (log scale)")
     ax.set_ylabel("predicted ratio of req/s (×)")
-    return _finish(fig, ax, title or f"Predicted {label} over concurrency")
+    return finish_chart(fig, ax, title or f"Predicted {label} over concurrency")
 
 
 def latency_vs_utilisation(fit: QueueFit, stat: str = "p99", title: str | None = None) -> Figure:
@@ -150,7 +150,7 @@ def latency_vs_utilisation(fit: QueueFit, stat: str = "p99", title: str | None =
     ax.set_ylabel(f"{stat} latency (ms, log scale)")
     ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
     title = title or f"{fit.target}: {stat} vs utilisation"
-    return _finish(fig, ax, title, legend=False)
+    return finish_chart(fig, ax, title, legend=False)
 
 
 def _variability(fit: QueueFit) -> tuple[float | None, float | None]:

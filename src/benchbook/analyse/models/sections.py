@@ -1,0 +1,102 @@
+"""What a notebook's "Models" section displays, in order: the Universal Scalability Law over
+a concurrency sweep (notebook 01) and queueing curves over latency against offered load
+(notebook 06) — the fits drawn over the measurements, their values in sentences, where
+the data depart from them, and what each model assumes. A sweep or a load too small to
+fit says so in a sentence instead of failing, as the smoke profile's two levels are."""
+
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+
+from benchbook.analyse import tables
+from benchbook.analyse.conclusions import bullets
+from benchbook.analyse.models import model_plots, queueing_fit, usl, wording
+from benchbook.analyse.tables import valid_rows
+
+# The USL has three parameters: three levels fit it, a fourth checks it on one it did not see.
+USL_LEVELS = 3
+# A queue is anchored at the lightest load; two more points say which model it follows.
+QUEUE_POINTS = 3
+
+
+def usl_section(
+    sweep: pd.DataFrame,
+    measured: pd.DataFrame,
+    pairs: Sequence[tuple[str, str]],
+    connections: float,
+    article_ratio: float | None = None,
+) -> list[object]:
+    """The fitted curves over the sweep's rounds, the table of λ, σ, κ and N*, a sentence
+    per target, then per pair (a, b) the predicted ratio over N beside the one measured at
+    ``connections`` in ``measured`` and the article's figure."""
+    from IPython.display import Markdown
+
+    levels = valid_rows(sweep).groupby("target")["connections"].nunique()
+    fitted = [t for t in dict.fromkeys(sweep["target"]) if levels.get(t, 0) >= USL_LEVELS]
+    if not fitted:
+        return [
+            Markdown(
+                f"No fit: this sweep measured {int(levels.max()) if len(levels) else 0} "
+                f"concurrency level(s) with valid runs; the USL has three parameters, so it "
+                f"needs {USL_LEVELS}, and {USL_LEVELS + 1} or more to check it on a level "
+                "it did not see."
+            )
+        ]
+    fits = {target: usl.fit(sweep, target) for target in fitted}
+    lines = [wording.usl_sentence(fit) for fit in fits.values()]
+    lines += [wording.holdout_sentence(fit) for fit in fits.values()]
+    lines += [s for fit in fits.values() for s in wording.contradiction_sentences(fit)]
+    shown: list[object] = [
+        model_plots.usl_curves(fits),
+        tables.styled(wording.usl_table(fits)),
+        Markdown(bullets(lines + [wording.USL_ASSUMES])),
+    ]
+    for a, b in pairs:
+        if a not in fits or b not in fits:
+            continue
+        ratio = usl.predicted_ratio(fits[a], fits[b], usl.span(fits, connections))
+        here = usl.measured_ratio(measured, a, b)
+        shown += [
+            model_plots.ratio_curve(
+                ratio,
+                (a, b),
+                article=(connections, article_ratio) if article_ratio else None,
+                measured=(connections, here),
+            ),
+            Markdown(wording.ratio_sentence(ratio, connections, (a, b), here, article_ratio)),
+        ]
+    return shown
+
+
+def queueing_section(
+    load: pd.DataFrame, capacities: Mapping[str, float], slos: Mapping[str, float]
+) -> list[object]:
+    """Per target with enough offered rates below its capacity: the table of each model's
+    miss and SLO crossing, latency against utilisation with the models over it, and a
+    sentence on which model the p99 follows."""
+    from IPython.display import Markdown
+
+    fits = {}
+    for target, rows in valid_rows(load).groupby("target", sort=False):
+        server = str(rows["server"].iloc[0])
+        try:
+            points = queueing_fit.load_points(load, str(target), capacities[server])
+        except ValueError:  # every run at a rate the tool fell short of
+            continue
+        if (points["rho"] < 1).sum() >= QUEUE_POINTS:
+            fits[str(target)] = queueing_fit.fit(
+                load, str(target), capacities[server], slos.get(str(target))
+            )
+    if not fits:
+        return [
+            Markdown(
+                f"No fit: no server was offered {QUEUE_POINTS} or more rates below its "
+                "capacity, the fewest that say which queue its latency follows."
+            )
+        ]
+    lines = [wording.queue_sentence(fit) for fit in fits.values()]
+    return [
+        tables.styled(wording.queue_table(fits)),
+        *(model_plots.latency_vs_utilisation(fit) for fit in fits.values()),
+        Markdown(bullets(lines + [wording.QUEUE_ASSUMES])),
+    ]

@@ -1,0 +1,48 @@
+"""A notebook's "Models" section: the fits, tables, charts and sentences in order, and a
+sentence instead of a failure when the sweep or the load is too small to fit."""
+
+import pandas as pd
+from matplotlib.figure import Figure
+from test_usl import rows
+
+from benchbook.analyse.models import sections, usl
+
+
+def text(shown: list[object]) -> str:
+    return " ".join(item.data for item in shown if isinstance(getattr(item, "data", None), str))
+
+
+def test_a_sweep_of_two_levels_says_it_cannot_be_fitted() -> None:
+    sweep = rows([2, 8], lambda n: 100.0 * n, rounds=1)
+    (only,) = sections.usl_section(sweep, sweep, [("srv", "srv")], 8)
+    assert only.data.startswith("No fit: this sweep measured 2 concurrency level(s)")
+
+
+def test_a_sweep_gives_curves_a_table_sentences_and_a_ratio_per_pair() -> None:
+    levels = [5, 10, 25, 50, 100, 200]
+    fast = rows(levels, lambda n: usl.throughput(n, 1000.0, 0.01, 1e-5), target="go")
+    slow = rows(levels, lambda n: usl.throughput(n, 700.0, 0.08, 1e-4), target="py", seed=2)
+    sweep = pd.concat([fast, slow])
+    measured = sweep[sweep["connections"] == 100]
+    shown = sections.usl_section(sweep, measured, [("go", "py"), ("go", "absent")], 100, 4.9)
+    kinds = [type(item).__name__ for item in shown]
+    assert kinds == ["Figure", "Styler", "Markdown", "Figure", "Markdown"]  # one pair drawn
+    assert all(isinstance(shown[i], Figure) for i in (0, 3))
+    assert "stops scaling at N*" in text(shown) and "the article's figure is 4.9×" in text(shown)
+
+
+def test_a_load_with_too_few_rates_below_capacity_says_so() -> None:
+    load = pd.DataFrame(
+        {
+            "target": ["t", "t"],
+            "server": ["s", "s"],
+            "target_rate": [10.0, 120.0],
+            "achieved_rate": [10.0, 100.0],
+            "lat_mean_ms": [1.0, 50.0],
+            "lat_p50_ms": [1.0, 40.0],
+            "lat_p99_ms": [2.0, 90.0],
+            "flags": ["", ""],
+        }
+    )
+    (only,) = sections.queueing_section(load, {"s": 100.0}, {"t": 20.0})
+    assert only.data.startswith("No fit: no server was offered 3 or more rates")
