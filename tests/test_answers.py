@@ -41,6 +41,6 @@ def test_the_protocol_answer_follows_the_direction_of_the_times() -> None:
 
 def test_the_articles_tool_as_the_limit_answers_no() -> None:
     article = headline(1.0, significant=False, reproduced="different conditions: not comparable")
-    text = answers.under_the_articles_tool(article, headline(10.0), "wrk")
+    text = answers.under_the_articles_tool([article, headline(10.0)], "wrk")
     assert text.startswith("No: under the article's settings the load tool, not the servers")
     assert "With wrk, Go served 10× (95 % CI 9.0–11×) FastAPI's" in text

@@ -58,8 +58,10 @@ def how_much_faster(headlines: Sequence[Headline], condition: str) -> str:
     return f"By {' and '.join(parts)}, {condition}."
 
 
-def under_the_articles_tool(article: Headline, other: Headline, tool: str) -> str:
-    """Notebook 02: is Go ahead under the article's load tool, or is the tool the limit."""
+def under_the_articles_tool(headlines: Sequence[Headline], tool: str) -> str:
+    """Notebook 02: is Go ahead under the article's load tool (the first headline), or is
+    the tool the limit; then Go against FastAPI under ``tool`` (the second)."""
+    article, other = headlines[0], headlines[1]
     if article.reproduced.startswith("different conditions"):
         lead = "No: under the article's settings the load tool, not the servers, set the rate"
     elif ahead(article):
@@ -69,8 +71,10 @@ def under_the_articles_tool(article: Headline, other: Headline, tool: str) -> st
     return f"{lead}. With {tool}, Go served {figure(other)} FastAPI's requests per second."
 
 
-def fan_out(pooled: Headline, crossover: Headline) -> str:
-    """Notebook 03: is fan-out slower, and when does it pay."""
+def fan_out(headlines: Sequence[Headline]) -> str:
+    """Notebook 03: is fan-out slower (the pooled headline), and when does it pay (the
+    crossover's)."""
+    pooled, crossover = headlines
     if pooled.reproduced.startswith("not resolvable") or not ahead(pooled):
         lead = (
             f"Not measurably: sequential vs goroutines {figure(pooled)} is within what the "
@@ -82,8 +86,10 @@ def fan_out(pooled: Headline, crossover: Headline) -> str:
     return f"{lead}. Fan-out {pays} with costly lookups on an idle server: {figure(crossover)}."
 
 
-def reads_and_losses(same_storage: Headline, lost: str) -> str:
-    """Notebook 04: Go against Python on the same storage, and whether URLs were kept."""
+def reads_and_losses(headlines: Sequence[Headline], lost: str) -> str:
+    """Notebook 04: Go against Python on the same storage (the first headline), and
+    whether URLs were kept."""
+    same_storage = headlines[0]
     if ahead(same_storage):
         lead = f"Go served {figure(same_storage)} Python's reads on the same Redis"
     else:
@@ -109,13 +115,15 @@ def faster_protocol(headlines: Sequence[Headline]) -> str:
     return f"It depends on the backend (HTTP's time per call over gRPC's: {parts})."
 
 
-def stalls_and_capacity(tail: str, capacities: Sequence[Headline]) -> str:
-    """Notebook 06: what a closed loop misses, and the capacities at the latency objective."""
+def stalls_and_capacity(headlines: Sequence[Headline], tail: str) -> str:
+    """Notebook 06: what a closed loop misses, and the capacities at the latency objective
+    (every headline after the first, the freeze server's)."""
+    capacities = headlines[1:]
     parts = [f"{figure(h)}" for h in capacities]
     return f"{tail} Within the p99 objective, Go took {' and '.join(parts)} FastAPI's load."
 
 
-def over_a_network(trend: str, headlines: Sequence[Headline]) -> str:
+def over_a_network(headlines: Sequence[Headline], trend: str) -> str:
     """Notebook 07: how much of the lead is left across a link."""
     left = [h for h in headlines if ahead(h)]
     lead = "Little of it" if len(left) < len(headlines) else "Most of it"

@@ -98,3 +98,9 @@ def server_bound_reason(results: pd.DataFrame, setting: str, ceilings: Ceilings)
         f"the server, not {setting}, set {setting}'s rate (the server used {server:.0f} % of "
         f"a core, {setting} {tool:.0f} %), so {setting} can do more"
     )
+
+
+def by_tool_setting(results: pd.DataFrame) -> pd.DataFrame:
+    """Each row named by its load tool's setting, as a headline's ``select``: the load
+    tools are the sides compared, with the same server behind both."""
+    return results.assign(target=results["tool_setting"])

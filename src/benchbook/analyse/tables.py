@@ -2,7 +2,7 @@
 every number formatted for reading (formatting) by the label of its row or column."""
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -247,3 +247,9 @@ def grid_table(
             f"{fmt.significant(s.high, 3)})"
         )
     return pd.DataFrame(table)
+
+
+def of_tool(tool: str) -> Callable[[pd.DataFrame], pd.DataFrame]:
+    """A headline's ``select``: the rows ``tool`` measured, so a run that compared two
+    load tools gives each its own rounds (in every stored session alike)."""
+    return lambda rows: rows[rows["tool"] == tool]

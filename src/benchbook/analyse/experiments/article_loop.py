@@ -100,3 +100,26 @@ def nagle_sentence(table: pd.DataFrame) -> str:
             )
         parts.append(f"{measured} ({why})")
     return "; ".join(parts)
+
+
+def servers(backends: dict[str, dict[str, str]]) -> list[str]:
+    """Every server the loop's backends name, once each, in the order named."""
+    return list(dict.fromkeys(s for b in backends.values() for s in b.values()))
+
+
+def what_it_timed(style: pd.DataFrame, nagle: pd.DataFrame) -> str:
+    """What the article's loop reports for CreateSession and what it timed (404 answers,
+    flagged and ranked nowhere), then what Nagle's algorithm adds to each failed call."""
+    ratio = http_over_grpc(style, "CreateSession")
+    failed_call_ms = style.loc["CreateSession", ("ns_per_op", "http")] / 1e6
+    failed = style.loc["CreateSession", ("errors_per_op", "http")]
+    return (
+        f"The article's loop reports CreateSession over HTTP **{fmt.ratio(ratio)} slower** "
+        f"than over gRPC (median ns/op), while {failed:.0%} of its HTTP calls failed: it "
+        f"timed 404 answers, each taking {fmt.milliseconds(failed_call_ms)} ms here — the "
+        "time of that 404 server's answer, not of HTTP. These rows are flagged "
+        "`bad_response` and ranked nowhere.\n\n"
+        "**Nagle's algorithm, measured** (the same loop, same rounds, the 404 server with "
+        "and without `TCP_NODELAY`; the server writes headers and body in two sends): "
+        f"{nagle_sentence(nagle)}."
+    )

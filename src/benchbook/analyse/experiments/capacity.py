@@ -7,7 +7,7 @@ when the tool rather than the server stopped it: then the capacity is only a low
 """
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -228,6 +228,14 @@ def capacity_runs(
             | _stop_columns(found.stop)
         )
     return pd.DataFrame(rows)
+
+
+def capacity_of(
+    factor: float = 10.0, floor_ms: float = 1.0, fixed_ms: float | None = None
+) -> Callable[[pd.DataFrame], pd.DataFrame]:
+    """capacity_runs at these SLO settings, as a headline's ``select``: every stored
+    session's capacities come from the same objective as this one's."""
+    return lambda results: capacity_runs(results, factor, floor_ms, fixed_ms)
 
 
 def _stop_columns(stop: pd.Series | None) -> dict[str, object]:

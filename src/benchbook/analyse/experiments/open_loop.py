@@ -16,6 +16,7 @@ from benchbook.analyse import formatting as fmt
 from benchbook.analyse.experiments.capacity import (
     CAPACITY,
     capacity_marks,
+    capacity_of,
     capacity_runs,
     capacity_table,
     slo_per_target,
@@ -61,6 +62,7 @@ __all__ = [
     "capacity_comparison",
     "capacity_label",
     "capacity_marks",
+    "capacity_of",
     "capacity_runs",
     "capacity_sentence",
     "capacity_table",
