@@ -17,6 +17,8 @@ from benchbook.analyse.tables import valid_rows
 USL_LEVELS = 3
 # A queue is anchored at the lightest load; two more points say which model it follows.
 QUEUE_POINTS = 3
+# Flags that say the load tool, not the server, may have set a run's latencies.
+TOOL_AT_ITS_LIMIT = ("client_bound", "workers_exhausted")
 
 
 def usl_section(
@@ -76,17 +78,22 @@ def queueing_section(
     sentence on which model the p99 follows."""
     from IPython.display import Markdown
 
-    fits = {}
+    fits, skipped, tool_limited = {}, [], []
     for target, rows in valid_rows(load).groupby("target", sort=False):
         server = str(rows["server"].iloc[0])
         try:
             points = queueing_fit.load_points(load, str(target), capacities[server])
         except ValueError:  # every run at a rate the tool fell short of
+            points = pd.DataFrame({"rho": []})
+        if (points["rho"] < 1).sum() < QUEUE_POINTS:
+            skipped.append(str(target))
             continue
-        if (points["rho"] < 1).sum() >= QUEUE_POINTS:
-            fits[str(target)] = queueing_fit.fit(
-                load, str(target), capacities[server], slos.get(str(target))
-            )
+        fits[str(target)] = queueing_fit.fit(
+            load, str(target), capacities[server], slos.get(str(target))
+        )
+        limited = rows["flags"].fillna("").str.contains("|".join(TOOL_AT_ITS_LIMIT)).sum()
+        if limited:
+            tool_limited.append(f"{target} ({limited} of {len(rows)} runs)")
     if not fits:
         return [
             Markdown(
@@ -95,6 +102,16 @@ def queueing_section(
             )
         ]
     lines = [wording.queue_sentence(fit) for fit in fits.values()]
+    if tool_limited:
+        lines.append(
+            "The load tool was at its limit in runs of " + ", ".join(tool_limited) + ": "
+            "there the latencies describe the tool's schedule as much as the server's queue."
+        )
+    if skipped:
+        lines.append(
+            f"Not fitted: {', '.join(skipped)} (fewer than {QUEUE_POINTS} offered rates below "
+            "capacity with valid runs the tool kept up with)."
+        )
     return [
         tables.styled(wording.queue_table(fits)),
         *(model_plots.latency_vs_utilisation(fit) for fit in fits.values()),
