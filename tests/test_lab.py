@@ -34,7 +34,7 @@ from benchbook.render.notebook_parameters import (
 
 pytestmark = pytest.mark.slow  # a real JupyterLab server
 
-# Every notebook `make report` executes (the Makefile's NOTEBOOKS).
+# Every notebook `make report` executes (the Makefile's NOTEBOOKS: notebooks/[0-9]*.ipynb).
 NOTEBOOKS = sorted((REPO_ROOT / "notebooks").glob("[0-9]*.ipynb"))
 PROFILES = REPO_ROOT / "notebooks" / "profiles"
 SWITCH = re.compile(
@@ -47,6 +47,11 @@ def parameters_and_article_cell(notebook: Path) -> tuple[str, str]:
     cells = nbformat.read(notebook, as_version=4).cells
     (index,) = [i for i, c in enumerate(cells) if "parameters" in c.metadata.get("tags", [])]
     return cells[index].source, cells[index + 1].source
+
+
+def test_every_notebook_is_checked() -> None:
+    every = sorted((REPO_ROOT / "notebooks").glob("*.ipynb"))
+    assert NOTEBOOKS == every and len(every) >= 8, [p.name for p in every]
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda path: path.stem)

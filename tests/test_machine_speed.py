@@ -82,13 +82,24 @@ def test_the_python_workload_is_deterministic() -> None:
     assert first["checksum"] == again["checksum"] != more["checksum"]
 
 
-def test_the_go_workload_is_built_when_missing(tmp_path: Path) -> None:
+def test_the_go_workload_is_built_when_missing_or_older_than_its_source(tmp_path: Path) -> None:
     binary = ensure_cpuref(tmp_path / "bin" / "cpuref")
     assert binary.exists()
     first, again = (run_workload("go", [str(binary), "-n", "20"], None) for _ in range(2))
     assert first["iterations"] == 20 and first["workload"].startswith("go-")
     assert first["checksum"] == again["checksum"]
-    assert ensure_cpuref(binary).stat().st_mtime == binary.stat().st_mtime  # not rebuilt
+    # Newer than its source: kept as it is. go build sets the output's mtime to now even
+    # when it writes nothing, so a distinctive mtime left alone shows that none ran.
+    kept = 4102444800  # 2100-01-01, after any source's edit
+    os.utime(binary, (kept, kept))
+    assert ensure_cpuref(binary) == binary
+    assert binary.stat().st_mtime == kept  # not rebuilt
+    # Older than its source: built again (now), the same workload.
+    os.utime(binary, (0, 0))
+    assert ensure_cpuref(binary) == binary
+    assert 0 < binary.stat().st_mtime < kept  # rebuilt
+    rebuilt = run_workload("go", [str(binary), "-n", "20"], None)
+    assert rebuilt["checksum"] == first["checksum"]
 
 
 @pytest.mark.parametrize(

@@ -30,6 +30,7 @@ from benchbook.analyse.experiments.coordinated_omission import (
     TIMED,
     TIMED_SHORT,
 )
+from benchbook.analyse.findings import headline
 from benchbook.analyse.stats import compare
 from benchbook.measure.layout import REPO_ROOT
 
@@ -269,6 +270,30 @@ def test_capacity_comparison_is_a_ratio_with_its_interval_and_says_when_it_is_a_
         "(go: only a lower bound)"
     )
     assert capacity.capacity_marks(caps)["go"] == (2000.0, "at least")
+
+
+@pytest.mark.parametrize("lower_bound", ["", "vegeta was the limit"])
+def test_a_round_without_a_capacity_is_left_out_of_the_headline(runs_dir, lower_bound) -> None:
+    # Python broke the SLO at the lowest rate in its second round (a 1 s smoke round on a
+    # busy machine can): that round has no capacity, so the headline compares the rounds
+    # that have one, 2+1, and says so, as an interval or as a bound alike.
+    go = load_rows("go", {100: [1.0, 1.0], 1000: [2.0, 2.0], 2000: [100.0, 100.0]})
+    python = load_rows("python", {100: [1.0, 30.0], 1000: [100.0, 100.0]})
+    results = pd.concat([go, python], ignore_index=True)
+    caps = capacity.capacity_runs(results, fixed_ms=20)
+    assert repetition(caps, "python", 2)[[CAPACITY, "bound"]].tolist()[1] == "below"
+    assert math.isnan(repetition(caps, "python", 2)[CAPACITY])
+    h = headline("go vs python", results, "go", "python", experiment="capacity_test",
+                 column=CAPACITY, unit="req/s", lower_bound=lower_bound,
+                 select=lambda r: capacity.capacity_runs(r, fixed_ms=20))  # fmt: skip
+    assert h.n == "2+1"
+    kept = repetition(caps, "python", 1)[CAPACITY]
+    go_caps = caps.loc[caps["target"] == "go", CAPACITY]
+    if lower_bound:  # the lowest of go's over the highest of python's that exist
+        assert h.ratio == pytest.approx(go_caps.min() / kept)
+    else:
+        assert h.ratio == pytest.approx(compare(go_caps, [kept]).ratio)
+    assert math.isfinite(h.ratio) and h.ratio > 1
 
 
 def test_offered_rates_scale_each_servers_own_maximum() -> None:

@@ -1,9 +1,10 @@
-"""Paired (round-by-round) statistics against independent references: scipy's Wilcoxon
-test, brute-force enumeration of all 2^n sign assignments, and sorted Walsh averages,
-at the round counts the profiles use."""
+"""Paired (round-by-round) statistics against independent references: brute-force
+enumeration of all 2^n sign assignments (ranks counted by hand), scipy's permutation
+test, and sorted Walsh averages, at the round counts the profiles use."""
 
 import itertools
 import math
+from collections.abc import Sequence
 
 import numpy as np
 import pytest
@@ -53,12 +54,35 @@ def test_signed_rank_null_distribution_equals_enumeration(n) -> None:
     np.testing.assert_array_equal(signed_rank_counts(n), brute_force_null(n))
 
 
+def brute_force_p(d: Sequence[float]) -> float:
+    """Two-sided p of the signed-rank test by enumeration: every |d| ranked by hand (ties
+    share their mean rank, a zero is ranked and counts for neither side: Pratt), then T+
+    (the ranks of the positive d) over all 2^m sign assignments of the m non-zero d."""
+    size = [abs(x) for x in d]
+    ranks = [1 + sum(y < x for y in size) + (sum(y == x for y in size) - 1) / 2 for x in size]
+    t = sum(r for r, x in zip(ranks, d, strict=True) if x > 0)
+    free = [r for r, x in zip(ranks, d, strict=True) if x != 0]
+    assignments = itertools.product((0, 1), repeat=len(free))
+    null = [sum(itertools.compress(free, signs)) for signs in assignments]
+    at_most = sum(x <= t for x in null) / len(null)
+    at_least = sum(x >= t for x in null) / len(null)
+    return min(1.0, 2 * min(at_most, at_least))
+
+
+def test_brute_force_p_by_hand() -> None:
+    # Four rounds all one way: T+ = 10 of 10, reached by 1 of 16 sign assignments.
+    assert brute_force_p([0.1, 0.2, 0.3, 0.4]) == 2 / 16
+    # T+ = 1 + 4 = 5, the middle of 0 … 10: nothing to tell.
+    assert brute_force_p([0.1, -0.2, -0.3, 0.4]) == 1.0
+    # A zero keeps rank 1 and leaves 2^3 assignments; T+ = 2 + 3 + 4 = 9, all of the rest.
+    assert brute_force_p([0.0, 0.2, 0.3, 0.4]) == 2 / 8
+
+
 @pytest.mark.parametrize("n", ROUNDS)
 @pytest.mark.parametrize("seed", range(5))
-def test_p_value_is_scipys_exact_wilcoxon(n, seed) -> None:
+def test_p_value_is_the_enumerations(n, seed) -> None:
     a, b = rounds(n, seed)
-    expected = scipy_stats.wilcoxon(np.log(a) - np.log(b), method="exact").pvalue
-    assert compare_paired(a, b).p_value == pytest.approx(expected)
+    assert compare_paired(a, b).p_value == pytest.approx(brute_force_p(np.log(a / b)))
 
 
 @pytest.mark.parametrize("n", ROUNDS)
@@ -72,7 +96,9 @@ def test_zeros_and_ties_give_the_exact_p_of_pratts_method(n, seed) -> None:
     expected = scipy_stats.wilcoxon(
         tenths, zero_method="pratt", method=scipy_stats.PermutationMethod()
     ).pvalue
-    assert compare_paired(b * np.exp(tenths / 10), b).p_value == pytest.approx(expected)
+    p = compare_paired(b * np.exp(tenths / 10), b).p_value
+    assert p == pytest.approx(expected)
+    assert p == pytest.approx(brute_force_p(tenths.tolist()))
 
 
 @pytest.mark.parametrize(

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from benchbook.measure.profiling import FLAMEGRAPH
+
 SAMPLES = Path(__file__).parent / "samples" / "profiles"
 
 
@@ -163,6 +165,73 @@ Mappings
     ]
 
 
+def stored_profile(run_dir: Path, target: str, svg: Path | None) -> None:
+    """A run folder's profiled phase as profiling.profile stores it, for one target."""
+    from benchbook.measure import profiling
+
+    profiling.write_rows(run_dir / profiling.PROFILED_CSV, [{
+        "target": target, "profiler": "py-spy", "rps_while_profiled": 900.0, "window_s": 1.0,
+        "samples": 100, "profiler_errors": 0, "folded": f"profiles/{target}.folded",
+        "svg": f"profiles/{svg.name}" if svg else "",
+    }])  # fmt: skip
+
+
+def folded_sample(run_dir: Path, target: str) -> Path:
+    """A real profile's folded stacks (tests/samples/profiles/), where a run keeps them."""
+    import gzip
+
+    folded = run_dir / "profiles" / f"{target}.folded"
+    folded.parent.mkdir(parents=True)
+    folded.write_bytes(gzip.decompress((SAMPLES / f"{target}.folded.gz").read_bytes()))
+    return folded
+
+
+def test_without_the_renderer_a_profile_has_no_flame_graph_and_says_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import pandas as pd
+
+    from benchbook.analyse import profiles
+    from benchbook.measure import profiling
+
+    monkeypatch.setattr(profiling, "FLAMEGRAPH", tmp_path / "no-inferno-flamegraph")
+    folded = folded_sample(tmp_path, "python-hello")
+    assert profiling.flame_graph(folded, "python-hello under load", "python") is None
+    assert profiling.renderer_version().startswith("none (inferno-flamegraph not built")
+    stored_profile(tmp_path, "python-hello", None)
+    measured = pd.DataFrame({"target": ["python-hello"], "rps": [1000.0]})
+    shown = profiles.details(tmp_path, measured)
+    assert [type(item).__name__ for item in shown].count("SVG") == 0
+    assert "No flame graphs: inferno-flamegraph was not built" in shown[-1].data
+
+
+@pytest.mark.skipif(
+    not FLAMEGRAPH.exists(),
+    reason="inferno-flamegraph is not built here: `make flamegraph` builds it (`make report` "
+    "runs it; `make test` does not, it takes minutes)",
+)
+def test_a_flame_graph_is_drawn_from_real_stacks(tmp_path: Path) -> None:
+    import pandas as pd
+
+    from benchbook.analyse import profiles
+    from benchbook.measure import profiling
+
+    folded = folded_sample(tmp_path, "python-hello")
+    svg = profiling.flame_graph(folded, "python-hello under load (py-spy)", "python")
+    assert svg == folded.with_suffix(".svg")
+    drawn = svg.read_text()
+    assert drawn.lstrip().startswith("<?xml") and "<svg" in drawn
+    assert "python-hello under load (py-spy)" in drawn
+    # The load's frames are drawn; start-up (imports) is left out, as in the shares.
+    assert "uvicorn" in drawn and "frozen importlib._bootstrap" not in drawn
+    assert profiling.STARTUP_FRAME in folded.read_text()
+    stored_profile(tmp_path, "python-hello", svg)
+    measured = pd.DataFrame({"target": ["python-hello"], "rps": [1000.0]})
+    shown = profiles.details(tmp_path, measured)
+    assert [type(item).__name__ for item in shown][-2:] == ["SVG", "Markdown"]
+    assert "Flame graph of python-hello under load" in shown[-1].data
+
+
 @pytest.mark.slow
 def test_a_real_profiled_phase_on_a_python_and_a_go_server(
     runs_dir: Path, monkeypatch: pytest.MonkeyPatch
@@ -174,6 +243,10 @@ def test_a_real_profiled_phase_on_a_python_and_a_go_server(
     from benchbook.measure import profiling
 
     monkeypatch.setenv(profiling.SWITCH, "1")  # off for the rest of the suite (conftest)
+    # Without the flame-graph renderer, whether or not this machine built it: `make test`
+    # does not, and the same branch is checked everywhere (the renderer has a test of its
+    # own, test_a_flame_graph_is_drawn_from_real_stacks).
+    monkeypatch.setattr(profiling, "FLAMEGRAPH", runs_dir / "no-inferno-flamegraph")
 
     run = measure.run("profiled", ["go-hello", "python-hello"],
                       measure.tool("wrk", connections=10, threads=1, duration="1s"),
@@ -184,11 +257,11 @@ def test_a_real_profiled_phase_on_a_python_and_a_go_server(
     for row in rows:
         assert row["samples"] > 0 and row["rps_while_profiled"] > 0, row
         assert (runs_dir / run.run_id / "profiles" / f"{row['target']}.folded").exists()
-        if profiling.FLAMEGRAPH.exists():
-            assert Path(row["svg"]).read_text().lstrip().startswith("<?xml")
+        assert row["svg"] == ""
     manifest = json.loads((run.path / "manifest.json").read_text())["profiled_phase"]
     assert manifest["profilers"]["python"].startswith("py-spy 0.4")
     assert manifest["profilers"]["go"].startswith("runtime/pprof")
+    assert manifest["flame_graphs"].startswith("none (inferno-flamegraph not built")
     results = run.results()
     assert "profiled" not in " ".join(results.columns)  # the rounds' rows are untouched
     assert len(results) == 3
@@ -200,8 +273,9 @@ def test_a_real_profiled_phase_on_a_python_and_a_go_server(
     assert overhead["req/s measured (median)"].notna().all()
     shown = profiles.section(run, "02_hello_world_locust")  # what notebooks display
     assert [type(item).__name__ for item in shown][:3] == ["Markdown", "Styler", "Markdown"]
-    kinds = [type(item).__name__ for item in profiles.details(run, results)]  # the appendix's
-    assert kinds.count("SVG") == (2 if profiling.FLAMEGRAPH.exists() else 0), kinds
+    details = profiles.details(run, results)  # the appendix's
+    assert [type(item).__name__ for item in details].count("SVG") == 0
+    assert "No flame graphs: inferno-flamegraph was not built" in details[-1].data
     assert "FastAPI (uvicorn's defaults) spent" in profiles.answer_sentence(run)  # its title
 
 

@@ -9,13 +9,15 @@ from conftest import descendants
 from benchbook import measure
 from benchbook.measure.runlock import MachineBusy, machine_lock
 
+WAIT_S = 30  # the longest any step here waits: a test that hangs is a failure
+
 
 @pytest.fixture(autouse=True)
 def private_lock(tmp_path, monkeypatch) -> None:
     """A lock of the test's own, and every wait bounded: a real run measuring on this
     machine neither blocks these tests nor is held up by them."""
     monkeypatch.setenv("BENCHBOOK_LOCK_PATH", str(tmp_path / "measuring.lock"))
-    monkeypatch.setenv("BENCHBOOK_LOCK_WAIT_S", "30")
+    monkeypatch.setenv("BENCHBOOK_LOCK_WAIT_S", str(WAIT_S))
 
 
 def test_a_second_experiment_stops_naming_the_run_that_holds_the_machine(
@@ -39,19 +41,36 @@ def test_a_second_experiment_stops_naming_the_run_that_holds_the_machine(
 
 
 def test_a_waiting_run_starts_when_the_first_releases_the_machine(capsys) -> None:
-    held = threading.Event()
+    # Each step waits for the one before it by an event, not by the clock: the second run
+    # holds the machine only after the first let it go, however slow this machine is.
+    held, release, second_holds = threading.Event(), threading.Event(), threading.Event()
+    order: list[str] = []
 
     def first() -> None:
         with machine_lock("first"):
             held.set()
-            time.sleep(1.5)
+            release.wait(WAIT_S)
+            order.append("first releases")
 
-    thread = threading.Thread(target=first)
-    thread.start()
-    held.wait()
-    started = time.monotonic()
-    with machine_lock("second"):
-        waited = time.monotonic() - started
-    thread.join()
-    assert 1.0 < waited < 10
-    assert "second: waiting for a first run" in capsys.readouterr().out
+    def second() -> None:
+        with machine_lock("second"):
+            order.append("second holds")
+            second_holds.set()
+
+    threads = [threading.Thread(target=first, daemon=True)]
+    threads[0].start()
+    assert held.wait(WAIT_S), "the first run never took the machine"
+    threads.append(threading.Thread(target=second, daemon=True))
+    threads[1].start()
+    # The second announces that it waits, then keeps waiting while the first holds on.
+    deadline = time.monotonic() + WAIT_S
+    while "second: waiting for a first run" not in (out := capsys.readouterr().out):
+        assert time.monotonic() < deadline, f"the second run never said it waits: {out!r}"
+        time.sleep(0.05)
+    assert not second_holds.is_set() and order == []
+    release.set()
+    assert second_holds.wait(WAIT_S), "the second run never took the machine"
+    for thread in threads:
+        thread.join(WAIT_S)
+        assert not thread.is_alive()
+    assert order == ["first releases", "second holds"]

@@ -3,13 +3,15 @@ verdicts.reproduction takes them: reproduced only when the article's figure lies
 the interval judged on, otherwise how and why not."""
 
 import math
+import re
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from benchbook.analyse import answer_chart
 from benchbook.analyse.explanation import Explanation
 from benchbook.analyse.findings import headline, setup_differences
-from benchbook.analyse.findings_format import BADGES, REPRODUCED_LABELS
 from benchbook.analyse.levels import Pooled
 from benchbook.analyse.replication import Replication
 from benchbook.analyse.stats import compare, compare_paired
@@ -26,6 +28,9 @@ from benchbook.analyse.verdicts import (
     reproduction,
     tool_limited,
 )
+from benchbook.render import templates
+
+RENDER = Path(templates.__file__).parent
 
 DRIFT = [1000.0, 1100.0, 1200.0, 1300.0, 1400.0, 1250.0, 1050.0, 1150.0]
 JITTER = [1.00, 1.01, 0.99, 1.02, 0.98, 1.01, 0.99, 1.00]
@@ -102,8 +107,23 @@ def test_the_verdict_follows_the_prediction_not_the_session_count() -> None:
     assert before[0] == after[0] == SAME_DIRECTION
 
 
-def test_every_verdict_has_a_badge() -> None:
-    assert len(BADGES) == len(REPRODUCED_LABELS) == len(set(BADGES))
+VERDICTS = (REPRODUCED, NOT_REPRODUCED, SOMETHING_ELSE, NO_ARTICLE, TOO_FEW_RUNS,
+            SAME_DIRECTION, DIFFERENT_CONDITIONS, NOT_RESOLVABLE, NO_VALID_RUNS)  # fmt: skip
+
+
+def test_every_verdict_has_a_badge_of_its_own_in_the_page_and_the_chart() -> None:
+    # Each verdict reproduction() gives, as the report's page and its answer chart show it:
+    # a symbol, a colour rule and a chart badge of its own, not the fallback for a verdict
+    # they do not know (repro-other, a muted '? …').
+    css = (RENDER / "report_template" / "report.css").read_text()
+    classes = [templates.reproduced_class(v) for v in VERDICTS]
+    symbols = [templates.badge_symbol(c) for c in classes]
+    chart = [answer_chart.badge(v)[0] for v in VERDICTS]
+    assert "repro-other" not in classes, classes
+    assert len(set(symbols)) == len(set(chart)) == len(VERDICTS), (symbols, chart)
+    for verdict, css_class, symbol, badge in zip(VERDICTS, classes, symbols, chart, strict=True):
+        assert re.search(rf"\.{css_class}\b[^{{]*{{", css), f"no colour for {verdict}"
+        assert badge.startswith(f"{symbol} "), (verdict, badge)
 
 
 def rows(values: dict[str, list[float]], flags: dict[str, str] | None = None) -> pd.DataFrame:

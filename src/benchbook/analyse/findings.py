@@ -263,7 +263,9 @@ def bound_headline(
 ) -> Headline:
     """A bound stays a bound: "at least N×" where N is what every run supports (a's
     lowest run over b's highest), why, and no interval or p-value (an interval around a
-    number the tool set would describe the tool)."""
+    number the tool set would describe the tool). A run without a value (a round with no
+    capacity at an SLO) is left out, of the bound and of the count, as comparison does."""
+    valid = valid.dropna(subset=[column])
     lowest_a = valid.loc[valid["target"] == a, column].min()
     highest_b = valid.loc[valid["target"] == b, column].max()
     bound = lowest_a / highest_b
