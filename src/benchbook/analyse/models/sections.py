@@ -23,14 +23,14 @@ TOOL_AT_ITS_LIMIT = ("client_bound", "workers_exhausted")
 
 def usl_section(
     sweep: pd.DataFrame,
-    measured: pd.DataFrame,
     pairs: Sequence[tuple[str, str]],
     connections: float,
     article_ratio: float | None = None,
 ) -> list[object]:
     """The fitted curves over the sweep's rounds, the table of λ, σ, κ and N*, a sentence
-    per target, then per pair (a, b) the predicted ratio over N beside the one measured at
-    ``connections`` in ``measured`` and the article's figure."""
+    per target, then per pair (a, b) the predicted ratio over N beside the one the sweep's
+    own rounds measured at ``connections`` (the same session's runs) and the article's
+    figure."""
     from IPython.display import Markdown
 
     levels = valid_rows(sweep).groupby("target")["connections"].nunique()
@@ -57,13 +57,14 @@ def usl_section(
         if a not in fits or b not in fits:
             continue
         ratio = usl.predicted_ratio(fits[a], fits[b], usl.span(fits, connections))
-        here = usl.measured_ratio(measured, a, b)
+        at = sweep[sweep["connections"] == connections]
+        here = usl.measured_ratio(at, a, b) if {a, b} <= set(at["target"]) else None
         shown += [
             model_plots.ratio_curve(
                 ratio,
                 (a, b),
                 article=(connections, article_ratio) if article_ratio else None,
-                measured=(connections, here),
+                measured=(connections, here) if here else None,
             ),
             Markdown(wording.ratio_sentence(ratio, connections, (a, b), here, article_ratio)),
         ]
