@@ -14,7 +14,9 @@ def text(shown: list[object]) -> str:
 
 def test_a_sweep_of_two_levels_says_it_cannot_be_fitted() -> None:
     sweep = rows([2, 8], lambda n: 100.0 * n, rounds=1)
-    (only,) = sections.usl_section(sweep, [("srv", "srv")], 8)
+    fits = sections.fit_sweep(sweep)
+    assert fits == {}
+    (only,) = sections.usl_section(sweep, fits, [("srv", "srv")], 8)
     assert only.data.startswith("No fit: this sweep measured 2 concurrency level(s)")
 
 
@@ -23,12 +25,15 @@ def test_a_sweep_gives_curves_a_table_sentences_and_a_ratio_per_pair() -> None:
     fast = rows(levels, lambda n: usl.throughput(n, 1000.0, 0.01, 1e-5), target="go")
     slow = rows(levels, lambda n: usl.throughput(n, 700.0, 0.08, 1e-4), target="py", seed=2)
     sweep = pd.concat([fast, slow])
-    shown = sections.usl_section(sweep, [("go", "py"), ("go", "absent")], 100, 4.9)
-    kinds = [type(item).__name__ for item in shown]
-    assert kinds == ["Figure", "Styler", "Markdown", "Figure", "Markdown"]  # one pair drawn
-    assert all(isinstance(shown[i], Figure) for i in (0, 3))
+    fits = sections.fit_sweep(sweep)
+    pairs = [("go", "py"), ("go", "absent")]
+    shown = sections.usl_section(sweep, fits, pairs, 100, 4.9)
+    assert [type(item).__name__ for item in shown] == ["Figure", "Styler", "Markdown"]
     assert "stops scaling at N*" in text(shown) and "the article's figure is 4.9×" in text(shown)
     assert "; measured " in text(shown)  # the sweep's own rounds at 100 connections
+    details = sections.usl_details(sweep, fits, pairs, 100, 4.9)
+    assert [type(item).__name__ for item in details] == ["Figure", "Markdown"]  # one pair drawn
+    assert isinstance(details[0], Figure) and "the left-out level" in text(details)
 
 
 def test_a_load_with_too_few_rates_below_capacity_says_so() -> None:
@@ -44,5 +49,7 @@ def test_a_load_with_too_few_rates_below_capacity_says_so() -> None:
             "flags": ["", ""],
         }
     )
-    (only,) = sections.queueing_section(load, {"s": 100.0}, {"t": 20.0})
+    models = sections.fit_load(load, {"s": 100.0}, {"t": 20.0})
+    assert models.skipped == ["t"] and sections.queueing_charts(models) == []
+    (only,) = sections.queueing_section(models)
     assert only.data.startswith("No fit: no server was offered 3 or more rates")

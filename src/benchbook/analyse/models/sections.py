@@ -1,16 +1,20 @@
-"""What a notebook's "Models" section displays, in order: the Universal Scalability Law over
-a concurrency sweep (notebook 01) and queueing curves over latency against offered load
-(notebook 06) — the fits drawn over the measurements, their values in sentences, where
-the data depart from them, and what each model assumes. A sweep or a load too small to
-fit says so in a sentence instead of failing, as the smoke profile's two levels are."""
+"""What a notebook's "Models" section displays: the Universal Scalability Law over a
+concurrency sweep (notebook 01) and queueing curves over latency against offered load
+(notebook 06). The section shows the fits over the measurements, their values in
+sentences, how often the data depart from them and what each model assumes; its details
+(the predicted ratio over concurrency, each level held out, each departure, the latency
+charts) go where the notebook puts them (the report's appendix). A sweep or a load too
+small to fit says so in a sentence instead of failing, as the smoke profile's are."""
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 import pandas as pd
 
 from benchbook.analyse import tables
 from benchbook.analyse.conclusions import bullets
 from benchbook.analyse.models import model_plots, queueing_fit, usl, wording
+from benchbook.analyse.models.usl_checks import contradictions
 from benchbook.analyse.tables import valid_rows
 
 # The USL has three parameters: three levels fit it, a fourth checks it on one it did not see.
@@ -21,100 +25,164 @@ QUEUE_POINTS = 3
 TOOL_AT_ITS_LIMIT = ("client_bound", "workers_exhausted")
 
 
+def fit_sweep(sweep: pd.DataFrame) -> dict[str, usl.UslFit]:
+    """The USL of every target the sweep measured at enough levels, in sweep order."""
+    levels = valid_rows(sweep).groupby("target")["connections"].nunique()
+    fitted = [t for t in dict.fromkeys(sweep["target"]) if levels.get(t, 0) >= USL_LEVELS]
+    return {str(target): usl.fit(sweep, str(target)) for target in fitted}
+
+
+def no_usl_fit(sweep: pd.DataFrame) -> object:
+    from IPython.display import Markdown
+
+    levels = valid_rows(sweep).groupby("target")["connections"].nunique()
+    return Markdown(
+        f"No fit: this sweep measured {int(levels.max()) if len(levels) else 0} concurrency "
+        f"level(s) with valid runs; the USL has three parameters, so it needs {USL_LEVELS}, "
+        f"and {USL_LEVELS + 1} or more to check it on a level it did not see."
+    )
+
+
+def ratios(
+    sweep: pd.DataFrame,
+    fits: dict[str, usl.UslFit],
+    pairs: Sequence[tuple[str, str]],
+    connections: float,
+) -> list[tuple[tuple[str, str], pd.DataFrame, float | None]]:
+    """Per pair fitted on both sides: the predicted ratio over N, and the one the sweep's
+    own rounds measured at ``connections`` (the same session's runs), if it has that level."""
+    at = sweep[sweep["connections"] == connections]
+    found = []
+    for a, b in pairs:
+        if a in fits and b in fits:
+            ratio = usl.predicted_ratio(fits[a], fits[b], usl.span(fits, connections))
+            here = usl.measured_ratio(at, a, b) if {a, b} <= set(at["target"]) else None
+            found.append(((a, b), ratio, here))
+    return found
+
+
 def usl_section(
     sweep: pd.DataFrame,
+    fits: dict[str, usl.UslFit],
     pairs: Sequence[tuple[str, str]],
     connections: float,
     article_ratio: float | None = None,
 ) -> list[object]:
     """The fitted curves over the sweep's rounds, the table of λ, σ, κ and N*, a sentence
-    per target, then per pair (a, b) the predicted ratio over N beside the one the sweep's
-    own rounds measured at ``connections`` (the same session's runs) and the article's
-    figure."""
+    per target, the predicted ratio of each pair at ``connections`` beside the measured one
+    and the article's figure, how often the rounds contradict the fits, the assumptions."""
     from IPython.display import Markdown
 
-    levels = valid_rows(sweep).groupby("target")["connections"].nunique()
-    fitted = [t for t in dict.fromkeys(sweep["target"]) if levels.get(t, 0) >= USL_LEVELS]
-    if not fitted:
-        return [
-            Markdown(
-                f"No fit: this sweep measured {int(levels.max()) if len(levels) else 0} "
-                f"concurrency level(s) with valid runs; the USL has three parameters, so it "
-                f"needs {USL_LEVELS}, and {USL_LEVELS + 1} or more to check it on a level "
-                "it did not see."
-            )
-        ]
-    fits = {target: usl.fit(sweep, target) for target in fitted}
+    if not fits:
+        return [no_usl_fit(sweep)]
     lines = [wording.usl_sentence(fit) for fit in fits.values()]
-    lines += [wording.holdout_sentence(fit) for fit in fits.values()]
-    lines += [s for fit in fits.values() for s in wording.contradiction_sentences(fit)]
-    shown: list[object] = [
+    lines += [
+        wording.ratio_sentence(ratio, connections, pair, here, article_ratio)
+        for pair, ratio, here in ratios(sweep, fits, pairs, connections)
+    ]
+    departures = {t: len(contradictions(fit)) for t, fit in fits.items()}
+    if any(departures.values()):
+        counted = ", ".join(f"{t} {n}" for t, n in departures.items() if n)
+        lines.append(
+            f"Where the rounds contradict the model (departures: {counted}), and how far each "
+            "level left out was missed, is listed with the details."
+        )
+    return [
         model_plots.usl_curves(fits),
         tables.styled(wording.usl_table(fits)),
         Markdown(bullets(lines + [wording.USL_ASSUMES])),
     ]
-    for a, b in pairs:
-        if a not in fits or b not in fits:
-            continue
-        ratio = usl.predicted_ratio(fits[a], fits[b], usl.span(fits, connections))
-        at = sweep[sweep["connections"] == connections]
-        here = usl.measured_ratio(at, a, b) if {a, b} <= set(at["target"]) else None
-        shown += [
-            model_plots.ratio_curve(
-                ratio,
-                (a, b),
-                article=(connections, article_ratio) if article_ratio else None,
-                measured=(connections, here) if here else None,
-            ),
-            Markdown(wording.ratio_sentence(ratio, connections, (a, b), here, article_ratio)),
-        ]
-    return shown
 
 
-def queueing_section(
-    load: pd.DataFrame, capacities: Mapping[str, float], slos: Mapping[str, float]
+def usl_details(
+    sweep: pd.DataFrame,
+    fits: dict[str, usl.UslFit],
+    pairs: Sequence[tuple[str, str]],
+    connections: float,
+    article_ratio: float | None = None,
 ) -> list[object]:
-    """Per target with enough offered rates below its capacity: the table of each model's
-    miss and SLO crossing, latency against utilisation with the models over it, and a
-    sentence on which model the p99 follows."""
+    """Each pair's predicted ratio over N with its band, the measured and the article's
+    points; then each level held out and each departure from the model, in words."""
     from IPython.display import Markdown
 
-    fits, skipped, tool_limited = {}, [], []
+    if not fits:
+        return [no_usl_fit(sweep)]
+    shown: list[object] = [
+        model_plots.ratio_curve(
+            ratio,
+            pair,
+            article=(connections, article_ratio) if article_ratio else None,
+            measured=(connections, here) if here else None,
+        )
+        for pair, ratio, here in ratios(sweep, fits, pairs, connections)
+    ]
+    lines = [wording.holdout_sentence(fit) for fit in fits.values()]
+    lines += [s for fit in fits.values() for s in wording.contradiction_sentences(fit)]
+    return shown + [Markdown(bullets(lines))]
+
+
+@dataclass
+class QueueModels:
+    """The queueing fits of an open-loop load, and what kept a server out of them."""
+
+    fits: dict[str, queueing_fit.QueueFit] = field(default_factory=dict)
+    skipped: list[str] = field(default_factory=list)
+    tool_limited: list[str] = field(default_factory=list)
+
+
+def fit_load(
+    load: pd.DataFrame, capacities: Mapping[str, float], slos: Mapping[str, float]
+) -> QueueModels:
+    """Every target offered enough rates below its capacity, each with its SLO; the others
+    named, and the targets whose runs had the load tool at its limit counted."""
+    models = QueueModels()
     for target, rows in valid_rows(load).groupby("target", sort=False):
-        server = str(rows["server"].iloc[0])
+        server, name = str(rows["server"].iloc[0]), str(target)
         try:
-            points = queueing_fit.load_points(load, str(target), capacities[server])
+            points = queueing_fit.load_points(load, name, capacities[server])
         except ValueError:  # every run at a rate the tool fell short of
             points = pd.DataFrame({"rho": []})
         if (points["rho"] < 1).sum() < QUEUE_POINTS:
-            skipped.append(str(target))
+            models.skipped.append(name)
             continue
-        fits[str(target)] = queueing_fit.fit(
-            load, str(target), capacities[server], slos.get(str(target))
-        )
+        models.fits[name] = queueing_fit.fit(load, name, capacities[server], slos.get(name))
         limited = rows["flags"].fillna("").str.contains("|".join(TOOL_AT_ITS_LIMIT)).sum()
         if limited:
-            tool_limited.append(f"{target} ({limited} of {len(rows)} runs)")
-    if not fits:
+            models.tool_limited.append(f"{name} ({limited} of {len(rows)} runs)")
+    return models
+
+
+def queueing_section(models: QueueModels) -> list[object]:
+    """The table of each model's miss and SLO crossing, a sentence per server on which
+    model its p99 follows, the caveats, and what the queues assume."""
+    from IPython.display import Markdown
+
+    if not models.fits:
         return [
             Markdown(
                 f"No fit: no server was offered {QUEUE_POINTS} or more rates below its "
                 "capacity, the fewest that say which queue its latency follows."
             )
         ]
-    lines = [wording.queue_sentence(fit) for fit in fits.values()]
-    if tool_limited:
+    lines = [wording.queue_sentence(fit) for fit in models.fits.values()]
+    if models.tool_limited:
         lines.append(
-            "The load tool was at its limit in runs of " + ", ".join(tool_limited) + ": "
-            "there the latencies describe the tool's schedule as much as the server's queue."
+            "The load tool was at its limit in runs of "
+            + ", ".join(models.tool_limited)
+            + ": there the latencies describe the tool's schedule as much as the server's "
+            "queue."
         )
-    if skipped:
+    if models.skipped:
         lines.append(
-            f"Not fitted: {', '.join(skipped)} (fewer than {QUEUE_POINTS} offered rates below "
-            "capacity with valid runs the tool kept up with)."
+            f"Not fitted: {', '.join(models.skipped)} (fewer than {QUEUE_POINTS} offered "
+            "rates below capacity with valid runs the tool kept up with)."
         )
     return [
-        tables.styled(wording.queue_table(fits)),
-        *(model_plots.latency_vs_utilisation(fit) for fit in fits.values()),
+        tables.styled(wording.queue_table(models.fits)),
         Markdown(bullets(lines + [wording.QUEUE_ASSUMES])),
     ]
+
+
+def queueing_charts(models: QueueModels) -> list[object]:
+    """Latency against utilisation per server, the models drawn over the measured points."""
+    return [model_plots.latency_vs_utilisation(fit) for fit in models.fits.values()]
