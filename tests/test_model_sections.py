@@ -28,12 +28,12 @@ def test_a_sweep_gives_curves_a_table_sentences_and_a_ratio_per_pair() -> None:
     fits = sections.fit_sweep(sweep)
     pairs = [("go", "py"), ("go", "absent")]
     shown = sections.usl_section(sweep, fits, pairs, 100, 4.9)
-    assert [type(item).__name__ for item in shown] == ["Figure", "Styler", "Markdown"]
+    assert [type(item).__name__ for item in shown] == ["Figure", "Markdown"]
     assert "stops scaling at N*" in text(shown) and "the article's figure is 4.9×" in text(shown)
     assert "; measured " in text(shown)  # the sweep's own rounds at 100 connections
     details = sections.usl_details(sweep, fits, pairs, 100, 4.9)
-    assert [type(item).__name__ for item in details] == ["Figure", "Markdown"]  # one pair drawn
-    assert isinstance(details[0], Figure) and "the left-out level" in text(details)
+    assert [type(item).__name__ for item in details] == ["Styler", "Figure", "Markdown"]
+    assert isinstance(details[1], Figure) and "the left-out level" in text(details)
 
 
 def test_a_load_with_too_few_rates_below_capacity_says_so() -> None:

@@ -68,9 +68,10 @@ def usl_section(
     connections: float,
     article_ratio: float | None = None,
 ) -> list[object]:
-    """The fitted curves over the sweep's rounds, the table of λ, σ, κ and N*, a sentence
-    per target, the predicted ratio of each pair at ``connections`` beside the measured one
-    and the article's figure, how often the rounds contradict the fits, the assumptions."""
+    """The fitted curves over the sweep's rounds, a sentence per target (λ, σ, κ and N*
+    with their intervals), the predicted ratio of each pair at ``connections`` beside the
+    measured one and the article's figure, how often the rounds contradict the fits, and
+    what the model assumes."""
     from IPython.display import Markdown
 
     if not fits:
@@ -87,11 +88,7 @@ def usl_section(
             f"Where the rounds contradict the model (departures: {counted}), and how far each "
             "level left out was missed, is listed with the details."
         )
-    return [
-        model_plots.usl_curves(fits),
-        tables.styled(wording.usl_table(fits)),
-        Markdown(bullets(lines + [wording.USL_ASSUMES])),
-    ]
+    return [model_plots.usl_curves(fits), Markdown(bullets(lines + [wording.USL_ASSUMES]))]
 
 
 def usl_details(
@@ -101,8 +98,9 @@ def usl_details(
     connections: float,
     article_ratio: float | None = None,
 ) -> list[object]:
-    """Each pair's predicted ratio over N with its band, the measured and the article's
-    points; then each level held out and each departure from the model, in words."""
+    """The table of λ, σ, κ and N*, each pair's predicted ratio over N with its band, the
+    measured and the article's points; then each level held out and each departure from
+    the model, in words."""
     from IPython.display import Markdown
 
     if not fits:
@@ -118,7 +116,7 @@ def usl_details(
     ]
     lines = [wording.holdout_sentence(fit) for fit in fits.values()]
     lines += [s for fit in fits.values() for s in wording.contradiction_sentences(fit)]
-    return shown + [Markdown(bullets(lines))]
+    return [tables.styled(wording.usl_table(fits)), *shown, Markdown(bullets(lines))]
 
 
 @dataclass
@@ -153,8 +151,8 @@ def fit_load(
 
 
 def queueing_section(models: QueueModels) -> list[object]:
-    """The table of each model's miss and SLO crossing, a sentence per server on which
-    model its p99 follows, the caveats, and what the queues assume."""
+    """A sentence per server on which model its p99 follows and where the models put its
+    SLO, the caveats, and what the queues assume."""
     from IPython.display import Markdown
 
     if not models.fits:
@@ -177,12 +175,13 @@ def queueing_section(models: QueueModels) -> list[object]:
             f"Not fitted: {', '.join(models.skipped)} (fewer than {QUEUE_POINTS} offered "
             "rates below capacity with valid runs the tool kept up with)."
         )
-    return [
-        tables.styled(wording.queue_table(models.fits)),
-        Markdown(bullets(lines + [wording.QUEUE_ASSUMES])),
-    ]
+    return [Markdown(bullets(lines + [wording.QUEUE_ASSUMES]))]
 
 
 def queueing_charts(models: QueueModels) -> list[object]:
-    """Latency against utilisation per server, the models drawn over the measured points."""
-    return [model_plots.latency_vs_utilisation(fit) for fit in models.fits.values()]
+    """The table of each model's miss and SLO crossing, then latency against utilisation
+    per server, the models drawn over the measured points."""
+    if not models.fits:
+        return []
+    charts = [model_plots.latency_vs_utilisation(fit) for fit in models.fits.values()]
+    return [tables.styled(wording.queue_table(models.fits)), *charts]
