@@ -50,3 +50,15 @@ def test_crossover_is_the_first_work_from_which_a_wins_significantly() -> None:
 def test_no_crossover_when_a_later_point_falls_back() -> None:
     table = comparison([(1, 1.2, 1.1, "cc higher"), (100, 1.0, 0.9, "no significant difference")])
     assert crossover(table) is None
+
+
+def test_a_sweep_table_reads_targets_as_met_and_levels_in_ascending_order() -> None:
+    import numpy as np
+
+    from benchbook.analyse.tables import in_reading_order
+
+    rows = pd.DataFrame(
+        {"target": ["b", "a", "b", "a", "b"], "connections": np.array([200, 10, 10, 200, 50])}
+    )
+    groups = in_reading_order(rows.groupby(["target", "connections"], sort=False), rows["target"])
+    assert [keys for keys, _ in groups] == [("b", 10), ("b", 50), ("b", 200), ("a", 10), ("a", 200)]

@@ -2,7 +2,8 @@
 every number formatted for reading (formatting) by the label of its row or column."""
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from numbers import Number
 
 import numpy as np
 import pandas as pd
@@ -74,6 +75,20 @@ def flag_counts(flags: pd.Series) -> str:
     return ", ".join(f"{flag} {count}/{n}" for flag, count in sorted(counts.items()))
 
 
+def in_reading_order(groups: Iterable, first_level: pd.Series) -> list:
+    """Groups in the order a reader scans a table: the first key as the runs first met it
+    (the notebook's order of targets, not the rounds' random one), the others ascending,
+    numbers as numbers (10 before 200)."""
+
+    def key(item: tuple) -> tuple:
+        keys = item[0] if isinstance(item[0], tuple) else (item[0],)
+        rest = [(0, k, "") if isinstance(k, Number) else (1, 0, str(k)) for k in keys[1:]]
+        return (order[keys[0]], *rest)
+
+    order = {value: position for position, value in enumerate(dict.fromkeys(first_level))}
+    return sorted(groups, key=key)
+
+
 def summary_table(results: pd.DataFrame, by: Sequence[str] = ("target",)) -> pd.DataFrame:
     """Per target (or per ``by``, e.g. target and connections in a sweep): valid runs,
     median req/s with its CI (and the level the CI reaches with that many runs),
@@ -81,7 +96,7 @@ def summary_table(results: pd.DataFrame, by: Sequence[str] = ("target",)) -> pd.
     runs are counted there, not in the medians)."""
     rows = []
     data = with_derived(results)
-    for keys, every in data.groupby(list(by), sort=False):
+    for keys, every in in_reading_order(data.groupby(list(by), sort=False), data[by[0]]):
         group = valid_rows(every)
         rps = summarize(group["rps"])
         row = {
