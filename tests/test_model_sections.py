@@ -14,9 +14,9 @@ def text(shown: list[object]) -> str:
 
 def test_a_sweep_of_two_levels_says_it_cannot_be_fitted() -> None:
     sweep = rows([2, 8], lambda n: 100.0 * n, rounds=1)
-    fits = sections.fit_sweep(sweep)
-    assert fits == {}
-    (only,) = sections.usl_section(sweep, fits, [("srv", "srv")], 8)
+    models = sections.fit_sweep(sweep, [("srv", "srv")], 8)
+    assert models.fits == {}
+    (only,) = sections.usl_section(models)
     assert only.data.startswith("No fit: this sweep measured 2 concurrency level(s)")
 
 
@@ -25,13 +25,12 @@ def test_a_sweep_gives_curves_a_table_sentences_and_a_ratio_per_pair() -> None:
     fast = rows(levels, lambda n: usl.throughput(n, 1000.0, 0.01, 1e-5), target="go")
     slow = rows(levels, lambda n: usl.throughput(n, 700.0, 0.08, 1e-4), target="py", seed=2)
     sweep = pd.concat([fast, slow])
-    fits = sections.fit_sweep(sweep)
-    pairs = [("go", "py"), ("go", "absent")]
-    shown = sections.usl_section(sweep, fits, pairs, 100, 4.9)
+    models = sections.fit_sweep(sweep, [("go", "py"), ("go", "absent")], 100, 4.9)
+    shown = sections.usl_section(models)
     assert [type(item).__name__ for item in shown] == ["Figure", "Markdown"]
     assert "stops scaling at N*" in text(shown) and "the article's figure is 4.9×" in text(shown)
     assert "; measured " in text(shown)  # the sweep's own rounds at 100 connections
-    details = sections.usl_details(sweep, fits, pairs, 100, 4.9)
+    details = sections.usl_details(models)
     assert [type(item).__name__ for item in details] == ["Styler", "Figure", "Markdown"]
     assert isinstance(details[1], Figure) and "the left-out level" in text(details)
 

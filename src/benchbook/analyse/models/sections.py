@@ -25,14 +25,47 @@ QUEUE_POINTS = 3
 TOOL_AT_ITS_LIMIT = ("client_bound", "workers_exhausted")
 
 
-def fit_sweep(sweep: pd.DataFrame) -> dict[str, usl.UslFit]:
+@dataclass
+class UslModels:
+    """The USL fits of a sweep, the pairs whose ratio a notebook asks for, and the
+    concurrency (and figure) of the article it holds them against."""
+
+    sweep: pd.DataFrame
+    fits: dict[str, usl.UslFit]
+    pairs: Sequence[tuple[str, str]]
+    connections: float
+    article_ratio: float | None = None
+
+    def ratios(self) -> list[tuple[tuple[str, str], pd.DataFrame, float | None]]:
+        """Per pair fitted on both sides: the predicted ratio over N, and the one the
+        sweep's own rounds measured at the article's concurrency (the same session's
+        runs), if the sweep has that level."""
+        at = self.sweep[self.sweep["connections"] == self.connections]
+        found = []
+        for a, b in self.pairs:
+            if a in self.fits and b in self.fits:
+                span = usl.span(self.fits, self.connections)
+                ratio = usl.predicted_ratio(self.fits[a], self.fits[b], span)
+                here = usl.measured_ratio(at, a, b) if {a, b} <= set(at["target"]) else None
+                found.append(((a, b), ratio, here))
+        return found
+
+
+def fit_sweep(
+    sweep: pd.DataFrame,
+    pairs: Sequence[tuple[str, str]],
+    connections: float,
+    article_ratio: float | None = None,
+) -> UslModels:
     """The USL of every target the sweep measured at enough levels, in sweep order."""
     levels = valid_rows(sweep).groupby("target")["connections"].nunique()
     fitted = [t for t in dict.fromkeys(sweep["target"]) if levels.get(t, 0) >= USL_LEVELS]
-    return {str(target): usl.fit(sweep, str(target)) for target in fitted}
+    fits = {str(target): usl.fit(sweep, str(target)) for target in fitted}
+    return UslModels(sweep, fits, pairs, connections, article_ratio)
 
 
 def no_usl_fit(sweep: pd.DataFrame) -> object:
+    """The sentence shown instead of a fit when no target has enough levels."""
     from IPython.display import Markdown
 
     levels = valid_rows(sweep).groupby("target")["connections"].nunique()
@@ -43,80 +76,52 @@ def no_usl_fit(sweep: pd.DataFrame) -> object:
     )
 
 
-def ratios(
-    sweep: pd.DataFrame,
-    fits: dict[str, usl.UslFit],
-    pairs: Sequence[tuple[str, str]],
-    connections: float,
-) -> list[tuple[tuple[str, str], pd.DataFrame, float | None]]:
-    """Per pair fitted on both sides: the predicted ratio over N, and the one the sweep's
-    own rounds measured at ``connections`` (the same session's runs), if it has that level."""
-    at = sweep[sweep["connections"] == connections]
-    found = []
-    for a, b in pairs:
-        if a in fits and b in fits:
-            ratio = usl.predicted_ratio(fits[a], fits[b], usl.span(fits, connections))
-            here = usl.measured_ratio(at, a, b) if {a, b} <= set(at["target"]) else None
-            found.append(((a, b), ratio, here))
-    return found
-
-
-def usl_section(
-    sweep: pd.DataFrame,
-    fits: dict[str, usl.UslFit],
-    pairs: Sequence[tuple[str, str]],
-    connections: float,
-    article_ratio: float | None = None,
-) -> list[object]:
+def usl_section(models: UslModels) -> list[object]:
     """The fitted curves over the sweep's rounds, a sentence per target (λ, σ, κ and N*
-    with their intervals), the predicted ratio of each pair at ``connections`` beside the
-    measured one and the article's figure, how often the rounds contradict the fits, and
-    what the model assumes."""
+    with their intervals), the predicted ratio of each pair at the article's concurrency
+    beside the measured one and the article's figure, how often the rounds contradict the
+    fits, and what the model assumes."""
     from IPython.display import Markdown
 
-    if not fits:
-        return [no_usl_fit(sweep)]
-    lines = [wording.usl_sentence(fit) for fit in fits.values()]
+    if not models.fits:
+        return [no_usl_fit(models.sweep)]
+    lines = [wording.usl_sentence(fit) for fit in models.fits.values()]
     lines += [
-        wording.ratio_sentence(ratio, connections, pair, here, article_ratio)
-        for pair, ratio, here in ratios(sweep, fits, pairs, connections)
+        wording.ratio_sentence(ratio, models.connections, pair, here, models.article_ratio)
+        for pair, ratio, here in models.ratios()
     ]
-    departures = {t: len(contradictions(fit)) for t, fit in fits.items()}
+    departures = {t: len(contradictions(fit)) for t, fit in models.fits.items()}
     if any(departures.values()):
         counted = ", ".join(f"{t} {n}" for t, n in departures.items() if n)
         lines.append(
             f"Where the rounds contradict the model (departures: {counted}), and how far each "
             "level left out was missed, is listed with the details."
         )
-    return [model_plots.usl_curves(fits), Markdown(bullets(lines + [wording.USL_ASSUMES]))]
+    curves = model_plots.usl_curves(models.fits)
+    return [curves, Markdown(bullets(lines + [wording.USL_ASSUMES]))]
 
 
-def usl_details(
-    sweep: pd.DataFrame,
-    fits: dict[str, usl.UslFit],
-    pairs: Sequence[tuple[str, str]],
-    connections: float,
-    article_ratio: float | None = None,
-) -> list[object]:
+def usl_details(models: UslModels) -> list[object]:
     """The table of λ, σ, κ and N*, each pair's predicted ratio over N with its band, the
     measured and the article's points; then each level held out and each departure from
     the model, in words."""
     from IPython.display import Markdown
 
-    if not fits:
-        return [no_usl_fit(sweep)]
+    if not models.fits:
+        return [no_usl_fit(models.sweep)]
+    at = models.connections
     shown: list[object] = [
         model_plots.ratio_curve(
             ratio,
             pair,
-            article=(connections, article_ratio) if article_ratio else None,
-            measured=(connections, here) if here else None,
+            article=(at, models.article_ratio) if models.article_ratio else None,
+            measured=(at, here) if here else None,
         )
-        for pair, ratio, here in ratios(sweep, fits, pairs, connections)
+        for pair, ratio, here in models.ratios()
     ]
-    lines = [wording.holdout_sentence(fit) for fit in fits.values()]
-    lines += [s for fit in fits.values() for s in wording.contradiction_sentences(fit)]
-    return [tables.styled(wording.usl_table(fits)), *shown, Markdown(bullets(lines))]
+    lines = [wording.holdout_sentence(fit) for fit in models.fits.values()]
+    lines += [s for fit in models.fits.values() for s in wording.contradiction_sentences(fit)]
+    return [tables.styled(wording.usl_table(models.fits)), *shown, Markdown(bullets(lines))]
 
 
 @dataclass
