@@ -22,7 +22,7 @@ def notebook() -> nbformat.NotebookNode:
             tagged(new_markdown_cell("## The `full` table:\n\nEvery row.")),
             tagged(new_code_cell("table")),
             new_markdown_cell("## Conclusion"),
-            tagged(new_markdown_cell("Flame graphs:")),
+            tagged(new_markdown_cell("Flame graphs: one per server,\nand their cost. More.")),
             new_markdown_cell("## Limitations"),
         ]
     )
@@ -42,7 +42,7 @@ def test_each_run_of_tagged_cells_becomes_one_link_and_one_block() -> None:
         "### The `full` table:\n\nEvery row.",  # one level down: under the notebook's h2
         "table",
         '<div class="details-block" id="nb-x-details-1"></div>',
-        "Flame graphs:",
+        "Flame graphs: one per server,\nand their cost. More.",
     ]
     assert all(c.metadata["raw_mimetype"] == "text/html" for c in details.cells[::3])
 

@@ -16,12 +16,13 @@ MARKDOWN_HEADING = re.compile(r"^(#{1,5})(?=\s)", re.M)
 
 
 def block_title(cells: list[nbformat.NotebookNode]) -> str:
-    """What a moved block is, for the line that links to it: its first markdown line
-    (a heading or a sentence introducing a table), without '#' or a closing colon."""
+    """What a moved block is, for the line that links to it: its first markdown paragraph
+    (a heading or a sentence introducing a table) up to its first colon or full stop,
+    without '#'."""
     for cell in cells:
         if cell.cell_type == "markdown" and cell.source.strip():
-            first = cell.source.strip().splitlines()[0]
-            return first.lstrip("#").strip().rstrip(":").strip()
+            paragraph = " ".join(cell.source.strip().split("\n\n")[0].split())
+            return re.split(r":\s|\.\s|:$|\.$", paragraph.lstrip("#").strip())[0].strip()
     return "details"
 
 
