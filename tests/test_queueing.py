@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 
-from benchbook.analyse.models import model_plots, queueing, queueing_fit, wording
+from benchbook.analyse.models import model_plots, queueing, queueing_fit, sections, wording
 
 MU, LAM = 100.0, 80.0  # ρ = 0.8
 
@@ -121,7 +121,7 @@ def test_points_far_above_every_model_follow_none_and_the_table_says_which_misse
     rows = open_loop_rows(queueing.MM1)
     rows.loc[rows["target_rate"] > 100, "lat_p99_ms"] *= 5  # a tail no queue explains
     rows["server"] = "srv"
-    fits = queueing_fit.fit_all(rows, {"srv": 1000.0}, {"srv": 20.0})
+    fits = sections.fit_load(rows, {"srv": 1000.0}, {"srv": 20.0}).fits
     fit = fits["srv"]
     assert math.isnan(fit.row(fit.best())["follows_up_to_rho"])
     assert "follows no model well" in wording.queue_sentence(fit)

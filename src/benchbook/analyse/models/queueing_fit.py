@@ -130,17 +130,3 @@ def measured_slo_rho(fit: QueueFit) -> float:
         return float("nan")
     last = len(ok) if ok.all() else int(np.argmin(ok))
     return float(below["rho"].iloc[last - 1])
-
-
-def fit_all(
-    results: pd.DataFrame,
-    capacities: dict[str, float],
-    slos: dict[str, float] | None = None,
-) -> dict[str, QueueFit]:
-    """Every target of an open-loop sweep; ``capacities`` by server (a closed-loop
-    maximum, as offered_load.closed_loop_maxima gives), ``slos`` by target."""
-    servers = results.drop_duplicates("target").set_index("target")["server"]
-    return {
-        str(target): fit(results, str(target), capacities[server], (slos or {}).get(target))
-        for target, server in servers.items()
-    }

@@ -217,14 +217,6 @@ def fit(
     return UslFit(target, params, free, boot, points, hold_one_level_out(points))
 
 
-def fit_all(
-    results: pd.DataFrame, bootstraps: int = BOOTSTRAPS, seed: int = SEED
-) -> dict[str, UslFit]:
-    """Every target of a sweep, in the order it appears."""
-    targets = dict.fromkeys(results["target"])
-    return {str(t): fit(results, str(t), bootstraps, seed) for t in targets}
-
-
 def predicted_ratio(a: UslFit, b: UslFit, n: Sequence[float], level: float = LEVEL) -> pd.DataFrame:
     """X_a(N) / X_b(N) from the two fits, with a band from their bootstraps (paired by
     draw; the two bootstraps are independent, so any pairing is a valid one)."""
