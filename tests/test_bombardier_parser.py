@@ -18,11 +18,11 @@ from benchbook.measure.tools import TOOLS
 from benchbook.measure.tools.base import LoadPlan, LoadRequest, get_plan
 from benchbook.measure.tools.bombardier import (
     ATTEMPTS,
+    ERRORS,
     Bombardier,
     BombardierError,
     BombardierLoad,
     bombardier_command,
-    error_kind,
     loads,
     parse_bombardier_json,
     single_request,
@@ -166,17 +166,17 @@ def test_timeouts_took_every_attempt_and_leave_no_latency() -> None:
 
 
 def test_error_messages_are_classified_or_refused() -> None:
-    assert error_kind("dial tcp 127.0.0.1:1: connect: connection refused") == "err_connect"
-    assert error_kind("timeout") == "err_timeout"
-    assert error_kind("dialing to the given TCP address timed out") == "err_timeout"
-    assert error_kind("read tcp 127.0.0.1:1->127.0.0.1:2: read: connection reset by peer") == (
+    assert ERRORS.kind("dial tcp 127.0.0.1:1: connect: connection refused") == "err_connect"
+    assert ERRORS.kind("timeout") == "err_timeout"
+    assert ERRORS.kind("dialing to the given TCP address timed out") == "err_timeout"
+    assert ERRORS.kind("read tcp 127.0.0.1:1->127.0.0.1:2: read: connection reset by peer") == (
         "err_read"
     )
-    assert error_kind("write tcp 127.0.0.1:1->127.0.0.1:2: write: broken pipe") == "err_write"
+    assert ERRORS.kind("write tcp 127.0.0.1:1->127.0.0.1:2: write: broken pipe") == "err_write"
     closed = "the server closed connection before returning the first response byte. …"
-    assert error_kind(closed) == "err_read"
+    assert ERRORS.kind(closed) == "err_read"
     with pytest.raises(BombardierError, match="cannot classify"):
-        error_kind("something odd happened")
+        ERRORS.kind("something odd happened")
 
 
 def test_foreign_or_broken_output_is_refused() -> None:

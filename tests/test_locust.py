@@ -17,9 +17,9 @@ from benchbook.measure.servers import build_server, start_server
 from benchbook.measure.tools.base import get_plan, percentile_column
 from benchbook.measure.tools.locust import LocustLoad, run_locust, stats_path
 from benchbook.measure.tools.locust_output import (
+    FAILURES,
     LocustError,
     classify_failures,
-    failure_kind,
     final_stats,
     json_arrays,
     parse_locust_stats,
@@ -119,7 +119,7 @@ def test_final_stats_refuse_to_guess(tmp_path) -> None:
     ],
 )
 def test_failure_kinds(error: str, kind: str) -> None:
-    assert failure_kind(error) == kind
+    assert FAILURES.kind(error) == kind
 
 
 def test_an_unknown_failure_kind_is_named_not_filed_as_a_connect_error(tmp_path) -> None:

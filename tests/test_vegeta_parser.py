@@ -14,9 +14,9 @@ import pytest
 from conftest import SAMPLES
 
 from benchbook.measure.tools.vegeta_output import (
+    ERRORS,
     VegetaError,
     error_counts_from_records,
-    error_kind,
     parse_vegeta_csv,
     parse_vegeta_report,
     percentiles_from_records,
@@ -131,12 +131,12 @@ def test_status_0_of_several_kinds_is_not_split_by_guessing() -> None:
 
 def test_unknown_errors_and_foreign_output_are_refused() -> None:
     with pytest.raises(VegetaError, match="cannot classify"):
-        error_kind("something odd happened")
-    assert error_kind("read tcp 127.0.0.1:1->127.0.0.1:2: read: connection reset by peer") == (
+        ERRORS.kind("something odd happened")
+    assert ERRORS.kind("read tcp 127.0.0.1:1->127.0.0.1:2: read: connection reset by peer") == (
         "err_read"
     )
     # The cause decides, not the URL before it.
-    assert error_kind('Get "http://127.0.0.1:1/timeout": EOF') == "err_read"
+    assert ERRORS.kind('Get "http://127.0.0.1:1/timeout": EOF') == "err_read"
     with pytest.raises(VegetaError, match="report -type json"):
         parse_vegeta_report((VEGETA / "refused.txt").read_text())
     with pytest.raises(VegetaError, match="no request"):

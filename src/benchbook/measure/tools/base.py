@@ -7,9 +7,10 @@ first — to a server, leaving its raw output on disk before parsing it into the
 measurement columns (see the LoadTool protocol below; tools/__init__.py finds the tools).
 """
 
+import re
 import subprocess
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager, ExitStack, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,6 +54,41 @@ class Finished:
 
 class LoadToolError(RuntimeError):
     """A load tool failed or hung; the message says what happened and where its output is."""
+
+
+@dataclass(frozen=True)
+class ErrorKinds:
+    """How a tool words a request that failed, mapped to the column it counts in
+    (``err_connect``, ``err_timeout``, …): ``markers`` is column → texts, and the first
+    column one of whose texts the message contains wins (a dial that timed out is a
+    timeout). ``ignore`` matches what comes before the cause and is not read (a URL
+    must not match). A message no marker names is ``error``, naming ``table`` (where
+    to add it), not a guess."""
+
+    tool: str
+    markers: Mapping[str, tuple[str, ...]]
+    table: str  # e.g. "ERRORS in measure/tools/bombardier.py"
+    error: type[LoadToolError] = LoadToolError
+    ignore: re.Pattern[str] | None = None
+    called: str = "an error"  # what the tool calls it: "a failure" in Locust
+
+    def kind(self, message: str) -> str:
+        """The column ``message`` counts in."""
+        cause = self.ignore.sub("", message, count=1) if self.ignore else message
+        for kind, markers in self.markers.items():
+            if any(marker in cause for marker in markers):
+                return kind
+        raise self.error(
+            f"{self.tool} reported {self.called} benchbook cannot classify: {message!r}. "
+            f"Add what it means to {self.table}"
+        )
+
+    def count(self, messages: Iterable[tuple[str, int]]) -> dict[str, int]:
+        """(message, occurrences) pairs summed by column, every column present."""
+        counts = dict.fromkeys(self.markers, 0)
+        for message, occurrences in messages:
+            counts[self.kind(message)] += occurrences
+        return counts
 
 
 def require_exit(

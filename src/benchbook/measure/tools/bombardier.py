@@ -25,7 +25,7 @@ replies were, and also when its template fails (the JSON is then broken, and ref
 
 import json
 import subprocess
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,6 +36,7 @@ from benchbook.measure.params import as_list, parse_duration, require_int
 from benchbook.measure.tools import Calibration, ToolEntry
 from benchbook.measure.tools.base import (
     CORE_PERCENTILES,
+    ErrorKinds,
     LoadPlan,
     LoadRequest,
     LoadToolError,
@@ -70,27 +71,6 @@ RESULT_KEYS = ("bytesRead", "timeTakenSeconds", "req1xx", "req2xx", "req3xx", "r
                "req5xx", "others")  # fmt: skip
 LATENCY_COLUMNS = ["lat_mean_ms", "lat_stdev_ms", *map(percentile_column, CORE_PERCENTILES),
                    "lat_max_ms"]  # fmt: skip
-# What fasthttp and Go's net say when a request got no response, by kind: the first
-# kind whose marker the message contains wins (a dial that timed out is a timeout).
-ERROR_KINDS = {
-    "err_timeout": ("timeout", "timed out"),
-    "err_connect": (
-        "connection refused",
-        "dial tcp",
-        "connect:",
-        "no such host",
-        "no free connections",
-    ),
-    "err_write": ("broken pipe", "write tcp", "write:"),
-    "err_read": (
-        "connection reset",
-        "EOF",
-        "server closed connection",
-        "read tcp",
-        "read:",
-        "error when reading response",
-    ),
-}
 METHODS = ("GET", "POST", "PUT", "DELETE", "HEAD", "OPTIONS", "PATCH")  # what it accepts
 MIN_DURATION_S = 1.0  # bombardier refuses a shorter -d
 ATTEMPTS = 5  # fasthttp's DefaultMaxIdemponentCallAttempts: tries of one GET, HEAD or PUT
@@ -102,6 +82,33 @@ MODULE = "github.com/codesenberg/bombardier"
 
 class BombardierError(LoadToolError, ValueError):
     """bombardier failed, or wrote something that is not its report."""
+
+
+# What fasthttp and Go's net say when a request got no response, by kind.
+ERRORS = ErrorKinds(
+    tool="bombardier",
+    markers={
+        "err_timeout": ("timeout", "timed out"),
+        "err_connect": (
+            "connection refused",
+            "dial tcp",
+            "connect:",
+            "no such host",
+            "no free connections",
+        ),
+        "err_write": ("broken pipe", "write tcp", "write:"),
+        "err_read": (
+            "connection reset",
+            "EOF",
+            "server closed connection",
+            "read tcp",
+            "read:",
+            "error when reading response",
+        ),
+    },
+    table="ERRORS in measure/tools/bombardier.py",
+    error=BombardierError,
+)
 
 
 def bombardier_path() -> Path:
@@ -119,18 +126,6 @@ def bombardier_version() -> str:
     if done.returncode != 0 or not found:
         raise BombardierError(f"`go version -m {path}` names no {MODULE}: {done.stderr.strip()}")
     return f"bombardier {found[0]} ({lines[0][-1]})"
-
-
-def error_kind(message: str) -> str:
-    """The column a request without response counts in; an unknown message is an
-    error, not a guess."""
-    for kind, markers in ERROR_KINDS.items():
-        if any(marker in message for marker in markers):
-            return kind
-    raise BombardierError(
-        f"bombardier reported an error benchbook cannot classify: {message!r}. Add what it "
-        "means to ERROR_KINDS in measure/tools/bombardier.py"
-    )
 
 
 def parse_bombardier_json(text: str) -> dict[str, Any]:
@@ -151,7 +146,9 @@ def parse_bombardier_json(text: str) -> dict[str, Any]:
     duration_s = float(result["timeTakenSeconds"])
     if duration_s <= 0:
         raise BombardierError(f"bombardier's report spans no time ({duration_s} s)")
-    errors = _error_columns(result.get("errors") or [])
+    errors = ERRORS.count(
+        (str(error["description"]), int(error["count"])) for error in result.get("errors") or []
+    )
     no_response = sum(errors.values())
     if no_response > result["others"]:
         raise BombardierError(
@@ -184,13 +181,6 @@ def _result(text: str) -> dict[str, Any]:
     if missing:
         raise BombardierError(f"bombardier's result lacks {missing}; use its JSON report")
     return result
-
-
-def _error_columns(errors: Iterable[Mapping[str, Any]]) -> dict[str, int]:
-    counts = dict.fromkeys(ERROR_KINDS, 0)
-    for error in errors:
-        counts[error_kind(str(error["description"]))] += int(error["count"])
-    return counts
 
 
 def _latency_columns(latency: Mapping[str, Any] | None, responded: bool) -> dict[str, Any]:

@@ -16,7 +16,12 @@ from pathlib import Path
 import pandas as pd
 
 from benchbook.measure.layout import REPO_ROOT
-from benchbook.measure.tools.base import CORE_PERCENTILES, LoadToolError, percentile_column
+from benchbook.measure.tools.base import (
+    CORE_PERCENTILES,
+    ErrorKinds,
+    LoadToolError,
+    percentile_column,
+)
 
 # The percentiles Locust prints (and articles quote): 50 % … 100 %.
 LOCUST_PERCENTILES = (0.5, 0.66, 0.75, 0.8, 0.9, 0.95, 0.98, 0.99, 0.999, 0.9999, 1.0)
@@ -183,37 +188,30 @@ def parse_locust_stats(entries: list[dict]) -> dict[str, float | int | None]:
 
 
 # What Locust's failures say, by kind (HttpUser's requests and FastHttpUser's
-# geventhttpclient word them differently): the first kind whose text matches wins.
-FAILURE_KINDS = {
-    "non_2xx": ("BadStatus:", "HTTPError(", "BadStatusCode(", "status code"),
-    "err_timeout": ("Timeout", "timed out", "timeout("),
-    "err_connect": ("ConnectionRefused", "Connection refused", "NewConnectionError"),
-    "err_read": (
-        "RemoteDisconnected", "ConnectionResetError", "Connection reset", "Connection aborted",
-        "IncompleteRead", "ChunkedEncodingError", "HTTPParseError", "BrokenPipe",
-    ),
-}  # fmt: skip
-
-
-def failure_kind(error: str) -> str:
-    """The column a Locust failure counts in; an unknown kind is an error, not a guess."""
-    for kind, markers in FAILURE_KINDS.items():
-        if any(marker in error for marker in markers):
-            return kind
-    raise LocustError(
-        f"Locust reported a failure benchbook cannot classify: {error!r}. Add what it "
-        "means to FAILURE_KINDS in measure/tools/locust.py"
-    )
+# geventhttpclient word them differently).
+FAILURES = ErrorKinds(
+    tool="Locust",
+    markers={
+        "non_2xx": ("BadStatus:", "HTTPError(", "BadStatusCode(", "status code"),
+        "err_timeout": ("Timeout", "timed out", "timeout("),
+        "err_connect": ("ConnectionRefused", "Connection refused", "NewConnectionError"),
+        "err_read": (
+            "RemoteDisconnected", "ConnectionResetError", "Connection reset", "Connection aborted",
+            "IncompleteRead", "ChunkedEncodingError", "HTTPParseError", "BrokenPipe",
+        ),
+    },
+    table="FAILURES in measure/tools/locust_output.py",
+    error=LocustError,
+    called="a failure",
+)  # fmt: skip
 
 
 def classify_failures(failures_csv: Path, total: int) -> dict[str, int]:
-    """``total`` failures (from the JSON statistics) split by kind (FAILURE_KINDS).
+    """``total`` failures (from the JSON statistics) split by kind (FAILURES).
     ``<prefix>_failures.csv`` gives the kinds but, written at exit like ``_stats.csv``,
     misses some occurrences, so its shares are scaled to ``total``."""
-    kinds = dict.fromkeys(FAILURE_KINDS, 0)
     with open(failures_csv, newline="") as f:
-        for row in csv.DictReader(f):
-            kinds[failure_kind(row["Error"])] += int(row["Occurrences"])
+        kinds = FAILURES.count((row["Error"], int(row["Occurrences"])) for row in csv.DictReader(f))
     seen = sum(kinds.values())
     if total and not seen:
         raise LocustError(f"{total} failures, but none listed in {failures_csv}")

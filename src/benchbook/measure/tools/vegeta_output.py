@@ -24,7 +24,7 @@ from typing import Any
 
 import pandas as pd
 
-from benchbook.measure.tools.base import LoadToolError, percentile_column
+from benchbook.measure.tools.base import ErrorKinds, LoadToolError, percentile_column
 
 REQUIRED = ("latencies", "bytes_in", "duration", "wait", "requests", "rate", "throughput",
             "success", "status_codes", "errors")  # fmt: skip
@@ -32,33 +32,27 @@ REQUIRED = ("latencies", "bytes_in", "duration", "wait", "requests", "rate", "th
 CSV_COLUMNS = ["timestamp_ns", "code", "latency_ns", "bytes_out", "bytes_in", "error",
                "body_b64", "attack", "seq", "method", "url", "headers_b64"]  # fmt: skip
 CSV_NUMBERS = ["timestamp_ns", "code", "latency_ns", "bytes_out", "bytes_in", "seq"]
-# What Go's net/http says when a request got no response, by kind: the first kind
-# whose marker the message contains wins (a dial that timed out is a timeout).
-ERROR_KINDS = {
-    "err_timeout": ("Client.Timeout", "deadline exceeded", "i/o timeout", "timeout"),
-    "err_connect": ("connection refused", "dial tcp", "no such host", "connect:"),
-    "err_write": ("broken pipe", "write:"),
-    "err_read": ("EOF", "connection reset", "read:", "server closed"),
-}
-REQUEST_PREFIX = re.compile(r'^[A-Za-z]+ "[^"]*": ')  # net/http's url.Error: Get "<url>": cause
 
 
 class VegetaError(LoadToolError, ValueError):
     """vegeta output that is not what vegeta writes, or that measured nothing."""
 
 
-def error_kind(message: str) -> str:
-    """The column a request without response counts in, by the cause net/http gives
-    after the request (``Get "<url>": <cause>``, so a URL cannot match); an unknown
-    cause is an error, not a guess."""
-    cause = REQUEST_PREFIX.sub("", message, count=1)
-    for kind, markers in ERROR_KINDS.items():
-        if any(marker in cause for marker in markers):
-            return kind
-    raise VegetaError(
-        f"vegeta reported an error benchbook cannot classify: {message!r}. Add what it "
-        "means to ERROR_KINDS in measure/tools/vegeta.py"
-    )
+# What Go's net/http says when a request got no response, by kind.
+ERRORS = ErrorKinds(
+    tool="vegeta",
+    markers={
+        "err_timeout": ("Client.Timeout", "deadline exceeded", "i/o timeout", "timeout"),
+        "err_connect": ("connection refused", "dial tcp", "no such host", "connect:"),
+        "err_write": ("broken pipe", "write:"),
+        "err_read": ("EOF", "connection reset", "read:", "server closed"),
+    },
+    table="ERRORS in measure/tools/vegeta_output.py",
+    error=VegetaError,
+    # net/http's url.Error puts the request before the cause (Get "<url>": cause): a URL
+    # must not match.
+    ignore=re.compile(r'^[A-Za-z]+ "[^"]*": '),
+)
 
 
 def parse_vegeta_report(text: str) -> dict[str, Any]:
@@ -135,12 +129,12 @@ def _latency_columns(latencies: dict[str, int], responded: bool) -> dict[str, fl
 
 
 def _split_no_response(no_response: int, errors: Iterable[str]) -> dict[str, int]:
-    counts = dict.fromkeys(ERROR_KINDS, 0)
+    counts = dict.fromkeys(ERRORS.markers, 0)
     if not no_response:
         return counts
     # A status error's message is the HTTP status ("404 Not Found"); the rest are
     # the errors of requests that got no response.
-    kinds = {error_kind(e) for e in errors if not _is_status_text(e)}
+    kinds = {ERRORS.kind(e) for e in errors if not _is_status_text(e)}
     if len(kinds) != 1:
         raise VegetaError(
             f"{no_response} requests got no response, and vegeta's errors name "
@@ -207,11 +201,10 @@ def percentiles_from_records(
 
 
 def error_counts_from_records(frame: pd.DataFrame) -> dict[str, int]:
-    """Requests without response (status 0) counted by kind (ERROR_KINDS), and
-    responses of status 400 and above as ``non_2xx``, from ``parse_vegeta_csv``'s frame."""
-    counts = dict.fromkeys(ERROR_KINDS, 0)
-    for message, n in frame.loc[frame["code"] == 0, "error"].value_counts().items():
-        counts[error_kind(str(message))] += int(n)
+    """Requests without response (status 0) counted by kind (ERRORS), and responses of
+    status 400 and above as ``non_2xx``, from ``parse_vegeta_csv``'s frame."""
+    messages = frame.loc[frame["code"] == 0, "error"].value_counts().items()
+    counts = ERRORS.count((str(message), int(n)) for message, n in messages)
     return counts | {"non_2xx": int((frame["code"] >= 400).sum())}
 
 
