@@ -261,7 +261,9 @@ def test_loads_are_checked_with_clear_messages() -> None:
 
 def test_the_plug_in_table_finds_bombardier() -> None:
     entry = TOOLS["bombardier"]
-    assert entry.make is loads and entry.version().startswith("bombardier v1.2.6")
+    assert entry.make is loads and entry.version().startswith(
+        "github.com/codesenberg/bombardier v1.2.6 (go"
+    )
     assert entry.calibration.server == "go-hello"
     (full_speed,) = entry.calibration.loads("5s", **entry.calibration.defaults)
     assert full_speed.load.connections == 50 and full_speed.load.duration_s == 5

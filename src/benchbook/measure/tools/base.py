@@ -32,15 +32,19 @@ CORE_PERCENTILES = (0.5, 0.75, 0.9, 0.99, 0.999)
 
 
 def go_binary_version(binary: Path) -> str:
-    """The module version a Go-built tool was built from (``go version -m``): tools built
-    with ``go install`` from a pinned go.mod print no version of their own."""
+    """The module version a Go-built tool was built from and the Go that built it, as
+    ``go version -m`` reads them from the binary ("github.com/tsenart/vegeta/v12 v12.12.0
+    (go1.26.8)"): tools built with ``go install`` from a pinned go.mod print no version
+    of their own (bombardier says "unspecified")."""
     done = subprocess.run(["go", "version", "-m", str(binary)], capture_output=True, text=True,
                           timeout=30)  # fmt: skip
-    for line in done.stdout.splitlines():
-        fields = line.split()
-        if fields[:1] == ["mod"] and len(fields) >= 3:
-            return f"{fields[1]} {fields[2]}"
-    raise LoadToolError(f"go version -m {binary}: no module line in {done.stdout!r}")
+    lines = [line.split() for line in done.stdout.splitlines()]
+    found = [f"{fields[1]} {fields[2]}" for fields in lines
+             if fields[:1] == ["mod"] and len(fields) >= 3]  # fmt: skip
+    if done.returncode != 0 or not found:
+        said = (done.stderr or done.stdout).strip()
+        raise LoadToolError(f"`go version -m {binary}` names no module: {said!r}")
+    return f"{found[0]} ({lines[0][-1]})"
 
 
 @dataclass(frozen=True)

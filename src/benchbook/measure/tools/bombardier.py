@@ -24,7 +24,6 @@ replies were, and also when its template fails (the JSON is then broken, and ref
 """
 
 import json
-import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +41,7 @@ from benchbook.measure.tools.base import (
     LoadToolError,
     ToolDefaults,
     ToolRun,
+    go_binary_version,
     percentile_column,
     require_exit,
     run_to_files,
@@ -77,7 +77,6 @@ ATTEMPTS = 5  # fasthttp's DefaultMaxIdemponentCallAttempts: tries of one GET, H
 # bombardier stops after -d and waits for the replies in flight; past this much more
 # (plus every attempt's --timeout), it is hung.
 DEADLINE_GRACE_S = 15.0
-MODULE = "github.com/codesenberg/bombardier"
 
 
 class BombardierError(LoadToolError, ValueError):
@@ -116,16 +115,7 @@ def bombardier_path() -> Path:
 
 
 def bombardier_version() -> str:
-    """The module version Go recorded in the binary (``bombardier --version`` says
-    "unspecified": upstream sets it only in its release builds)."""
-    path = bombardier_path()
-    done = subprocess.run(["go", "version", "-m", str(path)], capture_output=True, text=True,
-                          timeout=30)  # fmt: skip
-    lines = [line.split() for line in done.stdout.splitlines()]
-    found = [parts[2] for parts in lines if parts[:2] == ["mod", MODULE] and len(parts) > 2]
-    if done.returncode != 0 or not found:
-        raise BombardierError(f"`go version -m {path}` names no {MODULE}: {done.stderr.strip()}")
-    return f"bombardier {found[0]} ({lines[0][-1]})"
+    return go_binary_version(bombardier_path())
 
 
 def parse_bombardier_json(text: str) -> dict[str, Any]:
