@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from benchbook.measure.layout import REPO_ROOT
-from benchbook.measure.tools import TOOLS, tool
+from benchbook.measure.tools import TOOLS, capabilities, spreading_tools, tool
 
 PACKAGE = REPO_ROOT / "src" / "benchbook"
 TOOLS_DIR = PACKAGE / "measure" / "tools"
@@ -74,3 +74,32 @@ def test_an_unknown_tool_or_setting_names_the_valid_ones() -> None:
         10,
         100,
     ]
+
+
+# The fewest settings that make one load of each tool (a new tool must add its own).
+MINIMAL_SETTINGS = {
+    "bombardier": {"connections": 1, "duration": "1s"},
+    "ghz": {"concurrency": 1, "calls": 1},
+    "go-bench": {"backends": {"go": {"http": "go-governance-http"}}, "bench": "Ops"},
+    "locust": {"users": 1, "spawn_rate": 1, "wait": "0-0ms", "duration": "1s"},
+    "vegeta": {"rate": 1, "duration": "1s"},
+    "wrk": {"connections": 1, "duration": "1s"},
+}
+
+
+def test_every_tool_has_minimal_settings_below() -> None:
+    assert set(MINIMAL_SETTINGS) == set(TOOLS)
+
+
+@pytest.mark.parametrize("name", sorted(MINIMAL_SETTINGS))
+def test_declared_capabilities_are_what_the_loads_implement(name: str) -> None:
+    """Callers trust the ToolEntry's capabilities instead of probing the load: here,
+    and only here, the load is probed, so a declaration cannot drift from the code."""
+    (load,) = tool(name, **MINIMAL_SETTINGS[name])
+    declared = capabilities(load)
+    assert declared == TOOLS[name].capabilities
+    for method in ("run_spread", "spread_problem"):
+        assert hasattr(load, method) == declared.spreads_over_hosts, method
+    for member in ("servers", "measure_together"):
+        assert hasattr(load, member) == declared.measures_together, member
+    assert (name in spreading_tools()) == declared.spreads_over_hosts

@@ -27,10 +27,22 @@ class Calibration:
 
 
 @dataclass(frozen=True)
+class Capabilities:
+    """What a tool's loads can do beyond LoadTool, declared so that callers ask the
+    table, not the load object. ``spreads_over_hosts``: its loads are SpreadLoads (a
+    load over several load hosts at once); ``measures_together``: its loads are
+    MultiServerLoads (one client binary measuring several servers at once)."""
+
+    spreads_over_hosts: bool = False
+    measures_together: bool = False
+
+
+@dataclass(frozen=True)
 class ToolEntry:
     name: str  # as rows name it (the ``tool`` column)
     make: Callable[..., list[LoadTool]]  # keyword settings → one load each (lists sweep)
     version: Callable[[], str]  # recorded in every run's manifest that used the tool
+    capabilities: Capabilities  # what its loads do beyond LoadTool
     calibration: Calibration | None = None  # None: its rows have no headroom, said why
     about: str = ""  # one line for error messages and the README
 
@@ -55,6 +67,17 @@ def entry(name: str) -> ToolEntry:
     if name not in TOOLS:
         raise ValueError(f"no load tool {name!r}; valid choices: {', '.join(TOOLS)}")
     return TOOLS[name]
+
+
+def capabilities(load: LoadTool) -> Capabilities:
+    """What ``load``'s tool declares it can do: after checking one, ``cast`` the load to
+    its protocol (base.SpreadLoad, base.MultiServerLoad)."""
+    return entry(load.name).capabilities
+
+
+def spreading_tools() -> list[str]:
+    """The tools whose loads spread over several load hosts, by name."""
+    return [name for name, found in TOOLS.items() if found.capabilities.spreads_over_hosts]
 
 
 def tool(name: str, **settings: object) -> list[LoadTool]:

@@ -14,10 +14,17 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager, ExitStack, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from benchbook.measure.processes import DeadlineExceeded, ManagedProcess
 from benchbook.measure.sampling import CpuTimeline, TreeSampler
+
+if TYPE_CHECKING:  # named in the protocols' signatures only (instances imports this)
+    from benchbook.measure.hosts.exposure import LoadHost
+    from benchbook.measure.instances import Instance
+    from benchbook.measure.pinning import Pinning
+    from benchbook.measure.registry import Target
+    from benchbook.measure.run_store import Run
 
 
 def percentile_column(share: float) -> str:
@@ -278,10 +285,9 @@ class ToolDefaults:
 
 
 class LoadTool(Protocol):
-    """A load tool (see the module's docstring). One that can spread a load over several
-    load hosts (hosts.placement) also has ``run_spread(hosts, plan, raw_prefix, cpus,
-    duration_s)``, and ``spread_problem(load_hosts) -> str`` when some of its loads
-    cannot be spread (vegeta and Locust)."""
+    """A load tool (see the module's docstring). What some tools can do beyond it is
+    declared in their ToolEntry's capabilities and typed by SpreadLoad and
+    MultiServerLoad below."""
 
     name: str
     load: Any  # the validated load, a dataclass (stored in the run's manifest)
@@ -309,3 +315,33 @@ class LoadTool(Protocol):
         cpus: tuple[int, ...] | None,
         duration_s: float | None = None,
     ) -> ToolRun: ...
+
+
+class SpreadLoad(LoadTool, Protocol):
+    """A load that can be spread over several load hosts (hosts.placement) at once:
+    declared by ``Capabilities.spreads_over_hosts``."""
+
+    def spread_problem(self, load_hosts: int) -> str: ...  # why it cannot spread ('' if it can)
+
+    def run_spread(
+        self,
+        hosts: "Sequence[LoadHost]",
+        plan: LoadPlan,
+        raw_prefix: Path,
+        cpus: Sequence[int] | None,
+        duration_s: float | None = None,
+    ) -> ToolRun: ...
+
+
+class MultiServerLoad(Protocol):
+    """One client binary measuring several servers at once, giving its own rows (not a
+    LoadTool's run): declared by ``Capabilities.measures_together``."""
+
+    name: str
+
+    @property
+    def servers(self) -> Mapping[str, str]: ...  # what it calls each server → server name
+
+    def measure_together(
+        self, run: "Run", instances: "Mapping[Target, Instance]", rep: int, pinning: "Pinning"
+    ) -> list[dict[str, object]]: ...  # one run of the binary: its tidy rows

@@ -32,7 +32,7 @@ from typing import Any
 from benchbook.measure.hosts.addresses import require_allowed
 from benchbook.measure.layout import built_tool
 from benchbook.measure.params import as_list, parse_duration, require_int
-from benchbook.measure.tools import Calibration, ToolEntry
+from benchbook.measure.tools import Calibration, Capabilities, ToolEntry
 from benchbook.measure.tools.base import (
     CORE_PERCENTILES,
     ErrorKinds,
@@ -334,6 +334,7 @@ TOOL = ToolEntry(
     name="bombardier",
     make=loads,
     version=bombardier_version,
+    capabilities=Capabilities(),
     calibration=Calibration(
         server="go-hello", loads=calibration_loads, defaults={"connections": 50}
     ),

@@ -25,7 +25,7 @@ from typing import Any
 from benchbook.measure.hosts.addresses import require_allowed
 from benchbook.measure.layout import REPO_ROOT, built_tool
 from benchbook.measure.params import counts, parse_duration, require_int
-from benchbook.measure.tools import Calibration, ToolEntry
+from benchbook.measure.tools import Calibration, Capabilities, ToolEntry
 from benchbook.measure.tools.base import (
     CORE_PERCENTILES,
     LoadPlan,
@@ -293,6 +293,7 @@ TOOL = ToolEntry(
     name="ghz",
     make=loads,
     version=ghz_version,
+    capabilities=Capabilities(),
     calibration=Calibration(
         "go-governance-grpc",
         calibration_loads,

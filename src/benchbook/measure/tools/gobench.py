@@ -24,7 +24,7 @@ from benchbook.measure.layout import BUILD_BIN, GO_MODULE, built_tool, repo_rela
 from benchbook.measure.pinning import Pinning
 from benchbook.measure.registry import Target
 from benchbook.measure.run_store import Run
-from benchbook.measure.tools import ToolEntry
+from benchbook.measure.tools import Capabilities, ToolEntry
 from benchbook.measure.tools.base import Finished, LoadToolError, run_to_files
 
 # Benchmark<name>, then the iteration count, then value-unit pairs (benchfmt).
@@ -385,5 +385,6 @@ TOOL = ToolEntry(
     name=TOOL_NAME,
     make=loads,
     version=go_version,
+    capabilities=Capabilities(measures_together=True),
     about="Go's own benchmarks: a compiled client timing calls one by one",
 )

@@ -19,7 +19,7 @@ from benchbook.measure.params import as_list, counts, parse_duration, require_ch
 from benchbook.measure.pinning import load_cores
 from benchbook.measure.sampling import cpu_seconds_between
 from benchbook.measure.servers import free_port
-from benchbook.measure.tools import Calibration, ToolEntry
+from benchbook.measure.tools import Calibration, Capabilities, ToolEntry
 from benchbook.measure.tools.base import (
     Finished,
     Job,
@@ -388,6 +388,7 @@ TOOL = ToolEntry(
     name="locust",
     make=loads,
     version=locust_version,
+    capabilities=Capabilities(spreads_over_hosts=True),
     calibration=Calibration(
         "go-hello",
         calibration_loads,

@@ -20,7 +20,7 @@ from benchbook.measure.hosts.addresses import require_allowed
 from benchbook.measure.hosts.exposure import LoadHost
 from benchbook.measure.layout import built_tool
 from benchbook.measure.params import parse_duration, require_int
-from benchbook.measure.tools import Calibration, ToolEntry
+from benchbook.measure.tools import Calibration, Capabilities, ToolEntry
 from benchbook.measure.tools.base import (
     Job,
     LoadPlan,
@@ -163,6 +163,10 @@ class Vegeta(ToolDefaults):
         here = LoadHost(host, "127.0.0.1", nullcontext)
         return self.run_spread((here,), plan, raw_prefix, cpus, duration_s)
 
+    def spread_problem(self, load_hosts: int) -> str:
+        """Every vegeta load spreads: one attack per host at an equal share of the rate."""
+        return ""
+
     def run_spread(
         self,
         hosts: Sequence[LoadHost],
@@ -264,6 +268,7 @@ TOOL = ToolEntry(
     name="vegeta",
     make=loads,
     version=vegeta_version,
+    capabilities=Capabilities(spreads_over_hosts=True),
     calibration=Calibration(
         "go-hello", calibration_loads, {"rate": 60_000, "max_connections": 100}
     ),

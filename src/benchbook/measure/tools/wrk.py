@@ -15,7 +15,7 @@ from pathlib import Path
 
 from benchbook.measure.hosts.addresses import require_allowed
 from benchbook.measure.params import counts, parse_duration, require_int
-from benchbook.measure.tools import Calibration, ToolEntry
+from benchbook.measure.tools import Calibration, Capabilities, ToolEntry
 from benchbook.measure.tools.base import (
     CORE_PERCENTILES,
     Finished,
@@ -345,6 +345,7 @@ TOOL = ToolEntry(
     name="wrk",
     make=loads,
     version=wrk_version,
+    capabilities=Capabilities(),
     calibration=Calibration("go-hello", calibration_loads, {"connections": 50}),
     about="closed loop, C with Lua scripts (Debian's wrk 4.1)",
 )
