@@ -22,9 +22,10 @@ from conftest import descendants
 
 from benchbook.measure import provenance
 from benchbook.measure.calibration import CALIBRATION_EXPERIMENT, latest_ceilings
+from benchbook.measure.experiment_plan import Config, ExperimentPlan
 from benchbook.measure.flags import NEAR_CEILING_HEADROOM
 from benchbook.measure.instances import start_instance
-from benchbook.measure.measured_run import Config, measure_run
+from benchbook.measure.measured_run import measure_run
 from benchbook.measure.pinning import Pinning
 from benchbook.measure.registry import Registry, Target
 from benchbook.measure.run_store import Run
@@ -79,14 +80,15 @@ def measured_row(runs_dir: Path, tmp_path: Path) -> dict[str, object]:
     spec = registry.get("go-hello")
     build_server(spec)
     target = Target("go-hello")
-    run = Run.create("headroom_test", params={})
+    config = Config(target, WRK)
+    plan = ExperimentPlan("headroom_test", registry, (config,), {}, warmup_s=0, repetitions=1,
+                          pinning=Pinning(None, None), ceilings=latest_ceilings())  # fmt: skip
+    run = Run.create(plan.experiment, params={})
     with ExitStack() as stack:
         instance = start_instance(
             stack, registry, spec, target, spec.resolve_params({}), tmp_path / "logs", None
         )
-        row = measure_run(
-            run, instance, Config(target, WRK), 1, Pinning(None, None), latest_ceilings()
-        )
+        row = measure_run(run, plan, instance, config, 1)
     assert descendants() == []
     assert row["tool_setting"] == WRK.setting and float(row["rps"]) > FAR_BELOW
     return row

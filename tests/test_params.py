@@ -27,13 +27,16 @@ GOOD = dict(
         ({"connections": "many"}, r"connections: 'many' is not a whole number"),
         ({"threads": 20}, r"threads: 20 is more than connections \(10\)"),
         ({"repetitions": 0}, r"repetitions: 0 is below the minimum of 1"),
-        ({"servers": ["go-iodelay", "nginx"]}, r"server: unknown 'nginx'; valid choices: go-"),
+        ({"servers": ["go-iodelay", "nginx"]}, r"servers: unknown 'nginx'; valid choices: go-"),
         (
             {"variants": {"python-iodelay": ["gevent"]}},
-            r"variant of python-iodelay: unknown 'gevent'; valid choices: asyncio\+h11, uvloop",
+            r"variants: unknown 'gevent' for python-iodelay; valid choices: asyncio\+h11, uvloop",
         ),
         ({"server_params": {"delay": 1}}, r"server_params: 'delay' .* valid choices: delay_ms"),
-        ({"server_params": {"workers": 0}}, r"python-iodelay.workers: 0 is below the minimum"),
+        (
+            {"server_params": {"workers": 0}},
+            r"workers: 0 is below the minimum of 1 for python-iodelay",
+        ),
     ],
 )
 def test_bad_parameter_is_refused_before_anything_starts(override, message, runs_dir) -> None:
@@ -50,3 +53,56 @@ def test_bad_parameter_is_refused_before_anything_starts(override, message, runs
 )
 def test_durations(text, seconds) -> None:
     assert parse_duration("duration", text) == seconds
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        (
+            {"server_params": {"workers": 0}, "names": {"workers": "python_workers"}},
+            r"python_workers: 0 is below the minimum of 1 for python-iodelay \(given as workers\)",
+        ),
+        (
+            {"variants": {"python-iodelay": ["gevent"]}, "names": {"variants": "python_variants"}},
+            r"python_variants: unknown 'gevent' for python-iodelay; valid choices: asyncio",
+        ),
+        (
+            {
+                "servers": ["go-fanout"],
+                "variants": None,
+                "paths": {"go-fanout": ["/sc/9", "/sc/12345"]},
+                "names": {"paths": "ids"},
+            },
+            r"ids: '/sc/12345' asks go-fanout for id '12345', which it does not have; "
+            r"its ids are 1 to 10 \(given as paths\)",
+        ),
+        (
+            {"servers": ["go-fanout"], "variants": None, "paths": {"go-fanout": ["/nope/9"]}},
+            r"paths: '/nope/9' is not a path go-fanout serves; its paths: /sc/\{id\}, /cc/\{id\}",
+        ),
+    ],
+)
+def test_a_refusal_names_the_notebooks_parameter(override, message, runs_dir) -> None:
+    """A notebook that passes its parameter under the harness's name for it (``names``)
+    sees the refusal under its own name, before any server is built or started."""
+    given = {k: v for k, v in (GOOD | override).items() if k not in ("connections", "threads",
+                                                                         "duration")}  # fmt: skip
+    with pytest.raises(ValueError, match=message):
+        measure.run("params_test", tools=measure.tool("wrk", connections=10, duration="1s"),
+                    **given)  # fmt: skip
+    assert descendants() == []
+    assert not runs_dir.exists(), "a run folder was created for a refused experiment"
+
+
+def test_a_tool_setting_is_refused_under_the_notebooks_name() -> None:
+    with pytest.raises(ValueError, match=r"locust_processes: 0 is below the minimum of 1 "
+                       r"\(given as processes\)"):  # fmt: skip
+        measure.tool(
+            "locust",
+            users=10,
+            spawn_rate=10,
+            wait="10-20ms",
+            duration="1s",
+            processes=0,
+            names={"processes": "locust_processes"},
+        )

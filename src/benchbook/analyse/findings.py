@@ -25,7 +25,7 @@ from benchbook.analyse.session_wording import across, brief
 from benchbook.analyse.stats import Comparison
 from benchbook.analyse.tables import valid_rows
 from benchbook.analyse.verdicts import NO_ARTICLE, reproduction, tool_limited
-from benchbook.measure.orchestration import AA_COPY
+from benchbook.measure.planning import AA_COPY
 
 
 @dataclass

@@ -24,7 +24,7 @@ from benchbook.analyse.stats import (
     min_detectable_pairs,
     resolvable_ratio,
 )
-from benchbook.measure.orchestration import AA_COPY
+from benchbook.measure.planning import AA_COPY
 
 ROUND = ["run_id", "repetition"]
 

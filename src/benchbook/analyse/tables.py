@@ -13,7 +13,7 @@ from benchbook.analyse import formatting as fmt
 from benchbook.analyse.pairing import comparison, too_few
 from benchbook.analyse.stats import summarize
 from benchbook.measure.flags import is_valid
-from benchbook.measure.orchestration import AA_COPY
+from benchbook.measure.planning import AA_COPY
 
 MEDIAN_COLUMNS = {
     "lat_mean_ms": "lat mean ms",

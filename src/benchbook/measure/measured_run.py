@@ -10,15 +10,14 @@ ranked.
 
 import os
 from contextlib import ExitStack
-from dataclasses import dataclass
 from pathlib import Path
 
 import psutil
 
 from benchbook.measure import data_loss
-from benchbook.measure.calibration import NOT_CALIBRATED, Ceilings
+from benchbook.measure.experiment_plan import Config, ExperimentPlan
 from benchbook.measure.flags import flags_for
-from benchbook.measure.instances import Instance, StoreCount, slug
+from benchbook.measure.instances import Instance, StoreCount
 from benchbook.measure.layout import repo_relative
 from benchbook.measure.pinning import Pinning
 from benchbook.measure.registry import Request, Target
@@ -31,46 +30,30 @@ from benchbook.measure.sampling import (
     steal_pct,
 )
 from benchbook.measure.servers import died_message
-from benchbook.measure.targets import load_plan, loaded_requests
-from benchbook.measure.tools.base import LoadPlan, LoadTool, LoadToolError, ToolRun
+from benchbook.measure.targets import load_plan
+from benchbook.measure.tools.base import LoadPlan, LoadToolError, ToolRun
 from benchbook.measure.verification import ResponseSampler, all_problems, request_problems
 
 Row = dict[str, object]
 
 
-@dataclass(frozen=True)
-class Config:
-    """One measured configuration: a target under one load tool and load."""
-
-    target: Target
-    tool: LoadTool
-
-    @property
-    def slug(self) -> str:
-        return f"{slug(self.target.label)}_{self.tool.slug}"
-
-
 def measure_run(
-    run: Run,
-    instance: Instance,
-    config: Config,
-    rep: int,
-    pinning: Pinning,
-    ceilings: Ceilings = NOT_CALIBRATED,
-    records: int = 1,
+    run: Run, plan: ExperimentPlan, instance: Instance, config: Config, rep: int
 ) -> Row:
     """The row of one repetition of one configuration (see the module's docstring)."""
-    requests = [r for r, _ in loaded_requests(instance.spec, config.target)]
-    row = identity_columns(run, instance, config, rep, requests)
+    sends = plan.sends[config.target]
+    requests = [r for r, _ in sends]
+    row = identity_columns(plan.experiment, instance, config, rep, requests)
     if not instance.server.process.running():
         return row | died(instance, f"the pause before repetition {rep}")
     raw_prefix = run.raw_path(f"rep{rep:02d}_{config.slug}")
     capture_dir = raw_prefix.with_name(raw_prefix.name + "_created")
-    instance.reset(records)
-    plan = load_plan(instance, config.target, capture_dir)
-    before = instance.store_count() if plan.capture_status else None
+    instance.reset(plan.records)
+    load = load_plan(instance, config.target, sends, capture_dir)
+    before = instance.store_count() if load.capture_status else None
+    pinning, ceilings = plan.pinning, plan.ceilings
     try:
-        result, usage, problems_during = _loaded(instance, config, plan, requests, raw_prefix,
+        result, usage, problems_during = _loaded(instance, config, load, requests, raw_prefix,
                                                  pinning)  # fmt: skip
     except (LoadToolError, SamplerError, psutil.NoSuchProcess):
         if instance.server.process.running():
@@ -100,12 +83,12 @@ def measure_run(
 
 
 def identity_columns(
-    run: Run, instance: Instance, config: Config, rep: int, requests: list[Request]
+    experiment: str, instance: Instance, config: Config, rep: int, requests: list[Request]
 ) -> Row:
     """What the row is about: the experiment, the target, its factors, the tool's load."""
     target = config.target
     return {
-        "experiment": run.manifest()["experiment"],
+        "experiment": experiment,
         "repetition": rep,
         "target": target.label,
         "server": target.server,

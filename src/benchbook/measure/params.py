@@ -1,12 +1,41 @@
 """Validation of experiment parameters, done before any process starts.
 
-Every error is a ``ValueError`` that names the parameter, the value given and what
-would have been accepted, because the reader of the message is usually someone who
-typed ``-p duration 5x`` on a command line.
+Every error is a ``SettingError`` (a ``ValueError``) that names the parameter, the value
+given and what would have been accepted, because the reader of the message is usually
+someone who typed ``-p duration 5x`` on a command line. A notebook that passes its own
+parameter under another name (``locust_processes`` as Locust's ``processes``) says so
+with ``names``, and the refusal names the parameter as the user typed it (``named_as``).
 """
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+
+
+class SettingError(ValueError):
+    """A refused value of one setting; the message starts with the setting's name."""
+
+    def __init__(self, setting: str, problem: str):
+        super().__init__(f"{setting}: {problem}")
+        self.setting = setting
+        self.problem = problem
+
+
+Names = Mapping[str, str]  # a harness setting → the notebook parameter that gives it
+
+
+@contextmanager
+def named_as(names: Names | None) -> Iterator[None]:
+    """Inside, a refused setting that ``names`` maps is refused under the notebook's
+    parameter name (``names={"processes": "locust_processes"}``), the setting in brackets."""
+    try:
+        yield
+    except SettingError as error:
+        given = (names or {}).get(error.setting)
+        if given is None:
+            raise
+        raise SettingError(given, f"{error.problem} (given as {error.setting})") from None
+
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$")
 _UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
@@ -15,32 +44,33 @@ _UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
 def parse_duration(name: str, value: object, allow_zero: bool = False) -> float:
     """Seconds from '10s', '5m', '1.5s', '250ms' or a bare number of seconds."""
     if isinstance(value, bool):
-        raise ValueError(f"{name}: {value!r} is not a duration; use e.g. '10s', '5m' or 30")
+        raise SettingError(name, f"{value!r} is not a duration; use e.g. '10s', '5m' or 30")
     if isinstance(value, int | float):
         seconds = float(value)
     else:
         match = _DURATION.match(str(value))
         if not match:
-            raise ValueError(
-                f"{name}: {value!r} is not a duration; use a number with an optional unit "
-                f"ms, s, m or h, e.g. '10s', '5m' or 30"
+            raise SettingError(
+                name,
+                f"{value!r} is not a duration; use a number with an optional unit "
+                "ms, s, m or h, e.g. '10s', '5m' or 30",
             )
         seconds = float(match.group(1)) * _UNIT_SECONDS[match.group(2) or "s"]
     if seconds < 0 or (seconds == 0 and not allow_zero):
-        raise ValueError(f"{name}: {value!r} must be longer than zero")
+        raise SettingError(name, f"{value!r} must be longer than zero")
     return seconds
 
 
 def require_int(name: str, value: object, minimum: int) -> int:
     """An integer of at least ``minimum`` (papermill passes ints; YAML may pass '4')."""
     if isinstance(value, bool) or not isinstance(value, int | str):
-        raise ValueError(f"{name}: {value!r} is not a whole number (minimum {minimum})")
+        raise SettingError(name, f"{value!r} is not a whole number (minimum {minimum})")
     try:
         number = int(value)
     except ValueError:
-        raise ValueError(f"{name}: {value!r} is not a whole number (minimum {minimum})") from None
+        raise SettingError(name, f"{value!r} is not a whole number (minimum {minimum})") from None
     if number < minimum:
-        raise ValueError(f"{name}: {number} is below the minimum of {minimum}")
+        raise SettingError(name, f"{number} is below the minimum of {minimum}")
     return number
 
 
@@ -51,16 +81,18 @@ def as_list(name: str, value: object) -> list[str]:
     elif isinstance(value, Iterable):
         items = [str(part) for part in value]
     else:
-        raise ValueError(f"{name}: {value!r} is not a list of names (e.g. ['a', 'b'] or 'a,b')")
+        raise SettingError(name, f"{value!r} is not a list of names (e.g. ['a', 'b'] or 'a,b')")
     if not items:
-        raise ValueError(f"{name}: the list is empty")
+        raise SettingError(name, "the list is empty")
     return items
 
 
-def require_choice(name: str, value: str, choices: Iterable[str]) -> str:
+def require_choice(name: str, value: str, choices: Iterable[str], of: str = "") -> str:
+    """``value`` if it is one of ``choices`` (``of``: whose choices they are)."""
     valid = sorted(choices)
     if value not in valid:
-        raise ValueError(f"{name}: unknown {value!r}; valid choices: {', '.join(valid)}")
+        whose = f" for {of}" if of else ""
+        raise SettingError(name, f"unknown {value!r}{whose}; valid choices: {', '.join(valid)}")
     return value
 
 

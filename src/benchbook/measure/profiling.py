@@ -19,8 +19,9 @@ The profilers, one module per language in ``measure/profilers/``:
   servers/go/internal/profiling); a CPU profile is fetched over the load's window and
   turned into folded stacks with ``go tool pprof -raw``.
 
-A notebook calls ``profiling.profile(run, targets=…, window=…)`` after ``measure.run``:
-the experiment's inputs (servers, loads, pinning) are remembered from that call.
+A notebook calls ``profiling.profile(run, targets=…, window=…)`` with the run
+``measure.run`` returned: that run carries its experiment's plan (servers, loads,
+pinning), which the phase starts from.
 ``BENCHBOOK_PROFILED_PHASE=0`` skips the phase (a stored profiled phase is still read).
 """
 
@@ -31,18 +32,17 @@ import subprocess
 import time
 from collections.abc import Mapping, Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from benchbook.measure.experiment_plan import Config, ExperimentPlan, PlannedRun
 from benchbook.measure.instances import slug, start_instance
 from benchbook.measure.layout import BUILD_BIN, repo_relative
-from benchbook.measure.measured_run import Config
 from benchbook.measure.params import parse_duration
 from benchbook.measure.pinning import Pinning
 from benchbook.measure.profilers.go import GoPprof
 from benchbook.measure.profilers.python import PySpy
-from benchbook.measure.registry import Registry, ServerSpec
+from benchbook.measure.registry import ServerSpec
 from benchbook.measure.rounds import verify_instance
 from benchbook.measure.run_store import Run
 from benchbook.measure.runlock import machine_lock
@@ -54,27 +54,6 @@ PROFILES_DIR = "profiles"
 FLAMEGRAPH = BUILD_BIN / "inferno-flamegraph"  # built by `make setup` (Makefile)
 SWITCH = "BENCHBOOK_PROFILED_PHASE"
 STARTUP_FRAME = "(<frozen importlib._bootstrap"  # a Python stack still importing modules
-
-
-@dataclass(frozen=True)
-class Inputs:
-    """What measure.run measured with, for the profiled phase that follows it."""
-
-    registry: Registry
-    configs: list[Config]
-    server_params: Mapping[str, Mapping[str, float]]
-    pinning: Pinning
-    records: int
-    verify: bool
-
-
-_inputs: dict[Path, Inputs] = {}
-
-
-def remember(run: Run, inputs: Inputs) -> Run:
-    """Keep a run's inputs for profile(run, …) later in the same session."""
-    _inputs[run.path.resolve()] = inputs
-    return run
 
 
 def profile(run: Run, targets: Sequence[str] | None = None, window: object = "3s") -> list[dict]:
@@ -89,8 +68,7 @@ def profile(run: Run, targets: Sequence[str] | None = None, window: object = "3s
     if os.environ.get(SWITCH, "1") == "0":
         print(f"profiled phase skipped ({SWITCH}=0)", flush=True)
         return []
-    inputs = _inputs.get(run.path.resolve())
-    if inputs is None:
+    if not isinstance(run, PlannedRun):
         raise ValueError(
             f"profile: {run.run_id} has no profiled phase, and it was not measured with "
             "measure.run in this session; call measure.run first"
@@ -103,11 +81,11 @@ def profile(run: Run, targets: Sequence[str] | None = None, window: object = "3s
     window_s = parse_duration("window", window)
     if window_s < 1 or window_s != int(window_s):
         raise ValueError(f"window: {window_s:g} s; load tools take whole seconds, e.g. '3s'")
-    chosen = chosen_configs(inputs.configs, targets)
+    chosen = chosen_configs(run.plan.configs, targets)
     started = datetime.now(UTC).isoformat(timespec="seconds")
     with machine_lock(f"{run.manifest()['experiment']} (profiled phase)") as lock:
         lock.name_run(run.run_id)
-        rows = [profile_one(run, inputs, config, window_s) for config in chosen]
+        rows = [profile_one(run, run.plan, config, window_s) for config in chosen]
     write_rows(stored, rows)
     run.update_manifest(profiled_phase={
         "started_utc": started, "window_s": window_s, "targets": [r["target"] for r in rows],
@@ -128,7 +106,7 @@ def chosen_configs(configs: Sequence[Config], targets: Sequence[str] | None) -> 
     """The first configuration of each profiled target, in ``targets``' order."""
     firsts: dict[str, Config] = {}
     for config in configs:
-        if config.target.copy or hasattr(config.tool, "servers"):
+        if config.target.copy or config.together:
             continue  # an A/A copy is the same server; Go's benchmarks load several at once
         firsts.setdefault(config.target.label, config)
     if targets is None:
@@ -141,10 +119,10 @@ def chosen_configs(configs: Sequence[Config], targets: Sequence[str] | None) -> 
     return [firsts[label] for label in dict.fromkeys(targets)]
 
 
-def profile_one(run: Run, inputs: Inputs, config: Config, window_s: float) -> dict:
+def profile_one(run: Run, plan: ExperimentPlan, config: Config, window_s: float) -> dict:
     """One target: started afresh under its profiler, verified, loaded, stopped."""
     target = config.target
-    spec = inputs.registry.get(target.server)
+    spec = plan.specs[target.server]
     profiler = profiler_for(spec)
     out = run.path / PROFILES_DIR
     out.mkdir(exist_ok=True)
@@ -153,21 +131,21 @@ def profile_one(run: Run, inputs: Inputs, config: Config, window_s: float) -> di
           f"{window_s:g} s", flush=True)  # fmt: skip
     with ExitStack() as stack:
         wrapped, extra = profiler.wrap(spec, prefix)
-        params = {**inputs.server_params.get(target.server, {}), **dict(target.params), **extra}
-        instance = start_instance(stack, inputs.registry, wrapped, target.instance, params,
-                                  out, inputs.pinning.server_cpus)  # fmt: skip
-        if inputs.verify:
-            verify_instance(instance, [target], inputs.records)
-        instance.reset(inputs.records)
-        plan = load_plan(instance, target, None)
+        params = {**plan.params_of(target), **extra}
+        instance = start_instance(stack, plan.registry, wrapped, target.instance, params,
+                                  out, plan.pinning.server_cpus)  # fmt: skip
+        if plan.verify:
+            verify_instance(instance, [target], plan.records)
+        instance.reset(plan.records)
+        load = load_plan(instance, target, plan.sends[target], None)
         with profiler.recording(instance, prefix, window_s):
-            measured = load_for(config, instance.server.url, plan, prefix, inputs.pinning, window_s)
+            measured = load_for(config, instance.server.url, load, prefix, plan.pinning, window_s)
         profiler.finish(instance)
     folded = profiler.folded(prefix)
     stacks = folded.read_text().splitlines() if folded.exists() else []
     svg = flame_graph(folded, f"{target.label} under load ({profiler.name})", spec.language)
     return {
-        "experiment": run.manifest()["experiment"], "target": target.label,
+        "experiment": plan.experiment, "target": target.label,
         "server": target.server, "language": spec.language, "tool": config.tool.name,
         "load": config.tool.describe(), "window_s": window_s,
         "rps_while_profiled": measured.get("rps"),

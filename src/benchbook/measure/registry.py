@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchbook.measure.layout import REGISTRY_PATH, REPO_ROOT
-from benchbook.measure.params import as_list, require_choice
+from benchbook.measure.load_paths import LoadPaths, checked_path
+from benchbook.measure.params import SettingError, as_list, require_choice
 
 WRITE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
 
@@ -133,22 +134,24 @@ class ServerSpec:
     factors: Mapping[str, object] = field(default_factory=dict)
     grpc: GrpcSpec | None = None  # a gRPC server: ready when it accepts a connection
     title: str = ""  # the name a reader knows, e.g. "Go net/http"
+    load_paths: LoadPaths | None = None  # None: any ad-hoc path (verification checks it)
 
     def request(self, name: str) -> Request:
         found = {r.name: r for r in self.requests}
-        require_choice(f"request of {self.name}", name, found)
+        require_choice("requests", name, found, of=self.name)
         return found[name]
 
     def resolve_params(self, overrides: Mapping[str, object]) -> dict[str, float]:
         """Defaults updated with ``overrides``, each checked against its minimum."""
         values: dict[str, float] = {k: p.default for k, p in self.params.items()}
         for key, value in overrides.items():
-            require_choice(f"server parameter of {self.name}", key, self.params)
+            require_choice("server_params", key, self.params, of=self.name)
             if isinstance(value, bool) or not isinstance(value, int | float):
-                raise ValueError(f"{self.name}.{key}: {value!r} is not a number")
+                raise SettingError(key, f"{value!r} is not a number ({self.name})")
             if value < self.params[key].minimum:
-                raise ValueError(
-                    f"{self.name}.{key}: {value} is below the minimum of {self.params[key].minimum}"
+                raise SettingError(
+                    key,
+                    f"{value} is below the minimum of {self.params[key].minimum} for {self.name}",
                 )
             values[key] = value
         return values
@@ -244,7 +247,7 @@ class Registry:
         )
 
     def get(self, name: str) -> ServerSpec:
-        require_choice("server", name, self.servers)
+        require_choice("servers", name, self.servers)
         return self.servers[name]
 
     def title(self, server: str, variant: str | None = None) -> str:
@@ -281,27 +284,28 @@ class Registry:
         for option, given in chosen.items():
             for name in given:
                 if name not in names:
-                    raise ValueError(
-                        f"{option}: given for {name!r}, which is not among the servers"
+                    raise SettingError(
+                        option, f"given for {name!r}, which is not among the servers"
                     )
         targets: list[Target] = []
         for name, spec in specs.items():
             if name in chosen["variants"] and not spec.variants:
-                raise ValueError(f"variants: {name} has no variants")
+                raise SettingError("variants", f"{name} has no variants")
             server_variants: list[str | None] = (
-                as_list(f"variants of {name}", chosen["variants"][name])
+                as_list("variants", chosen["variants"][name])
                 if name in chosen["variants"]
                 else list(spec.variants) or [None]
             )
             loads: list[tuple[str | None, str | None]] = [
-                (None, _load_path(name, p)) for p in _chosen(chosen["paths"], name, "paths")
+                (None, checked_path(spec.name, spec.load_paths, p))
+                for p in _chosen(chosen["paths"], name, "paths")
             ] + [
                 (spec.request(r).name, None) for r in _chosen(chosen["requests"], name, "requests")
             ]
             settings = _sweep_settings(name, spec, chosen["sweeps"].get(name, {}))
             for variant in server_variants:
                 if variant is not None:
-                    require_choice(f"variant of {name}", variant, spec.variants)
+                    require_choice("variants", variant, spec.variants, of=name)
                 for params in settings:
                     targets.extend(
                         Target(name, variant, path, request, params)
@@ -311,7 +315,7 @@ class Registry:
 
 
 def _chosen(given: Mapping[str, object], server: str, option: str) -> list[str]:
-    return as_list(f"{option} of {server}", given[server]) if server in given else []
+    return as_list(option, given[server]) if server in given else []
 
 
 def _sweep_settings(
@@ -325,12 +329,6 @@ def _sweep_settings(
             raise ValueError(f"sweep of {server}.{key}: give a non-empty list, e.g. [1, 2, 4]")
         settings = [(*s, (key, v)) for s in settings for v in values]
     return settings
-
-
-def _load_path(server: str, path: str) -> str:
-    if not path.startswith("/"):
-        raise ValueError(f"paths of {server}: {path!r} must start with '/', e.g. '/cc/9'")
-    return path
 
 
 def _parse_request(server: str, entry: Mapping, grpc: GrpcSpec | None) -> Request:
@@ -395,6 +393,7 @@ def _parse_server(name: str, entry: Mapping) -> ServerSpec:
             factors=dict(entry.get("factors", {})),
             grpc=grpc,
             title=entry.get("title", ""),
+            load_paths=LoadPaths.from_entry(entry.get("load_paths")),
         )
     except (KeyError, TypeError) as err:
         raise ValueError(f"servers.toml: entry {name!r} is malformed ({err})") from None

@@ -12,13 +12,12 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchbook.measure.calibration import Ceilings
+from benchbook.measure.experiment_plan import Config, ExperimentPlan
 from benchbook.measure.hosts.placement import Placement
 from benchbook.measure.instances import Instance, slug, start_instance
 from benchbook.measure.layout import repo_relative
-from benchbook.measure.measured_run import Config, Row, measure_run
-from benchbook.measure.pinning import Pinning
-from benchbook.measure.registry import Registry, ServerSpec, Target
+from benchbook.measure.measured_run import Row, measure_run
+from benchbook.measure.registry import Target
 from benchbook.measure.run_store import Run
 from benchbook.measure.targets import load_plan
 from benchbook.measure.verification import VerificationError, verify
@@ -26,65 +25,57 @@ from benchbook.measure.verification import VerificationError, verify
 
 @dataclass
 class Rounds:
-    """One experiment's measured rounds (see the module's docstring). ``restart`` False
-    keeps one process per server for the whole experiment (where starting afresh costs
-    too much; the notebook's method then says so)."""
+    """One experiment's measured rounds (see the module's docstring). The plan's
+    ``restart`` False keeps one process per server for the whole experiment (where
+    starting afresh costs too much; the notebook's method then says so)."""
 
     run: Run
-    registry: Registry
-    specs: Mapping[str, ServerSpec]
-    configs: list[Config]
-    targets: list[Target]
-    server_params: Mapping[str, Mapping[str, float]]
-    pinning: Pinning
-    ceilings: Ceilings
-    records: int
-    warmup_s: float
-    verify: bool
-    restart: bool
+    plan: ExperimentPlan
     placement: Placement = field(default_factory=Placement)
     dead: set[Target] = field(default_factory=set)
     orders: list[list[str]] = field(default_factory=list)
     _random: random.Random = field(default_factory=random.Random)
 
-    def measure(self, repetitions: int) -> None:
+    def measure(self) -> None:
+        plan = self.plan
         with ExitStack() as whole:
-            instances = {} if self.restart else self._ready(whole, self.run.path / "servers")
-            for rep in range(1, repetitions + 1):
+            instances = {} if plan.restart else self._ready(whole, self.run.path / "servers")
+            for rep in range(1, plan.repetitions + 1):
                 with ExitStack() as this_round:
-                    if self.restart:
+                    if plan.restart:
                         logs = self.run.path / "servers" / f"round{rep:02d}"
                         instances = self._ready(this_round, logs)
-                    order = self._random.sample(self.configs, len(self.configs))
+                    order = self._random.sample(plan.configs, len(plan.configs))
                     self.orders.append([f"{c.target.label} | {c.tool.describe()}" for c in order])
                     self.run.update_manifest(round_orders=self.orders)
                     for i, config in enumerate(order):
-                        step = f"[{(rep - 1) * len(order) + i + 1}/{repetitions * len(order)}]"
-                        self._measure(step, config, instances, rep, repetitions)
+                        step = f"[{(rep - 1) * len(order) + i + 1}/{plan.repetitions * len(order)}]"
+                        self._measure(step, config, instances, rep)
 
     def _ready(self, stack: ExitStack, logs: Path) -> dict[Target, Instance]:
         """Every live server instance started (its log and data in ``logs``), verified
         and warmed up."""
+        plan = self.plan
         instances: dict[Target, Instance] = {}
-        for target in self.targets:
+        for target in plan.targets:
             if target.instance not in instances and target.instance not in self.dead:
                 instances[target.instance] = start_instance(
                     stack,
-                    self.registry,
-                    self.specs[target.server],
+                    plan.registry,
+                    plan.specs[target.server],
                     target.instance,
-                    {**self.server_params.get(target.server, {}), **dict(target.params)},
+                    plan.params_of(target),
                     logs,
-                    self.pinning.server_cpus,
+                    plan.pinning.server_cpus,
                 )
                 instance = instances[target.instance]
                 instance.exposed = self.placement.expose(slug(target.label), instance.port, stack)
-        if self.verify:
+        if plan.verify:
             for instance in instances.values():
-                verify_instance(instance, self.targets, self.records)
+                verify_instance(instance, list(plan.targets), plan.records)
         if not self.orders:  # the commands are the same in every round
             record_servers(self.run, instances)
-        if self.warmup_s:
+        if plan.warmup_s:
             self._warm_up(instances)
         return instances
 
@@ -92,18 +83,18 @@ class Rounds:
         """One unrecorded run per server instance, with its first configuration's load.
         Multi-server tools warm up by their own first iterations (Go's benchmarks grow
         b.N before they time)."""
-        firsts = {
-            c.target.instance: c for c in reversed(self.configs) if not hasattr(c.tool, "servers")
-        }
+        plan = self.plan
+        firsts = {c.target.instance: c for c in reversed(plan.configs) if not c.together}
         for target, config in firsts.items():
             if target not in instances:
                 continue
             instance = instances[target]
-            print(f"warm-up {instance.target.label}: {self.warmup_s:g} s", flush=True)
-            instance.reset(self.records)
+            print(f"warm-up {instance.target.label}: {plan.warmup_s:g} s", flush=True)
+            instance.reset(plan.records)
             raw = self.run.raw_path(f"warmup_{config.slug}")
-            plan = load_plan(instance, config.target, raw.with_name(raw.name + "_created"))
-            instance.load_with(config.tool, plan, raw, self.pinning.load_cpus, self.warmup_s)
+            load = load_plan(instance, config.target, plan.sends[config.target],
+                             raw.with_name(raw.name + "_created"))  # fmt: skip
+            instance.load_with(config.tool, load, raw, plan.pinning.load_cpus, plan.warmup_s)
 
     def _measure(
         self,
@@ -111,21 +102,18 @@ class Rounds:
         config: Config,
         instances: Mapping[Target, Instance],
         rep: int,
-        repetitions: int,
     ) -> None:
         """One configuration's run of this round; a server that died is skipped from then on."""
         if config.target.instance in self.dead:
             print(f"{step} {config.target.label}: skipped, its server died", flush=True)
             return
-        print(f"{step} {config.target.label} repetition {rep}/{repetitions}: "
+        print(f"{step} {config.target.label} repetition {rep}/{self.plan.repetitions}: "
               + config.tool.describe(), flush=True)  # fmt: skip
-        if hasattr(config.tool, "measure_together"):
-            for row in config.tool.measure_together(self.run, instances, rep, self.pinning):
+        if group := config.together:
+            for row in group.measure_together(self.run, instances, rep, self.plan.pinning):
                 self.run.append(row)
             return
-        instance = instances[config.target.instance]
-        row = measure_run(self.run, instance, config, rep, self.pinning, self.ceilings,
-                          self.records)  # fmt: skip
+        row = measure_run(self.run, self.plan, instances[config.target.instance], config, rep)
         self.run.append(row)
         if "server_died" in row["flags"]:
             self.dead.add(config.target.instance)

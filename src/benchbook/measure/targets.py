@@ -2,7 +2,7 @@
 server parameters), each server's fixed parameters, the requests a target sends as a
 load plan, and the columns its rows add to the core ones."""
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from benchbook.measure import data_loss
@@ -79,7 +79,8 @@ def extra_columns(registry: Registry, targets: list[Target], tools: list[LoadToo
         columns += [*spec.factors, *(variant.factors if variant else {}), *dict(target.params)]
     for tool in tools:
         columns += list(tool.extra_columns)
-    if any(captures(registry.get(t.server), t) for t in targets):
+    if any(captures(registry.get(t.server), loaded_requests(registry.get(t.server), t))
+           for t in targets):  # fmt: skip
         columns += [*data_loss.COLUMNS, "store_commits_per_request"]
     if any(needed for t in targets for needed in services_of(registry, t)):
         columns += SERVICE_COLUMNS
@@ -101,16 +102,19 @@ def loaded_requests(spec: ServerSpec, target: Target) -> list[tuple[Request, flo
     return [(spec.request(target.request) if target.request else spec.requests[0], 1.0)]
 
 
-def captures(spec: ServerSpec, target: Target) -> bool:
-    """Whether a target creates records, so its runs get the data-loss check."""
-    return spec.records is not None and any(
-        r.name == spec.records.create for r, _ in loaded_requests(spec, target)
-    )
+def captures(spec: ServerSpec, sends: Iterable[tuple[Request, float]]) -> bool:
+    """Whether a target that sends ``sends`` creates records, so its runs get the
+    data-loss check."""
+    return spec.records is not None and any(r.name == spec.records.create for r, _ in sends)
 
 
-def load_plan(instance: Instance, target: Target, capture_dir: Path | None) -> LoadPlan:
-    """The target's requests as load tools send them, on the instance's records."""
-    requests = loaded_requests(instance.spec, target)
+def load_plan(
+    instance: Instance,
+    target: Target,
+    sends: Sequence[tuple[Request, float]],
+    capture_dir: Path | None,
+) -> LoadPlan:
+    """The target's requests (``sends``) as load tools send them, on the instance's records."""
     ids = tuple(r.id for r in instance.records)
     plan = tuple(
         LoadRequest(
@@ -124,9 +128,9 @@ def load_plan(instance: Instance, target: Target, capture_dir: Path | None) -> L
             weight=weight,
             proto=request.grpc.proto if request.grpc else None,
         )
-        for request, weight in requests
+        for request, weight in sends
     )
-    if not captures(instance.spec, target):
+    if not captures(instance.spec, sends):
         return LoadPlan(plan)
     create = instance.spec.request(instance.spec.records.create)
     return LoadPlan(plan, capture_status=create.expect.status, capture_dir=capture_dir)

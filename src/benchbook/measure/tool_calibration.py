@@ -5,12 +5,12 @@ limit (their ``headroom``; see calibration for how a run's ceilings are read bac
 from collections.abc import Mapping
 
 from benchbook.measure.calibration import CALIBRATION_EXPERIMENT, NOT_CALIBRATED
-from benchbook.measure.measured_run import Config
-from benchbook.measure.orchestration import run_experiment, warmup_seconds
-from benchbook.measure.params import require_int
+from benchbook.measure.experiment_plan import Config, ExperimentPlan, PlannedRun
+from benchbook.measure.orchestration import run_experiment
+from benchbook.measure.params import Names, named_as, require_int
 from benchbook.measure.pinning import plan_pinning
+from benchbook.measure.planning import warmup_seconds
 from benchbook.measure.registry import Registry, Target
-from benchbook.measure.run_store import Run
 from benchbook.measure.tools import TOOLS, entry
 
 
@@ -21,11 +21,14 @@ def calibrate(
     repetitions: object = 5,
     settings: Mapping[str, Mapping[str, object]] | None = None,
     registry: Registry | None = None,
-) -> Run:
+    names: Mapping[str, Names] | None = None,
+) -> PlannedRun:
     """Every load tool that declares a calibration, at full speed against its fast
     server, interleaved: the median req/s of each tool setting is its ceiling on this
     machine (see calibration). ``settings`` override a tool's calibration defaults, e.g.
-    ``{"wrk": {"connections": 50}, "locust": {"user_classes": ["FastHttpUser"]}}``."""
+    ``{"wrk": {"connections": 50}, "locust": {"user_classes": ["FastHttpUser"]}}``;
+    ``names`` the notebook's parameter for each, which a refusal names
+    (``{"locust": {"processes": "locust_processes"}}``)."""
     registry = registry or Registry.load()
     settings = dict(settings or {})
     for name in settings:
@@ -36,17 +39,19 @@ def calibrate(
             continue
         calibration = tool_entry.calibration
         given = {**calibration.defaults, **settings.get(name, {})}
-        loads = calibration.loads(duration, **given)
+        with named_as((names or {}).get(name)):
+            loads = calibration.loads(duration, **given)
         target = Target(calibration.server, request=calibration.request)
         configs += [Config(target, load) for load in loads]
     servers = {c.target.server for c in configs}
-    return run_experiment(
+    plan = ExperimentPlan(
         CALIBRATION_EXPERIMENT,
         registry,
-        configs,
+        tuple(configs),
+        {server: {} for server in servers},
         warmup_s=warmup_seconds(warmup),
         repetitions=require_int("repetitions", repetitions, 1),
-        server_params={server: {} for server in servers},
         pinning=plan_pinning(True),
         ceilings=NOT_CALIBRATED,  # measuring the ceilings themselves
     )
+    return run_experiment(plan)

@@ -12,6 +12,7 @@ import pkgutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from benchbook.measure.params import Names, named_as
 from benchbook.measure.tools.base import LoadTool
 
 
@@ -80,13 +81,16 @@ def spreading_tools() -> list[str]:
     return [name for name, found in TOOLS.items() if found.capabilities.spreads_over_hosts]
 
 
-def tool(name: str, **settings: object) -> list[LoadTool]:
+def tool(name: str, names: Names | None = None, **settings: object) -> list[LoadTool]:
     """The loads of one tool, checked now (before any server starts): ``tool("wrk",
     connections=[10, 100], threads=2, duration="5s")`` is wrk at 10 and at 100
-    connections. An unknown tool or setting is an error naming the valid ones."""
+    connections. An unknown tool or setting is an error naming the valid ones; ``names``
+    the notebook's parameter for a setting, which a refusal then names
+    (``{"processes": "locust_processes"}``)."""
     make = entry(name).make
     try:
-        return make(**settings)
+        with named_as(names):
+            return make(**settings)
     except TypeError as error:
         raise ValueError(f"{name}: {error}; see help(benchbook.measure.tools.{name})") from None
 

@@ -1,0 +1,131 @@
+"""An experiment's plan: what ``measure.run`` was given, checked and worked out once.
+
+The plan is built before any process starts (every refusal happens while building it)
+and is then the one thing the measuring code passes on: its parameters are what the
+run's manifest stores and the reuse key digests, and it is the argument of the rounds,
+of each measured run and of the profiled phase. Nothing about an experiment is kept
+anywhere else: a run measured in this session carries its plan (``PlannedRun``).
+"""
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import cast
+
+from benchbook.measure.calibration import Ceilings
+from benchbook.measure.hosts.placement import LOCAL, HostsPlan
+from benchbook.measure.instances import slug
+from benchbook.measure.layout import repo_relative
+from benchbook.measure.params import SettingError
+from benchbook.measure.pinning import Pinning
+from benchbook.measure.registry import Registry, Request, ServerSpec, Target
+from benchbook.measure.run_store import Run
+from benchbook.measure.targets import loaded_requests
+from benchbook.measure.tools import capabilities
+from benchbook.measure.tools.base import LoadTool, MultiServerLoad
+
+Sends = tuple[tuple[Request, float], ...]  # a target's requests and their weights
+
+
+@dataclass(frozen=True)
+class Config:
+    """One measured configuration: a target under one load tool and load."""
+
+    target: Target
+    tool: LoadTool
+
+    @property
+    def slug(self) -> str:
+        return f"{slug(self.target.label)}_{self.tool.slug}"
+
+    @property
+    def together(self) -> MultiServerLoad | None:
+        """The load, when one client measures several servers at once (Go's benchmarks)."""
+        together = capabilities(self.tool).measures_together
+        return cast(MultiServerLoad, self.tool) if together else None
+
+
+@dataclass(frozen=True)
+class ExperimentPlan:
+    """Everything one experiment measures with (see the module's docstring)."""
+
+    experiment: str
+    registry: Registry
+    configs: tuple[Config, ...]
+    server_params: Mapping[str, Mapping[str, float]]
+    warmup_s: float
+    repetitions: int
+    pinning: Pinning
+    ceilings: Ceilings
+    records: int = 1
+    verify: bool = True
+    restart: bool = True
+    hosts: HostsPlan = LOCAL
+
+    # Worked out once from the fields above (see __post_init__).
+    targets: tuple[Target, ...] = field(init=False, repr=False)
+    specs: Mapping[str, ServerSpec] = field(init=False, repr=False)
+    sends: Mapping[Target, Sends] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        """Every target measured (the servers of a multi-server load's group too), their
+        servers' specifications and what each target sends; a target that needs a
+        record when none is created is refused."""
+        found: list[Target] = []
+        for config in self.configs:
+            group = config.together
+            found += [Target(s) for s in group.servers.values()] if group else [config.target]
+        targets = tuple(dict.fromkeys(found))
+        specs = {t.server: self.registry.get(t.server) for t in targets}
+        sends = {t: tuple(loaded_requests(specs[t.server], t)) for t in targets}
+        for name, value in (("targets", targets), ("specs", specs), ("sends", sends)):
+            object.__setattr__(self, name, value)
+        for target, requests in sends.items():
+            for request, _ in requests:
+                if request.needs_record and not self.records:
+                    raise SettingError(
+                        "records",
+                        f"0, but {target.label} sends {request.path}, which needs the id of "
+                        "a created record; use records >= 1",
+                    )
+
+    @property
+    def tools(self) -> list[LoadTool]:
+        return list(dict.fromkeys(c.tool for c in self.configs))
+
+    def parameters(self) -> dict[str, object]:
+        """What the run is measured with: stored in its manifest, part of its reuse key."""
+        params: dict[str, object] = {
+            "targets": [t.label for t in self.targets],
+            "tools": sorted({tool.setting for tool in self.tools}),
+            "loads": [asdict(tool.load) for tool in self.tools],
+            "warmup_s": self.warmup_s,
+            "repetitions": self.repetitions,
+            "runs_planned": self.repetitions * len(self.configs),
+            "records": self.records,
+            "server_params": {n: dict(self.server_params.get(n, {})) for n in self.specs},
+            "pinning": asdict(self.pinning),
+            "verify_servers": self.verify,
+            "registry": repo_relative(self.registry.path),
+            "calibration": {
+                "run_id": self.ceilings.run_id,
+                "ceilings_rps": self.ceilings.by_setting,
+            },  # fmt: skip
+            "restart": self.restart,
+        }
+        if self.hosts.kind != "local":
+            params["hosts"] = self.hosts.params()
+        return params
+
+    def params_of(self, target: Target) -> dict[str, float]:
+        """The server parameters one instance starts with: fixed, then swept ones."""
+        return {**self.server_params.get(target.server, {}), **dict(target.params)}
+
+
+class PlannedRun(Run):
+    """A run measured (or reused) in this session, with the plan it was measured with:
+    what a later phase of the same experiment (profiling) starts from."""
+
+    def __init__(self, path: Path, plan: ExperimentPlan):
+        super().__init__(path)
+        self.plan = plan
