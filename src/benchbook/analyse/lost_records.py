@@ -9,7 +9,7 @@ import pandas as pd
 from scipy.stats import binomtest
 
 from benchbook.analyse import formatting as fmt
-from benchbook.measure.data_loss import RESOLVE_AT_MOST
+from benchbook.runs.sampling import RESOLVE_AT_MOST
 
 
 def _lost_estimate(runs: pd.DataFrame) -> dict[str, float | int | bool]:

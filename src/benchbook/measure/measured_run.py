@@ -16,10 +16,8 @@ from pathlib import Path
 import psutil
 
 from benchbook.measure import data_loss
-from benchbook.measure.calibration import NOT_CALIBRATED, Ceilings
 from benchbook.measure.flags import flags_for
 from benchbook.measure.instances import Instance, StoreCount, slug
-from benchbook.measure.layout import repo_relative
 from benchbook.measure.pinning import Pinning
 from benchbook.measure.registry import Request, Target
 from benchbook.measure.run_store import Run
@@ -34,6 +32,8 @@ from benchbook.measure.servers import died_message
 from benchbook.measure.targets import load_plan, loaded_requests
 from benchbook.measure.tools.base import LoadPlan, LoadTool, LoadToolError, ToolRun
 from benchbook.measure.verification import ResponseSampler, all_problems, request_problems
+from benchbook.runs.calibration import NOT_CALIBRATED, Ceilings
+from benchbook.runs.layout import repo_relative
 
 Row = dict[str, object]
 

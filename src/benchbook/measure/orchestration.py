@@ -15,17 +15,13 @@ from dataclasses import asdict, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from benchbook.measure.calibration import (
-    Ceilings,
-    latest_ceilings,
-)
+from benchbook.measure.calibration import latest_ceilings
 from benchbook.measure.hosts.bring_up import placed
 from benchbook.measure.hosts.placement import LOCAL, HostsPlan
 from benchbook.measure.instances import start_instance
-from benchbook.measure.layout import repo_relative
 from benchbook.measure.machine_speed import measure_speed, speed_change
 from benchbook.measure.measured_run import Config
-from benchbook.measure.params import as_list, parse_duration, require_int
+from benchbook.measure.params import as_list, require_int
 from benchbook.measure.pinning import Pinning, plan_pinning
 from benchbook.measure.profiling import Inputs, remember
 from benchbook.measure.registry import Registry, Target
@@ -37,9 +33,12 @@ from benchbook.measure.servers import build_server
 from benchbook.measure.targets import extra_columns, loaded_requests, select_targets
 from benchbook.measure.tools import versions
 from benchbook.measure.tools.base import LoadTool
+from benchbook.runs.calibration import Ceilings
+from benchbook.runs.durations import parse_duration
+from benchbook.runs.labels import AA_COPY
+from benchbook.runs.layout import repo_relative
 
 SPEED_RUNS = 2  # of each reference workload, before and after an experiment (~5 s in all)
-AA_COPY = "(A/A copy)"  # the control's second name: "go-hello (A/A copy)"
 ToolsGiven = Sequence[LoadTool | Sequence[LoadTool]] | Mapping[str, Sequence[LoadTool]]
 
 

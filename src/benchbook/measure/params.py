@@ -2,33 +2,11 @@
 
 Every error is a ``ValueError`` that names the parameter, the value given and what
 would have been accepted, because the reader of the message is usually someone who
-typed ``-p duration 5x`` on a command line.
+typed ``-p duration 5x`` on a command line. Durations are read by
+benchbook.runs.durations, which the analysis shares.
 """
 
-import re
 from collections.abc import Iterable
-
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$")
-_UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
-
-
-def parse_duration(name: str, value: object, allow_zero: bool = False) -> float:
-    """Seconds from '10s', '5m', '1.5s', '250ms' or a bare number of seconds."""
-    if isinstance(value, bool):
-        raise ValueError(f"{name}: {value!r} is not a duration; use e.g. '10s', '5m' or 30")
-    if isinstance(value, int | float):
-        seconds = float(value)
-    else:
-        match = _DURATION.match(str(value))
-        if not match:
-            raise ValueError(
-                f"{name}: {value!r} is not a duration; use a number with an optional unit "
-                f"ms, s, m or h, e.g. '10s', '5m' or 30"
-            )
-        seconds = float(match.group(1)) * _UNIT_SECONDS[match.group(2) or "s"]
-    if seconds < 0 or (seconds == 0 and not allow_zero):
-        raise ValueError(f"{name}: {value!r} must be longer than zero")
-    return seconds
 
 
 def require_int(name: str, value: object, minimum: int) -> int:

@@ -36,9 +36,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from benchbook.measure.instances import slug, start_instance
-from benchbook.measure.layout import BUILD_BIN, repo_relative
 from benchbook.measure.measured_run import Config
-from benchbook.measure.params import parse_duration
 from benchbook.measure.pinning import Pinning
 from benchbook.measure.profilers.go import GoPprof
 from benchbook.measure.profilers.python import PySpy
@@ -48,6 +46,8 @@ from benchbook.measure.run_store import Run
 from benchbook.measure.runlock import machine_lock
 from benchbook.measure.targets import load_plan
 from benchbook.measure.tools.base import LoadPlan
+from benchbook.runs.durations import parse_duration
+from benchbook.runs.layout import BUILD_BIN, repo_relative
 
 PROFILED_CSV = "profiled.csv"
 PROFILES_DIR = "profiles"

@@ -12,16 +12,16 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchbook.measure.calibration import Ceilings
 from benchbook.measure.hosts.placement import Placement
 from benchbook.measure.instances import Instance, slug, start_instance
-from benchbook.measure.layout import repo_relative
 from benchbook.measure.measured_run import Config, Row, measure_run
 from benchbook.measure.pinning import Pinning
 from benchbook.measure.registry import Registry, ServerSpec, Target
 from benchbook.measure.run_store import Run
 from benchbook.measure.targets import load_plan
 from benchbook.measure.verification import VerificationError, verify
+from benchbook.runs.calibration import Ceilings
+from benchbook.runs.layout import repo_relative
 
 
 @dataclass

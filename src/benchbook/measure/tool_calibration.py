@@ -4,7 +4,6 @@ limit (their ``headroom``; see calibration for how a run's ceilings are read bac
 
 from collections.abc import Mapping
 
-from benchbook.measure.calibration import CALIBRATION_EXPERIMENT, NOT_CALIBRATED
 from benchbook.measure.measured_run import Config
 from benchbook.measure.orchestration import run_experiment, warmup_seconds
 from benchbook.measure.params import require_int
@@ -12,6 +11,7 @@ from benchbook.measure.pinning import plan_pinning
 from benchbook.measure.registry import Registry, Target
 from benchbook.measure.run_store import Run
 from benchbook.measure.tools import TOOLS, entry
+from benchbook.runs.calibration import CALIBRATION_EXPERIMENT, NOT_CALIBRATED
 
 
 def calibrate(
