@@ -47,7 +47,7 @@ def without_controls(results: pd.DataFrame) -> pd.DataFrame:
 
 
 def valid_rows(results: pd.DataFrame) -> pd.DataFrame:
-    """Rows whose numbers measure the server doing its job (checks.INVALID_FLAGS)."""
+    """Rows whose numbers measure the server doing its job (runs.flags.INVALID_FLAGS)."""
     return results[results["flags"].fillna("").map(is_valid)]
 
 
