@@ -9,15 +9,16 @@ INSTALLED := $(VENV)/.installed
 NOTEBOOKS := $(sort $(wildcard notebooks/[0-9]*.ipynb))
 EXECUTED := $(NOTEBOOKS:notebooks/%=report/executed/%)
 # What a notebook's results depend on, in three kinds (the package's own layout):
-# - MEASURING: src/benchbook/measure/ and servers/ (the harness, load tools, servers and
-#   registry). A change makes the harness measure again (benchbook.measure.reuse).
+# - MEASURING: src/benchbook/measure/, src/benchbook/runs/ (the stored run format the
+#   harness writes rows in) and servers/ (the harness, load tools, servers and registry).
+#   A change makes the harness measure again (benchbook.measure.reuse).
 # - ANALYSIS: src/benchbook/analyse/ (statistics, wording, plots, findings) and the
 #   articles' figures. Notebooks re-run on the stored runs: `make report` lets each
 #   experiment reuse a run measured with the same code, parameters and machine
 #   (BENCHBOOK_REUSE_RUNS=1). import-linter (`make lint`) keeps measure from importing it.
 # - RENDERED_WITH: src/benchbook/render/ (the report and its template): only the HTML and
 #   PDF are redone.
-MEASURING := $(shell find src/benchbook/measure servers -type f -not -path '*/__pycache__/*' \
+MEASURING := $(shell find src/benchbook/measure src/benchbook/runs servers -type f -not -path '*/__pycache__/*' \
 	-not -name '*.pyc')
 ANALYSIS := $(shell find src/benchbook/analyse -type f -name '*.py' -not -path '*/__pycache__/*') \
 	$(wildcard data/published/*.csv)

@@ -10,10 +10,10 @@ import pytest
 
 from benchbook.analyse.findings_format import FINDINGS_MIME
 from benchbook.measure.hosts import namespaces
-from benchbook.measure.layout import REPO_ROOT
 from benchbook.measure.processes import watchdog_pid
 from benchbook.measure.registry import Registry
 from benchbook.render.execute import execute_notebook
+from benchbook.runs.layout import REPO_ROOT
 
 SAMPLES = Path(__file__).parent / "samples"
 

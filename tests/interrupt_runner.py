@@ -11,7 +11,6 @@ import sys
 from contextlib import ExitStack
 from pathlib import Path
 
-from benchbook.measure.layout import GO_MODULE
 from benchbook.measure.registry import Registry, Target
 from benchbook.measure.servers import build_server, start_server
 from benchbook.measure.tools.base import LoadPlan, LoadRequest, get_plan
@@ -19,6 +18,7 @@ from benchbook.measure.tools.ghz import Ghz, GrpcLoad
 from benchbook.measure.tools.gobench import compile_benchmarks, run_benchmarks
 from benchbook.measure.tools.locust import Locust, LocustLoad
 from benchbook.measure.tools.vegeta import OpenLoopLoad, Vegeta
+from benchbook.runs.layout import GO_MODULE
 
 SERVERS = {
     "locust-workers": "go-hello",

@@ -6,11 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from benchbook.measure.layout import REPO_ROOT
 from benchbook.measure.tools import TOOLS, capabilities, spreading_tools, tool
+from benchbook.runs.columns import LOAD_TOOLS
+from benchbook.runs.layout import REPO_ROOT
 
 PACKAGE = REPO_ROOT / "src" / "benchbook"
 TOOLS_DIR = PACKAGE / "measure" / "tools"
+FORMAT_COLUMNS = PACKAGE / "runs" / "columns.py"
 MAX_MODULE_LINES = 400
 MAX_FUNCTION_LINES = 60
 
@@ -53,16 +55,23 @@ def test_every_tool_module_is_in_the_table_with_its_version() -> None:
 
 def test_no_module_but_a_tools_own_names_it() -> None:
     # A string that is exactly a tool's name, outside that tool's module (notebook-specific
-    # analysis in analyse/experiments compares named tools, and may name them).
+    # analysis in analyse/experiments compares named tools, and may name them; the run
+    # format lists the names its ``tool`` column holds, kept equal to the table below).
     found = []
     for path in modules():
-        if "experiments" in path.parts:
+        if "experiments" in path.parts or path == FORMAT_COLUMNS:
             continue
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Constant) and node.value in TOOLS:
                 if path.stem.removesuffix("_output") != str(node.value).replace("-", ""):
                     found.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {node.value!r}")
     assert found == []
+
+
+def test_the_run_format_names_every_tool_of_the_table() -> None:
+    assert sorted(LOAD_TOOLS) == sorted(TOOLS), (
+        "a tool was added or removed: runs.columns.LOAD_TOOLS lists the names rows store"
+    )
 
 
 def test_an_unknown_tool_or_setting_names_the_valid_ones() -> None:

@@ -13,13 +13,8 @@ from benchbook.analyse.ceilings import (
     server_bound_reason,
 )
 from benchbook.measure import provenance
-from benchbook.measure.calibration import (
-    CALIBRATION_EXPERIMENT,
-    NOT_CALIBRATED,
-    Ceilings,
-    ceilings_from,
-    latest_ceilings,
-)
+from benchbook.measure.calibration import ceilings_from, latest_ceilings
+from benchbook.runs.calibration import CALIBRATION_EXPERIMENT, NOT_CALIBRATED, Ceilings
 
 # Two settings, three runs each: Locust saturated its core, wrk did not (the server did).
 RESULTS = pd.DataFrame(

@@ -10,7 +10,6 @@ import yaml
 from nbformat.v4 import new_code_cell, new_notebook
 from papermill.translators import PythonTranslator
 
-from benchbook.measure.layout import REPO_ROOT
 from benchbook.render.execute import NotebookFailed, execute_notebook, load_profile
 from benchbook.render.notebook_parameters import (
     assignments,
@@ -18,6 +17,7 @@ from benchbook.render.notebook_parameters import (
     notebook_parameters,
     type_value,
 )
+from benchbook.runs.layout import REPO_ROOT
 
 KERNELSPEC = {"name": "benchbook", "language": "python", "display_name": "benchbook"}
 

@@ -14,7 +14,7 @@ from benchbook.analyse.experiments import (
     open_loop,
     shortener,
 )
-from benchbook.measure.planning import AA_COPY
+from benchbook.runs.labels import AA_COPY
 
 
 def fanout_rows() -> pd.DataFrame:

@@ -21,9 +21,8 @@ import pytest
 from conftest import descendants
 
 from benchbook.measure import provenance
-from benchbook.measure.calibration import CALIBRATION_EXPERIMENT, latest_ceilings
+from benchbook.measure.calibration import latest_ceilings
 from benchbook.measure.experiment_plan import Config, ExperimentPlan
-from benchbook.measure.flags import NEAR_CEILING_HEADROOM
 from benchbook.measure.instances import start_instance
 from benchbook.measure.measured_run import measure_run
 from benchbook.measure.pinning import Pinning
@@ -31,6 +30,8 @@ from benchbook.measure.registry import Registry, Target
 from benchbook.measure.run_store import Run
 from benchbook.measure.servers import build_server
 from benchbook.measure.tools.wrk import ClosedLoopLoad, Wrk
+from benchbook.runs.calibration import CALIBRATION_EXPERIMENT
+from benchbook.runs.flags import NEAR_CEILING_HEADROOM
 
 WRK = Wrk(ClosedLoopLoad.from_params(2, 1, "1s", "1s"))
 FAR_BELOW = 100.0  # req/s: wrk -c2 against go-hello sends far more, even on a slow machine

@@ -23,7 +23,6 @@ import psutil
 import pytest
 from conftest import descendants
 
-from benchbook.measure.layout import REPO_ROOT
 from benchbook.render.execute import load_profile
 from benchbook.render.notebook_parameters import (
     article_names,
@@ -31,6 +30,7 @@ from benchbook.render.notebook_parameters import (
     checked_parameters,
     notebook_parameters,
 )
+from benchbook.runs.layout import REPO_ROOT
 
 pytestmark = pytest.mark.slow  # a real JupyterLab server
 

@@ -11,18 +11,22 @@ import pytest
 from conftest import SAMPLES, descendants
 
 from benchbook import measure
-from benchbook.measure.layout import REPO_ROOT
 from benchbook.measure.registry import Registry, Target
 from benchbook.measure.servers import build_server, start_server
-from benchbook.measure.tools.base import get_plan, percentile_column
+from benchbook.measure.tools.base import get_plan
 from benchbook.measure.tools.locust import LocustLoad, run_locust, stats_path
 from benchbook.measure.tools.locust_output import (
     FAILURES,
     LocustError,
     classify_failures,
+    parse_locust_stats,
+)
+from benchbook.runs.columns import percentile_column
+from benchbook.runs.layout import REPO_ROOT
+from benchbook.runs.locust_output import (
+    LocustOutputError,
     final_stats,
     json_arrays,
-    parse_locust_stats,
     per_second,
     percentile_table,
 )
@@ -99,11 +103,11 @@ def test_final_stats_refuse_to_guess(tmp_path) -> None:
     stdout = (LOCUST / "processes.stdout.txt").read_text()
     (master,) = [a for a in json_arrays(stdout) if a]
     twice = stdout + json.dumps(master)
-    with pytest.raises(LocustError, match="2 non-empty statistics arrays; expected one"):
+    with pytest.raises(LocustOutputError, match="2 non-empty statistics arrays; expected one"):
         final_stats(twice)
-    with pytest.raises(LocustError, match="not only JSON statistics: at character 0"):
+    with pytest.raises(LocustOutputError, match="not only JSON statistics: at character 0"):
         final_stats("Traceback (most recent call last):\n" + stdout)
-    with pytest.raises(LocustError, match="not request statistics"):
+    with pytest.raises(LocustOutputError, match="not request statistics"):
         final_stats('[{"users": 10}]')
 
 

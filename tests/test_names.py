@@ -4,18 +4,18 @@ import pandas as pd
 
 from benchbook.analyse.findings import headline
 from benchbook.analyse.names import language, reader_name, titled
-from benchbook.measure.layout import REPO_ROOT
-from benchbook.measure.registry import Registry
-from benchbook.measure.run_store import Run
+from benchbook.runs.layout import REPO_ROOT
+from benchbook.runs.store import Run
+from benchbook.runs.titles import Titles
 
 STORED = REPO_ROOT / "data" / "runs"
 
 
 def test_every_registered_server_has_a_title() -> None:
-    registry = Registry.load()
-    assert all(spec.title for spec in registry.servers.values())
-    assert registry.title("python-iodelay", "uvloop+httptools") == "FastAPI (uvloop + httptools)"
-    assert registry.title("go-iodelay") == "Go net/http"
+    titles = Titles.load()
+    assert all(server.title for server in titles.servers.values())
+    assert titles.title("python-iodelay", "uvloop+httptools") == "FastAPI (uvloop + httptools)"
+    assert titles.title("go-iodelay") == "Go net/http"
 
 
 def test_the_targets_of_stored_runs_read_as_their_titles() -> None:

@@ -10,10 +10,10 @@ from conftest import descendants
 from pypdf import PdfReader
 
 from benchbook.analyse.findings_format import FINDINGS_MIME
-from benchbook.measure.layout import REPO_ROOT
-from benchbook.measure.run_store import RUN_MIME
 from benchbook.render.execute import execute_notebook
 from benchbook.render.report import build_report
+from benchbook.runs.layout import REPO_ROOT
+from benchbook.runs.store import RUN_MIME
 
 NOTEBOOK = REPO_ROOT / "notebooks" / "01_io_concurrency.ipynb"
 SMOKE = REPO_ROOT / "notebooks" / "profiles" / "smoke.yaml"

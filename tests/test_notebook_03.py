@@ -6,8 +6,8 @@ import nbformat
 import pytest
 from conftest import descendants
 
-from benchbook.measure.layout import REPO_ROOT
 from benchbook.render.execute import execute_notebook
+from benchbook.runs.layout import REPO_ROOT
 
 NOTEBOOK = REPO_ROOT / "notebooks" / "03_goroutine_fanout.ipynb"
 SMOKE = REPO_ROOT / "notebooks" / "profiles" / "smoke.yaml"

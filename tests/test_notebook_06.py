@@ -13,9 +13,9 @@ from nbclient import NotebookClient
 from benchbook.analyse.experiments import capacity
 from benchbook.analyse.findings_format import FINDINGS_MIME
 from benchbook.analyse.tables import valid_rows
-from benchbook.measure.layout import REPO_ROOT
-from benchbook.measure.run_store import RUN_MIME, Run
 from benchbook.render.notebook_parameters import notebook_parameters
+from benchbook.runs.layout import REPO_ROOT
+from benchbook.runs.store import RUN_MIME, Run
 
 NOTEBOOK = REPO_ROOT / "notebooks" / "06_open_loop.ipynb"
 # The targets each capacity headline compares, Go first (the notebook's PAIRS).

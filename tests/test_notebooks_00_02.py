@@ -11,9 +11,9 @@ import pytest
 from conftest import descendants
 
 from benchbook.analyse import formatting
-from benchbook.measure.layout import REPO_ROOT
-from benchbook.measure.run_store import RUN_MIME
 from benchbook.render.execute import execute_notebook
+from benchbook.runs.layout import REPO_ROOT
+from benchbook.runs.store import RUN_MIME
 
 NOTEBOOKS = REPO_ROOT / "notebooks"
 SMOKE = NOTEBOOKS / "profiles" / "smoke.yaml"

@@ -32,7 +32,7 @@ from benchbook.analyse.experiments.coordinated_omission import (
 )
 from benchbook.analyse.findings import headline
 from benchbook.analyse.stats import compare
-from benchbook.measure.layout import REPO_ROOT
+from benchbook.runs.layout import REPO_ROOT
 
 # --- the pause model
 

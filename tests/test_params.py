@@ -4,7 +4,7 @@ import pytest
 from conftest import descendants
 
 from benchbook import measure
-from benchbook.measure.params import parse_duration
+from benchbook.runs.durations import parse_duration
 
 GOOD = dict(
     servers=["go-iodelay", "python-iodelay"],

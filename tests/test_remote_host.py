@@ -17,8 +17,8 @@ from conftest import descendants
 
 from benchbook import measure
 from benchbook.measure.hosts import addresses, namespaces
-from benchbook.measure.layout import REPO_ROOT
 from benchbook.measure.processes import ManagedProcess
+from benchbook.runs.layout import REPO_ROOT
 
 SSHD = Path("/usr/sbin/sshd")
 pytestmark = [

@@ -21,8 +21,6 @@ from weasyprint.formatting_structure import boxes
 
 from benchbook.analyse.findings import Findings, Headline
 from benchbook.analyse.findings_format import FINDINGS_MIME, ci_text, ratio_text, ratio_with_ci
-from benchbook.measure.layout import REPO_ROOT
-from benchbook.measure.run_store import RUN_MIME
 from benchbook.render.dotted_rows import flatten
 from benchbook.render.execute import execute_notebook
 from benchbook.render.print_tables import mark_wide_tables
@@ -34,6 +32,8 @@ from benchbook.render.provenance import (
 )
 from benchbook.render.repeated_notes import NOTES
 from benchbook.render.report import build_report, render_report
+from benchbook.runs.layout import REPO_ROOT
+from benchbook.runs.store import RUN_MIME
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [

@@ -9,8 +9,8 @@ from conftest import descendants
 
 from benchbook import measure
 from benchbook.measure import reuse
-from benchbook.measure.layout import REPO_ROOT
 from benchbook.measure.run_store import Run
+from benchbook.runs.layout import REPO_ROOT
 
 
 def reuse_run(connections: int = 2) -> Run:

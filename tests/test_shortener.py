@@ -15,9 +15,9 @@ from conftest import RUNNER_START_S, descendants
 
 from benchbook import measure
 from benchbook.measure.instances import start_instance
-from benchbook.measure.layout import REPO_ROOT
 from benchbook.measure.registry import Registry, Target
 from benchbook.measure.servers import build_server
+from benchbook.runs.layout import REPO_ROOT
 
 OPENAPI = REPO_ROOT / "servers" / "openapi" / "shortener.yaml"
 # 1 s: thousands of creates, hundreds of them lost by the two-step ids (tried: 350 of 3,749

@@ -26,8 +26,8 @@ from benchbook.analyse.verdicts import (
     SOMETHING_ELSE,
     TOO_FEW_RUNS,
 )
-from benchbook.measure.layout import REPO_ROOT
-from benchbook.measure.run_store import Run
+from benchbook.runs.layout import REPO_ROOT
+from benchbook.runs.store import Run
 
 COMMITTED = REPO_ROOT / "data" / "runs"
 # Session 2 of the committed report (a clean clone of 9931e5f, 2026-11-23 19:29 UTC), and

@@ -10,11 +10,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchbook.measure.layout import REGISTRY_PATH, REPO_ROOT
 from benchbook.measure.registry import Registry, Target
 from benchbook.measure.servers import build_server, start_server
 from benchbook.measure.tools.base import get_plan
 from benchbook.measure.tools.locust import LOCUSTFILE, plan_json
+from benchbook.runs.layout import REGISTRY_PATH, REPO_ROOT
 
 SAMPLES = Path(__file__).parent / "locust"
 TEST_REGISTRY = REPO_ROOT / "tests" / "servers" / "servers.toml"

@@ -7,10 +7,10 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from benchbook.measure.layout import REGISTRY_PATH, REPO_ROOT
 from benchbook.measure.registry import Registry, Target
 from benchbook.measure.servers import build_server, start_server
 from benchbook.measure.tools.wrk import ClosedLoopLoad, run_wrk
+from benchbook.runs.layout import REGISTRY_PATH, REPO_ROOT
 
 SAMPLES = Path(__file__).parent / "wrk"
 TEST_REGISTRY = REPO_ROOT / "tests" / "servers" / "servers.toml"

@@ -5,7 +5,7 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from benchbook.measure.layout import built_tool
+from benchbook.runs.layout import built_tool
 
 
 class BenchstatError(RuntimeError):

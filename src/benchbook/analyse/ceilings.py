@@ -6,7 +6,7 @@ import pandas as pd
 
 from benchbook.analyse import formatting as fmt
 from benchbook.analyse.tables import summary_table
-from benchbook.measure.calibration import Ceilings, client_bound_share
+from benchbook.runs.calibration import Ceilings, client_bound_share
 
 SERVER_BOUND_CPU_PCT = 90.0  # of the server's one pinned core
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import matplotlib.pyplot as plt
 from matplotlib.patches import Patch
 
-from benchbook.measure.tools import TOOLS
+from benchbook.runs.columns import LOAD_TOOLS
 
 # First entry: the family's own colour (a bare server name: "go-hello"); the others are
 # shades for variants ("python-iodelay uvloop+httptools", "wrk: go-hello"), picked by a
@@ -33,7 +33,7 @@ LANGUAGE_PATTERNS = {
     "Python": r"python|fastapi|uvicorn|aiohttp|gunicorn|starlette|flask|django",
 }
 # A load tool is any tool of the plug-in table, named as a word of its own.
-TOOL_PATTERN = rf"(?<![a-z])(?:{'|'.join(map(re.escape, TOOLS))})(?![a-z])"
+TOOL_PATTERN = rf"(?<![a-z])(?:{'|'.join(map(re.escape, LOAD_TOOLS))})(?![a-z])"
 # The server's name within a label ("python-iodelay" in "python-iodelay asyncio+h11"): what
 # is left is the variant, which picks the shade, so "wrk: go-hello" and "wrk: python-hello"
 # get the same shade of their families.

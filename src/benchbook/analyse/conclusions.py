@@ -13,10 +13,10 @@ from benchbook.analyse.flag_wording import FLAG_CONSEQUENCES, FLAG_MEANINGS, FLA
 from benchbook.analyse.pairing import comparison, count_text, needed, runs_text, too_few
 from benchbook.analyse.stats import ALPHA, ESTIMATOR, PAIRED_ESTIMATOR, Comparison
 from benchbook.analyse.tables import flag_counts, valid_rows, with_derived
-from benchbook.measure.calibration import CALIBRATION_EXPERIMENT
-from benchbook.measure.flags import NEAR_CEILING_HEADROOM
-from benchbook.measure.layout import REPO_ROOT
-from benchbook.measure.tools.locust_output import steady_rps
+from benchbook.runs.calibration import CALIBRATION_EXPERIMENT
+from benchbook.runs.flags import NEAR_CEILING_HEADROOM
+from benchbook.runs.layout import REPO_ROOT
+from benchbook.runs.locust_output import steady_rps
 
 # Flags that change what a number means (short_run only makes rare percentiles rough).
 SUSPECT_FLAGS = (

@@ -25,7 +25,7 @@ from benchbook.analyse.session_wording import across, brief
 from benchbook.analyse.stats import Comparison
 from benchbook.analyse.tables import valid_rows
 from benchbook.analyse.verdicts import NO_ARTICLE, reproduction, tool_limited
-from benchbook.measure.planning import AA_COPY
+from benchbook.runs.labels import aa_copy_of
 
 
 @dataclass
@@ -216,7 +216,7 @@ def _control_band(
     if control is None:
         return None
     original, band = control
-    copy = f"{original} {AA_COPY}"
+    copy = aa_copy_of(original)
     rows = valid if chosen else valid_rows(results)
     c = comparison(rows, original, copy, column)
     model = replication(c, spread(experiment, original, copy, column, chosen, current)).pooled

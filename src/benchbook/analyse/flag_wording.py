@@ -1,8 +1,9 @@
 """What each validity flag means, in words a student understands: the Validity sections
 explain each once, and verdicts name what a flag does to a comparison. The rules that
-raise the flags are measure.flags' (a change there re-measures; a change here does not)."""
+raise the flags are measure.flags', their thresholds runs.flags' (a change there re-measures;
+a change here does not)."""
 
-from benchbook.measure.flags import SHORT_RUN_REQUESTS, SHORT_RUN_S
+from benchbook.runs.flags import SHORT_RUN_REQUESTS, SHORT_RUN_S
 
 # Each flag in plain words, as the Validity sections explain it once.
 FLAG_MEANINGS = {

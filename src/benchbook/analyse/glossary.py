@@ -7,7 +7,7 @@ import math
 from benchbook.analyse.flag_wording import FLAG_MEANINGS
 from benchbook.analyse.levels import MIN_HELD_OUT, MIN_SESSIONS
 from benchbook.analyse.stats import ALPHA, min_detectable_n, min_detectable_pairs
-from benchbook.measure.flags import CLIENT_BOUND_SHARE
+from benchbook.runs.flags import CLIENT_BOUND_SHARE
 
 
 def smallest_p_two_samples(n_a: int, n_b: int) -> float:

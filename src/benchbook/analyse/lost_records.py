@@ -9,14 +9,14 @@ import pandas as pd
 from scipy.stats import binomtest
 
 from benchbook.analyse import formatting as fmt
-from benchbook.measure.data_loss import RESOLVE_AT_MOST
+from benchbook.runs.sampling import RESOLVE_AT_MOST
 
 
 def _lost_estimate(runs: pd.DataFrame) -> dict[str, float | int | bool]:
     """Records lost in a target's write runs, estimated run by run and summed.
 
     Duplicates are counted exactly (created − distinct_ids). The records with an id of
-    their own were read back in full when there were at most data_loss.RESOLVE_AT_MOST of
+    their own were read back in full when there were at most runs.sampling.RESOLVE_AT_MOST of
     them, otherwise as a random sample of that many; a sample's wrong share is scaled to
     its own run's records with an id of their own, with a Clopper–Pearson 95 % interval
     (binomial, so a little wider than sampling without replacement needs). The lower end

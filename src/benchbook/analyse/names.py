@@ -6,7 +6,7 @@ import re
 
 import pandas as pd
 
-from benchbook.measure.registry import Registry
+from benchbook.runs.titles import Titles
 
 SETTING = r"(\w+)=(\S+)"
 
@@ -16,7 +16,7 @@ def _as_words(setting: re.Match) -> str:
     return f"{setting[1].replace('_', ' ')} {setting[2]}"
 
 
-def reader_name(rows: pd.DataFrame, target: str, registry: Registry | None = None) -> str:
+def reader_name(rows: pd.DataFrame, target: str, titles: Titles | None = None) -> str:
     """``target`` named by its rows' server and variant (see ``titled``); the label itself
     when its rows name no server (e.g. a target a notebook composed from its columns)."""
     if "server" not in rows or "target" not in rows:
@@ -26,35 +26,37 @@ def reader_name(rows: pd.DataFrame, target: str, registry: Registry | None = Non
         return target
     variant = match["variant"].iloc[0] if "variant" in match else ""
     variant = variant if isinstance(variant, str) and variant else None
-    return titled(target, match["server"].iloc[0], variant, registry)
+    return titled(target, match["server"].iloc[0], variant, titles)
 
 
 def titled(
-    target: str, server: str, variant: str | None = None, registry: Registry | None = None
+    target: str, server: str, variant: str | None = None, titles: Titles | None = None
 ) -> str:
     """The server and variant by their title, then what else the label says (a request,
     a setting, "(A/A copy)"). Without ``variant``, the variant the label names, if any.
     The label itself when ``server`` is not in the registry or the label not its own."""
-    registry = registry or Registry.load()
-    if server not in registry.servers or not target.startswith(server):
+    titles = titles or Titles.load()
+    if server not in titles.servers or not target.startswith(server):
         return target
     rest = target[len(server) :].strip()
     if variant is None:
-        named = [v for v in registry.get(server).variants if rest == v or rest.startswith(f"{v} ")]
+        named = [
+            v for v in titles.servers[server].variants if rest == v or rest.startswith(f"{v} ")
+        ]
         variant = max(named, key=len, default=None)
     if variant:
         if not rest.startswith(variant):
             return target
         rest = rest[len(variant) :].strip()
-    title = registry.title(server, variant)
+    title = titles.title(server, variant)
     rest = re.sub(SETTING, _as_words, rest).strip()
     if not rest:
         return title
     return f"{title} {rest}" if rest.startswith("(") else f"{title}, {rest}"
 
 
-def language(target: str, registry: Registry | None = None) -> str:
+def language(target: str, titles: Titles | None = None) -> str:
     """The language of the server a target label starts with ('' if none is named)."""
-    registry = registry or Registry.load()
+    titles = titles or Titles.load()
     server = target.split(" ", 1)[0]
-    return registry.get(server).language if server in registry.servers else ""
+    return titles.servers[server].language if server in titles.servers else ""

@@ -24,7 +24,7 @@ from benchbook.analyse.stats import (
     min_detectable_pairs,
     resolvable_ratio,
 )
-from benchbook.measure.planning import AA_COPY
+from benchbook.runs.labels import is_aa_copy, original_of
 
 ROUND = ["run_id", "repetition"]
 
@@ -87,10 +87,10 @@ def aa_band(valid: pd.DataFrame, column: str = "rps") -> tuple[str, float] | Non
     """(the control's target, the smallest ratio this setup resolves) from an A/A control
     in ``valid`` rows: the same target measured twice in every round under two names
     (measure.run(control=…)); None without one, or with fewer than two rounds of it."""
-    copies = [t for t in valid["target"].unique() if str(t).endswith(" " + AA_COPY)]
+    copies = [t for t in valid["target"].unique() if is_aa_copy(str(t))]
     if not copies:
         return None
-    original = copies[0].removesuffix(" " + AA_COPY)
+    original = original_of(copies[0])
     side_a = valid.loc[valid["target"] == original].dropna(subset=[column])
     side_b = valid.loc[valid["target"] == copies[0]].dropna(subset=[column])
     pairs = paired_values(side_a, side_b, column)

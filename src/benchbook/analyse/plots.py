@@ -160,7 +160,7 @@ def ratio_curves(
 
 def timeseries(runs: Mapping[str, pd.DataFrame], title: str) -> Figure:
     """Users running, requests completed and p95 latency second by second, one line per
-    run (``runs``: label → measure.tools.locust_output.per_second frame), on one time axis."""
+    run (``runs``: label → runs.locust_output.per_second frame), on one time axis."""
     panels = {
         "users": "users running (count)",
         "rps": "requests per second (req/s)",

@@ -32,8 +32,8 @@ import pandas as pd
 
 from benchbook.analyse.names import titled
 from benchbook.analyse.profile_claims import claim_rows
-from benchbook.measure.layout import REPO_ROOT
-from benchbook.measure.profilers import RATE_HZ
+from benchbook.runs.layout import REPO_ROOT
+from benchbook.runs.sampling import RATE_HZ
 
 STARTUP = "start-up (imports)"
 OTHER = "other"

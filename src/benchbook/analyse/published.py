@@ -11,7 +11,7 @@ import pandas as pd
 
 from benchbook.analyse import formatting as fmt
 from benchbook.analyse.tables import flag_counts, with_derived
-from benchbook.measure.layout import PUBLISHED_DIR
+from benchbook.runs.layout import PUBLISHED_DIR
 
 METRICS = {
     "rps": "requests per second",

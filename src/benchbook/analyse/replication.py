@@ -24,7 +24,8 @@ from benchbook.analyse import levels
 from benchbook.analyse.pairing import comparison, count_text, within_band
 from benchbook.analyse.stats import Comparison
 from benchbook.analyse.tables import valid_rows
-from benchbook.measure.run_store import Run, RunStore
+from benchbook.runs.manifest import COMPLETED
+from benchbook.runs.store import Run, RunStore
 
 # The parameters that make two runs measure the same comparison: the load, the tool, the
 # warm-up, the servers' own settings, the cores, whether servers restart each round, and
@@ -105,8 +106,9 @@ class Replication:
 
 
 def stored_runs(experiment: str, directory: Path | None = None) -> list[Run]:
-    """Every finished run of ``experiment`` with results, oldest first: a run killed or
-    failed mid-way (no ``completed_utc``) is no session, whatever rows it kept."""
+    """Every completed run of ``experiment`` with results, oldest first: a run killed or
+    failed mid-way is no session, whatever rows it kept, nor is one from before completion
+    was recorded (its ``completion`` says which, runs.manifest)."""
     runs = reversed(list(RunStore(directory).runs(experiment)))
     return [run for run in runs if run.has_results and run.completed]
 
@@ -185,9 +187,9 @@ def spread(
         if c is None:
             continue
         servers = set(data.loc[data["target"].isin([a, b]), "server"])
-        keys[run.run_id] = conditions(manifest.get("params", {}), servers, ignore)
-        machine = manifest.get("provenance", {}).get("machine", {})
-        speed = manifest.get("machine_speed")
+        keys[run.run_id] = conditions(manifest["params"], servers, ignore)
+        machine = manifest["provenance"]["machine"]
+        speed = manifest["machine_speed"]
         rows.append(
             {
                 "run_id": run.run_id,
@@ -242,9 +244,9 @@ def class_speeds(directory: Path | None = None) -> dict[str, list[tuple[float, f
     speeds: dict[str, list[tuple[float, float]]] = {}
     for run in RunStore(directory).runs():
         manifest = run.manifest()
-        name = machine_class(manifest.get("provenance", {}).get("machine", {}))
-        reference = manifest.get("machine_speed")
-        if name and reference and "completed_utc" in manifest:
+        name = machine_class(manifest["provenance"]["machine"])
+        reference = manifest["machine_speed"]
+        if name and reference and manifest["completion"] == COMPLETED:
             for when in ("before", "after"):
                 speeds.setdefault(name, []).append(
                     (reference[when]["go_s"], reference[when]["python_s"])

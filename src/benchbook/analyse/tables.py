@@ -12,8 +12,8 @@ from pandas.io.formats.style import Styler
 from benchbook.analyse import formatting as fmt
 from benchbook.analyse.pairing import comparison, too_few
 from benchbook.analyse.stats import summarize
-from benchbook.measure.flags import is_valid
-from benchbook.measure.planning import AA_COPY
+from benchbook.runs.flags import is_valid
+from benchbook.runs.labels import is_aa_copy
 
 MEDIAN_COLUMNS = {
     "lat_mean_ms": "lat mean ms",
@@ -43,11 +43,11 @@ def with_derived(results: pd.DataFrame) -> pd.DataFrame:
 def without_controls(results: pd.DataFrame) -> pd.DataFrame:
     """The rows of the targets themselves, without an A/A control's copy (which would
     count one server twice wherever rows are grouped by server, path or mode)."""
-    return results[~results["target"].astype(str).str.endswith(" " + AA_COPY)]
+    return results[~results["target"].astype(str).map(is_aa_copy)]
 
 
 def valid_rows(results: pd.DataFrame) -> pd.DataFrame:
-    """Rows whose numbers measure the server doing its job (checks.INVALID_FLAGS)."""
+    """Rows whose numbers measure the server doing its job (runs.flags.INVALID_FLAGS)."""
     return results[results["flags"].fillna("").map(is_valid)]
 
 

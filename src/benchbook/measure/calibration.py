@@ -8,41 +8,23 @@ it is a lower bound on the tool's, and the headroom computed from it an upper bo
 """
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
 
 from benchbook.measure import provenance
-from benchbook.measure.flags import SHORT_RUN_S
 from benchbook.measure.provenance import MACHINE_KEYS
-from benchbook.measure.run_store import RunStore
+from benchbook.runs.calibration import (
+    CALIBRATION_EXPERIMENT,
+    NOT_CALIBRATED,
+    Ceilings,
+    client_bound_share,
+)
+from benchbook.runs.flags import SHORT_RUN_S
+from benchbook.runs.manifest import COMPLETED
+from benchbook.runs.store import RunStore
 
-CALIBRATION_EXPERIMENT = "00_load_generators"
-
-
-@dataclass(frozen=True)
-class Ceilings:
-    """Median req/s per tool setting in one calibration run (none: not calibrated)."""
-
-    run_id: str | None = None
-    by_setting: dict[str, float] = field(default_factory=dict)
-    server: str = ""  # the target the ceilings were measured against
-    # Settings whose ceiling was the tool's own (client_bound); the others were held
-    # back by the server, so reaching them says nothing about the tool.
-    tool_bound: frozenset[str] = frozenset()
-    # Newer calibration runs that were not used, each with the reason.
-    skipped: tuple[str, ...] = ()
-
-    def headroom(self, setting: str, rps: float) -> float | None:
-        """rps ÷ the setting's ceiling — only where the ceiling was the tool's own: a
-        ceiling the server held back is a lower bound, and a share of it means nothing
-        (a run could reach 115 % of it)."""
-        ceiling = self.by_setting.get(setting)
-        return round(rps / ceiling, 3) if ceiling and setting in self.tool_bound else None
-
-
-NOT_CALIBRATED = Ceilings()
 # A calibration whose runs are this short, or this few, gives ceilings too rough to use.
 MIN_REPETITIONS = 3
 
@@ -57,7 +39,7 @@ def unusable_because(manifest: dict, results: pd.DataFrame | None) -> str | None
     params = manifest["params"]
     if not same_machine(manifest["provenance"]["machine"]):
         return "measured on another machine"
-    if results is None or "completed_utc" not in manifest:
+    if results is None or manifest["completion"] != COMPLETED:
         return "it did not finish (interrupted or failed)"
     reasons = []
     expected = params["runs_planned"]
@@ -99,10 +81,3 @@ def ceilings_from(results: pd.DataFrame, run_id: str, server: str) -> Ceilings:
     by_setting = {setting: float(rps) for setting, rps in medians.items() if not math.isnan(rps)}
     bound = client_bound_share(results)
     return Ceilings(run_id, by_setting, server, frozenset(bound[bound >= 0.5].index))
-
-
-def client_bound_share(results: pd.DataFrame) -> pd.Series:
-    """Per tool setting, the share of its runs flagged client_bound."""
-    return results.groupby("tool_setting", sort=False)["flags"].agg(
-        lambda flags: flags.fillna("").str.contains("client_bound").mean()
-    )

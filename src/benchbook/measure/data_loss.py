@@ -17,10 +17,7 @@ from pathlib import Path
 
 from benchbook.measure.instances import Instance, StoreCount
 from benchbook.measure.verification import Record, problems, send
-
-# Reading every record back after a long write run would take longer than the run:
-# beyond this many, a random sample is read (duplicate ids are counted exactly anyway).
-RESOLVE_AT_MOST = 500
+from benchbook.runs.sampling import RESOLVE_AT_MOST
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,6 @@ from typing import cast
 from benchbook.measure.calibration import Ceilings
 from benchbook.measure.hosts.placement import LOCAL, HostsPlan
 from benchbook.measure.instances import slug
-from benchbook.measure.layout import repo_relative
 from benchbook.measure.params import SettingError
 from benchbook.measure.pinning import Pinning
 from benchbook.measure.registry import Registry, Request, ServerSpec, Target
@@ -23,6 +22,7 @@ from benchbook.measure.run_store import Run
 from benchbook.measure.targets import loaded_requests
 from benchbook.measure.tools import capabilities
 from benchbook.measure.tools.base import LoadTool, MultiServerLoad
+from benchbook.runs.layout import repo_relative
 
 Sends = tuple[tuple[Request, float], ...]  # a target's requests and their weights
 

@@ -1,26 +1,17 @@
-"""Validity flags: what makes a row's numbers suspect, attached to every row."""
+"""Validity flags: what makes a row's numbers suspect, attached to every row (the
+thresholds and the flags that invalidate a row are benchbook.runs.flags', which the
+analysis reads too)."""
 
 from collections.abc import Mapping
 
-# A closed loop keeps `connections` requests in flight, so by Little's law
-# connections ≈ rps × mean latency. Beyond this relative gap, time is being spent
-# somewhere the latency histogram does not see (load tool, timeouts, dropped samples).
-LITTLES_LAW_TOLERANCE = 0.15
-CLIENT_BOUND_SHARE = 0.90  # of the cores the load tool may use
-NEAR_CEILING_HEADROOM = 0.90  # of the tool setting's calibrated ceiling (notebook 00)
-SHORT_RUN_S = 5.0
-SHORT_RUN_REQUESTS = 10_000  # below this, p99.9 rests on fewer than 10 samples
-# Shares are compared rounded to this many digits, so a gap of exactly 15 % (or a load
-# tool at exactly 90 %) falls on the same side of the line whatever float rounding did.
-SHARE_DIGITS = 9
-
-# Flags that make a row's numbers not a measurement of the server doing its job: such
-# rows are kept and shown, but never ranked or summarised with the valid ones.
-INVALID_FLAGS = ("bad_response", "server_died", "data_loss")
-
-
-def is_valid(flags: str) -> bool:
-    return not any(flag in INVALID_FLAGS for flag in flags.split(";"))
+from benchbook.runs.flags import (
+    CLIENT_BOUND_SHARE,
+    LITTLES_LAW_TOLERANCE,
+    NEAR_CEILING_HEADROOM,
+    SHARE_DIGITS,
+    SHORT_RUN_REQUESTS,
+    SHORT_RUN_S,
+)
 
 
 def littles_law_gap(

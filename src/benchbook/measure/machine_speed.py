@@ -27,8 +27,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchbook.measure.layout import BUILD_BIN, GO_MODULE
 from benchbook.measure.processes import DeadlineExceeded, ManagedProcess
+from benchbook.runs.layout import BUILD_BIN, GO_MODULE
 
 RUNS = 3  # of each workload, interleaved: go, python, go, python, …
 DEADLINE_S = 60.0  # per run; a run takes about 0.6 s here

@@ -18,7 +18,6 @@ from benchbook.measure import data_loss
 from benchbook.measure.experiment_plan import Config, ExperimentPlan
 from benchbook.measure.flags import flags_for
 from benchbook.measure.instances import Instance, StoreCount
-from benchbook.measure.layout import repo_relative
 from benchbook.measure.pinning import Pinning
 from benchbook.measure.registry import Request, Target
 from benchbook.measure.run_store import Run
@@ -33,6 +32,7 @@ from benchbook.measure.servers import died_message
 from benchbook.measure.targets import load_plan
 from benchbook.measure.tools.base import LoadPlan, LoadToolError, ToolRun
 from benchbook.measure.verification import ResponseSampler, all_problems, request_problems
+from benchbook.runs.layout import repo_relative
 
 Row = dict[str, object]
 

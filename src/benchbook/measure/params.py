@@ -5,9 +5,10 @@ given and what would have been accepted, because the reader of the message is us
 someone who typed ``-p duration 5x`` on a command line. A notebook that passes its own
 parameter under another name (``locust_processes`` as Locust's ``processes``) says so
 with ``names``, and the refusal names the parameter as the user typed it (``named_as``).
+Durations are read by benchbook.runs.durations, which the analysis shares; its errors
+follow the same "setting: problem" form.
 """
 
-import re
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 
@@ -30,35 +31,12 @@ def named_as(names: Names | None) -> Iterator[None]:
     parameter name (``names={"processes": "locust_processes"}``), the setting in brackets."""
     try:
         yield
-    except SettingError as error:
-        given = (names or {}).get(error.setting)
-        if given is None:
+    except ValueError as error:  # every refusal reads "setting: problem"
+        setting, _, problem = str(error).partition(": ")
+        given = (names or {}).get(setting)
+        if given is None or not problem:
             raise
-        raise SettingError(given, f"{error.problem} (given as {error.setting})") from None
-
-
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$")
-_UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
-
-
-def parse_duration(name: str, value: object, allow_zero: bool = False) -> float:
-    """Seconds from '10s', '5m', '1.5s', '250ms' or a bare number of seconds."""
-    if isinstance(value, bool):
-        raise SettingError(name, f"{value!r} is not a duration; use e.g. '10s', '5m' or 30")
-    if isinstance(value, int | float):
-        seconds = float(value)
-    else:
-        match = _DURATION.match(str(value))
-        if not match:
-            raise SettingError(
-                name,
-                f"{value!r} is not a duration; use a number with an optional unit "
-                "ms, s, m or h, e.g. '10s', '5m' or 30",
-            )
-        seconds = float(match.group(1)) * _UNIT_SECONDS[match.group(2) or "s"]
-    if seconds < 0 or (seconds == 0 and not allow_zero):
-        raise SettingError(name, f"{value!r} must be longer than zero")
-    return seconds
+        raise SettingError(given, f"{problem} (given as {setting})") from None
 
 
 def require_int(name: str, value: object, minimum: int) -> int:

@@ -12,14 +12,15 @@ from typing import cast
 from benchbook.measure.calibration import latest_ceilings
 from benchbook.measure.experiment_plan import Config, ExperimentPlan
 from benchbook.measure.hosts.placement import HostsPlan
-from benchbook.measure.params import SettingError, parse_duration, require_int
+from benchbook.measure.params import SettingError, require_int
 from benchbook.measure.pinning import plan_pinning
 from benchbook.measure.registry import Registry, Target
 from benchbook.measure.targets import select_targets
 from benchbook.measure.tools import capabilities, spreading_tools
 from benchbook.measure.tools.base import LoadTool, SpreadLoad
+from benchbook.runs.durations import parse_duration
+from benchbook.runs.labels import AA_COPY
 
-AA_COPY = "(A/A copy)"  # the control's second name: "go-hello (A/A copy)"
 ToolsGiven = Sequence[LoadTool | Sequence[LoadTool]] | Mapping[str, Sequence[LoadTool]]
 
 

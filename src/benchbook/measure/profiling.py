@@ -37,8 +37,6 @@ from pathlib import Path
 
 from benchbook.measure.experiment_plan import Config, ExperimentPlan, PlannedRun
 from benchbook.measure.instances import slug, start_instance
-from benchbook.measure.layout import BUILD_BIN, repo_relative
-from benchbook.measure.params import parse_duration
 from benchbook.measure.pinning import Pinning
 from benchbook.measure.profilers.go import GoPprof
 from benchbook.measure.profilers.python import PySpy
@@ -48,6 +46,8 @@ from benchbook.measure.run_store import Run
 from benchbook.measure.runlock import machine_lock
 from benchbook.measure.targets import load_plan
 from benchbook.measure.tools.base import LoadPlan
+from benchbook.runs.durations import parse_duration
+from benchbook.runs.layout import BUILD_BIN, repo_relative
 
 PROFILED_CSV = "profiled.csv"
 PROFILES_DIR = "profiles"

@@ -3,12 +3,11 @@
 import hashlib
 import os
 import platform
-import subprocess
 from collections.abc import Callable, Mapping
 from importlib.metadata import PackageNotFoundError, version
 from typing import TypeVar
 
-from benchbook.measure.layout import REPO_ROOT
+from benchbook.runs.provenance import first_line, git_state
 
 # What identifies a machine for ceilings and stored runs (the rest, e.g. load, varies).
 # The hostname and CPU name alone are the same on machines of different CPU generations
@@ -25,15 +24,6 @@ CPU_FIELDS = {
 }
 T = TypeVar("T")
 PYTHON_PACKAGES = ("fastapi", "uvicorn", "uvloop", "httptools", "pandas", "scipy", "papermill")
-
-
-def _first_line(argv: list[str]) -> str:
-    try:
-        done = subprocess.run(argv, capture_output=True, text=True, cwd=REPO_ROOT, timeout=10)
-    except (OSError, subprocess.TimeoutExpired) as err:
-        return f"unavailable ({err})"
-    lines = (done.stdout or done.stderr).strip().splitlines()
-    return lines[0] if done.returncode == 0 and lines else ""
 
 
 def _safe(get: Callable[[], T]) -> T | str:
@@ -96,15 +86,6 @@ def _package(name: str) -> str:
         return "not installed"
 
 
-def git_state() -> dict[str, object]:
-    """The commit, and whether code differs from it. Outputs (report/, data/) change with
-    every run, so only edits elsewhere count as dirty."""
-    edited = _first_line(
-        ["git", "status", "--porcelain", "--", ".", ":(exclude)report", ":(exclude)data"]
-    )
-    return {"commit": _first_line(["git", "rev-parse", "HEAD"]), "dirty": bool(edited)}
-
-
 def machine() -> dict[str, object]:
     return {
         "hostname": platform.node(),
@@ -127,7 +108,7 @@ def collect(tool_versions: Mapping[str, str]) -> dict:
         "machine": machine(),
         "versions": {
             "python": platform.python_version(),
-            "go": _first_line(["go", "version"]),
+            "go": first_line(["go", "version"]),
             "tools": dict(tool_versions),
             **{name: _package(name) for name in PYTHON_PACKAGES},
         },

@@ -13,9 +13,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchbook.measure.layout import REGISTRY_PATH, REPO_ROOT
 from benchbook.measure.load_paths import LoadPaths, checked_path
 from benchbook.measure.params import SettingError, as_list, require_choice
+from benchbook.runs.layout import REGISTRY_PATH, REPO_ROOT
 
 WRITE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
 
@@ -91,7 +91,6 @@ class Records:
 @dataclass(frozen=True)
 class Variant:
     args: tuple[str, ...] = ()
-    title: str = ""  # the name a reader knows, e.g. "FastAPI (uvloop + httptools)"
     env: Mapping[str, str] = field(default_factory=dict)
     # Experiment factors this variant stands for (columns of their own in the results).
     factors: Mapping[str, object] = field(default_factory=dict)
@@ -250,14 +249,6 @@ class Registry:
         require_choice("servers", name, self.servers)
         return self.servers[name]
 
-    def title(self, server: str, variant: str | None = None) -> str:
-        """The name a reader knows: the variant's title, else the server's (and the
-        variant's name), else the registry's names."""
-        spec = self.get(server)
-        chosen = spec.variants.get(variant) if variant else None
-        base = spec.title or server
-        return (chosen and chosen.title) or (f"{base} {variant}" if variant else base)
-
     def service(self, name: str) -> ServiceSpec:
         require_choice("service", name, self.services)
         return self.services[name]
@@ -381,7 +372,6 @@ def _parse_server(name: str, entry: Mapping) -> ServerSpec:
             variants={
                 v: Variant(
                     args=tuple(spec.get("args", ())),
-                    title=spec.get("title", ""),
                     env=dict(spec.get("env", {})),
                     factors=dict(spec.get("factors", {})),
                     services={s: dict(p) for s, p in spec.get("services", {}).items()},

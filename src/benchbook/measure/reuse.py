@@ -1,6 +1,8 @@
 """Re-render without re-measuring: a stored run stands in for a new one when nothing that
 shapes a measurement changed — the same experiment and parameters, the same measuring
-code (every file of ``benchbook.measure`` and of ``servers/``), the same machine.
+code (every file of ``benchbook.measure``, ``benchbook.runs`` and ``servers/``), the same
+machine. ``runs`` is the stored format the harness writes with: its core columns,
+percentile names, flag thresholds and the Locust output readers shape every row.
 
 What counts of the code is what it does: a Python file by its syntax tree without
 docstrings or comments, a Go file without its comments, any other file
@@ -8,7 +10,8 @@ docstrings or comments, a Go file without its comments, any other file
 ``measure/`` keeps every stored run; an edit of code, a string or a number measures again.
 
 The boundary is the package's own: import-linter (``make lint``) keeps ``measure`` from
-importing ``analyse`` or ``render``, so nothing outside these folders can shape a row,
+importing ``analyse`` or ``render``, and ``runs`` from importing any of the three, so
+nothing outside these folders can shape a row,
 and a change of analysis, wording or template never re-measures.
 
 `make report` turns this on (BENCHBOOK_REUSE_RUNS=1), so a change of wording, analysis
@@ -23,12 +26,17 @@ import os
 import re
 from pathlib import Path
 
-from benchbook.measure.layout import REPO_ROOT
 from benchbook.measure.provenance import MACHINE_KEYS, machine
-from benchbook.measure.run_store import RunStore
+from benchbook.runs.layout import REPO_ROOT
+from benchbook.runs.store import RunStore
 
-# What shapes a measurement: this package and the servers with their registry.
-MEASURING_DIRS = (Path(__file__).resolve().parent, REPO_ROOT / "servers")
+# What shapes a measurement: this package, the run format it writes rows in, and the
+# servers with their registry.
+MEASURING_DIRS = (
+    Path(__file__).resolve().parent,
+    Path(__file__).resolve().parents[1] / "runs",
+    REPO_ROOT / "servers",
+)
 SKIPPED_PARTS = {"__pycache__", ".pytest_cache"}
 
 

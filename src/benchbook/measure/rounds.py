@@ -15,12 +15,12 @@ from pathlib import Path
 from benchbook.measure.experiment_plan import Config, ExperimentPlan
 from benchbook.measure.hosts.placement import Placement
 from benchbook.measure.instances import Instance, slug, start_instance
-from benchbook.measure.layout import repo_relative
 from benchbook.measure.measured_run import Row, measure_run
 from benchbook.measure.registry import Target
 from benchbook.measure.run_store import Run
 from benchbook.measure.targets import load_plan
 from benchbook.measure.verification import VerificationError, verify
+from benchbook.runs.layout import repo_relative
 
 
 @dataclass

@@ -8,9 +8,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchbook.measure.layout import REPO_ROOT
 from benchbook.measure.processes import ManagedProcess, current_host, reach
 from benchbook.measure.registry import ServerSpec, Target, fill
+from benchbook.runs.layout import REPO_ROOT
 
 READY_TIMEOUT_S = 30.0
 STDERR_TAIL_LINES = 20

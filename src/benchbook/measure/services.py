@@ -15,9 +15,9 @@ from typing import Protocol
 
 import redis
 
-from benchbook.measure.layout import REPO_ROOT
 from benchbook.measure.processes import ManagedProcess, reach
 from benchbook.measure.registry import ServiceSpec, fill
+from benchbook.runs.layout import REPO_ROOT
 
 READY_TIMEOUT_S = 15.0
 

@@ -4,7 +4,6 @@ limit (their ``headroom``; see calibration for how a run's ceilings are read bac
 
 from collections.abc import Mapping
 
-from benchbook.measure.calibration import CALIBRATION_EXPERIMENT, NOT_CALIBRATED
 from benchbook.measure.experiment_plan import Config, ExperimentPlan, PlannedRun
 from benchbook.measure.orchestration import run_experiment
 from benchbook.measure.params import Names, named_as, require_int
@@ -12,6 +11,7 @@ from benchbook.measure.pinning import plan_pinning
 from benchbook.measure.planning import warmup_seconds
 from benchbook.measure.registry import Registry, Target
 from benchbook.measure.tools import TOOLS, entry
+from benchbook.runs.calibration import CALIBRATION_EXPERIMENT, NOT_CALIBRATED
 
 
 def calibrate(

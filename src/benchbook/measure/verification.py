@@ -22,8 +22,8 @@ from typing import Any
 import grpc
 from google.protobuf import json_format, message_factory
 
-from benchbook.measure.layout import REPO_ROOT
 from benchbook.measure.registry import Expect, Request, ServerSpec
+from benchbook.runs.layout import REPO_ROOT
 
 TIMEOUT_S = 5.0
 JSON_TYPES: dict[str, Callable[[object], bool]] = {

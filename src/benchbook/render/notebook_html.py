@@ -15,7 +15,6 @@ from nbconvert import HTMLExporter
 from traitlets.config import Config
 
 from benchbook.analyse.findings_format import FINDINGS_MIME
-from benchbook.measure.run_store import RUN_MIME
 from benchbook.render.details import split_cells
 from benchbook.render.dotted_rows import flatten
 from benchbook.render.findings_html import (
@@ -26,6 +25,7 @@ from benchbook.render.findings_html import (
 )
 from benchbook.render.print_tables import TAG, mark_wide_tables
 from benchbook.render.templates import TEMPLATE_DIR, anchor_id, badge_symbol, run_anchor
+from benchbook.runs.store import RUN_MIME
 
 # What nbconvert may show of an output, best first. No JavaScript or widget views: they
 # need scripts the report must not carry, and every such output has a text/plain fallback.

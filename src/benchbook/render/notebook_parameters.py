@@ -16,7 +16,7 @@ from pathlib import Path
 import nbformat
 import yaml
 
-from benchbook.measure.params import parse_duration
+from benchbook.runs.durations import parse_duration
 
 PARAMETERS_TAG = "parameters"
 # The switch of a notebook's first cell: true runs the article's own settings, which the

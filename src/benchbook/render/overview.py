@@ -3,12 +3,12 @@ experiments, then one line of the conditions that change what the numbers mean (
 machine, the cores each side had, run lengths, rounds, sessions) — all read from the
 findings the notebooks published and the manifests of the runs behind them."""
 
-import json
 from collections.abc import Sequence
 
 from benchbook.analyse.findings_format import LOWER_BOUND, comparison, missing, ratio_text
 from benchbook.render.notebook_html import Section
 from benchbook.render.provenance import RunProvenance
+from benchbook.runs.manifest import read_manifest
 
 
 def overview_sentences(sections: Sequence[Section]) -> list[str]:
@@ -129,18 +129,18 @@ def sessions_sentence(headlines: Sequence[dict]) -> str:
 
 def conditions_line(runs: Sequence[RunProvenance]) -> str:
     """One line: machine, cores per server and per load tool, run lengths, rounds."""
-    manifests = [json.loads(run.manifest_path.read_text(encoding="utf-8")) for run in runs]
+    manifests = [read_manifest(run.manifest_path.parent) for run in runs]
     if not manifests:
         return ""
-    machine = manifests[0].get("provenance", {}).get("machine", {})
-    pinning = manifests[0].get("params", {}).get("pinning", {})
+    machine = manifests[0]["provenance"]["machine"]
+    pinning = manifests[0]["params"].get("pinning", {})
     durations = [
         load["duration_s"]
         for m in manifests
-        for load in m.get("params", {}).get("loads", [])
+        for load in m["params"].get("loads", [])
         if load.get("duration_s")
     ]
-    rounds = [m["params"]["repetitions"] for m in manifests if "repetitions" in m.get("params", {})]
+    rounds = [m["params"]["repetitions"] for m in manifests if "repetitions" in m["params"]]
     server_cpus = len(pinning.get("server_cpus") or []) or "all"
     load_cpus = len(pinning.get("load_cpus") or []) or "all"
     parts = [
@@ -155,7 +155,7 @@ def conditions_line(runs: Sequence[RunProvenance]) -> str:
             "its article's)"
         )
     if rounds:
-        restarted = sum(1 for m in manifests if m.get("params", {}).get("restart"))
+        restarted = sum(1 for m in manifests if m["params"].get("restart"))
         parts.append(
             f"{min(rounds)}–{max(rounds)} rounds per experiment, servers started afresh for "
             f"each round in {restarted} of {len(manifests)} runs"

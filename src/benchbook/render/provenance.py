@@ -8,10 +8,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchbook.measure.layout import REPO_ROOT
 from benchbook.render.dotted_rows import flatten, shared_values
 from benchbook.render.notebook_html import Section
 from benchbook.render.templates import run_anchor
+from benchbook.runs.layout import REPO_ROOT
 
 # Manifest keys that identify a run: always in its row, even when every run agrees.
 RUN_IDENTITY = ("run_id", "created_utc")

@@ -16,9 +16,9 @@ from markupsafe import Markup
 
 from benchbook.analyse.ceilings import ceilings_sentence
 from benchbook.analyse.conclusions import method_note
-from benchbook.measure.calibration import NOT_CALIBRATED, Ceilings
 from benchbook.render.notebook_html import Section
 from benchbook.render.print_tables import TAG
+from benchbook.runs.calibration import NOT_CALIBRATED, Ceilings
 
 MARKDOWN_OUTPUT = re.compile(r'(<div class="output output-markdown">)(.*?)(</div>)', re.S)
 # A paragraph or list item without another one inside it.

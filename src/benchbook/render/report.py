@@ -23,7 +23,6 @@ from markupsafe import Markup
 from pygments.formatters import HtmlFormatter
 
 from benchbook.analyse import glossary
-from benchbook.measure.provenance import git_state
 from benchbook.render.findings_html import page_chart
 from benchbook.render.notebook_html import Section, make_exporter, render_notebook
 from benchbook.render.overview import conditions_line, overview_sentences
@@ -38,6 +37,7 @@ from benchbook.render.provenance import (
 from benchbook.render.repeated_notes import link_repeated_notes
 from benchbook.render.spread_page import held_out_check, spread_items
 from benchbook.render.templates import TEMPLATE_DIR, page_environment
+from benchbook.runs.provenance import git_state
 
 TITLE = "benchbook — web-server performance, re-run"
 # Anything a browser would fetch or run: the report must open offline, exactly as built.

@@ -8,7 +8,7 @@ import pandas as pd
 
 from benchbook.analyse import formatting as fmt
 from benchbook.analyse.explanation import Explanation
-from benchbook.measure.run_store import RunStore
+from benchbook.runs.store import RunStore
 
 # Notebook 05's stored run of the article's loop.
 ARTICLE_LOOP_EXPERIMENT = "05_grpc_vs_http_article_style"

@@ -17,7 +17,7 @@ from benchbook.analyse import formatting as fmt
 from benchbook.analyse.conclusions import SERVER_BUSY_CPU_PCT
 from benchbook.analyse.stats import summarize
 from benchbook.analyse.tables import flag_counts, valid_rows
-from benchbook.measure.flags import is_valid
+from benchbook.runs.flags import is_valid
 
 # A run meets the SLO when its p99 is within it and at most this share of its requests
 # failed: a failed request is one that missed the objective.

@@ -17,7 +17,7 @@ from matplotlib.figure import Figure
 from benchbook.analyse import formatting as fmt
 from benchbook.analyse.chart_style import line_style_for
 from benchbook.analyse.tables import valid_rows, without_controls
-from benchbook.measure.run_store import Run
+from benchbook.runs.store import Run
 
 
 def added_rtt_ms(run: Run) -> int:

@@ -50,7 +50,7 @@ from benchbook.analyse.experiments.offered_load import (
     offered_rates,
 )
 from benchbook.analyse.tables import valid_rows
-from benchbook.measure.tools.base import percentile_column
+from benchbook.runs.columns import percentile_column
 
 __all__ = [
     "CAPACITY",

@@ -4,7 +4,7 @@ what the author's Locust wait did to the rate (Little's law with the wait in it)
 import pandas as pd
 
 from benchbook.analyse.tables import summary_table
-from benchbook.measure.params import parse_duration
+from benchbook.runs.durations import parse_duration
 
 WRITE_COLUMNS = ["runs", "req/s", "req/s CI", "p99 ms", "server CPU %", "flags"]
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from benchbook.measure.layout import REPO_ROOT
+from benchbook.runs.layout import REPO_ROOT
 
 REMOTE_HOSTS = REPO_ROOT / "remote-hosts.toml"
 LOOPBACK = ("127.0.0.1", "localhost", "::1")

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass
 
-from benchbook.measure.params import parse_duration
+from benchbook.runs.durations import parse_duration
 
 NETWORK_BOUND_SHARE = 0.80
 PROBE_ROUND_TRIPS = 40  # after PROBE_WARMUP unrecorded ones

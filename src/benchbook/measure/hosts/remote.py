@@ -26,9 +26,9 @@ from benchbook.measure.hosts.agent import MARK
 from benchbook.measure.hosts.exposure import Exposure, LoadHost
 from benchbook.measure.hosts.link import LinkProbe
 from benchbook.measure.hosts.placement import HostsPlan, Placement, probe_link
-from benchbook.measure.layout import REPO_ROOT
 from benchbook.measure.processes import ManagedProcess, processes_on
 from benchbook.measure.sampling import CpuTimeline, ResourceUse, SamplerError
+from benchbook.runs.layout import REPO_ROOT
 
 CONNECT_TIMEOUT_S = 15.0
 

@@ -14,10 +14,10 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 
-from benchbook.measure.layout import built_tool
 from benchbook.measure.processes import ManagedProcess, reach
 from benchbook.measure.servers import free_port
 from benchbook.measure.tools.base import go_binary_version
+from benchbook.runs.layout import built_tool
 
 READY_TIMEOUT_S = 10.0
 BINARY = "toxiproxy-server"

@@ -14,10 +14,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from benchbook.measure.instances import Instance
-from benchbook.measure.layout import GO_MODULE
-from benchbook.measure.profilers import RATE_HZ
 from benchbook.measure.registry import ServerSpec
 from benchbook.measure.servers import free_port
+from benchbook.runs.layout import GO_MODULE
+from benchbook.runs.sampling import RATE_HZ
 
 
 class GoPprof:

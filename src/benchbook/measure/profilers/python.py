@@ -14,8 +14,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from benchbook.measure.instances import Instance
-from benchbook.measure.profilers import RATE_HZ
 from benchbook.measure.registry import ServerSpec
+from benchbook.runs.sampling import RATE_HZ
 
 PYSPY_EXIT_S = 20.0  # py-spy writes its file once stopped; large trees take a moment
 

@@ -4,7 +4,8 @@ A tool module holds everything about its tool — its load type, its command, th
 of its raw output into the core columns, the flags only it can raise, its version, and
 how notebook 00 calibrates it — and ends with ``TOOL = ToolEntry(…)``. The rest of the
 harness reaches tools only through ``TOOLS`` and ``tool(name, …)``: adding a tool is
-adding a module here, nothing else.
+adding a module here, and its name to benchbook.runs.columns.LOAD_TOOLS (what stored rows
+name, which the analysis reads).
 """
 
 import importlib

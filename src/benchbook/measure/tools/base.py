@@ -1,5 +1,5 @@
 """What every load tool shares: the plan it sends, the run it returns, the way it is
-started and stopped, and the one map from a percentile to its column.
+started and stopped (the columns it fills are benchbook.runs.columns').
 
 A tool object holds one validated load and knows how to send a LoadPlan — the requests
 of the registry, with their methods, headers, bodies and the ids of records created
@@ -25,17 +25,6 @@ if TYPE_CHECKING:  # named in the protocols' signatures only (instances imports 
     from benchbook.measure.pinning import Pinning
     from benchbook.measure.registry import Target
     from benchbook.measure.run_store import Run
-
-
-def percentile_column(share: float) -> str:
-    """The column of a latency percentile, in ms: 0.5 → lat_p50_ms, 0.999 → lat_p999_ms,
-    1.0 → lat_p100_ms. Every tool and every analysis names percentiles this way."""
-    digits = f"{100 * share:g}".replace(".", "")
-    return f"lat_p{digits}_ms"
-
-
-# The percentiles every row carries (the core columns); a tool may add more.
-CORE_PERCENTILES = (0.5, 0.75, 0.9, 0.99, 0.999)
 
 
 def go_binary_version(binary: Path) -> str:

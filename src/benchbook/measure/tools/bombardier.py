@@ -30,11 +30,9 @@ from pathlib import Path
 from typing import Any
 
 from benchbook.measure.hosts.addresses import require_allowed
-from benchbook.measure.layout import built_tool
-from benchbook.measure.params import as_list, parse_duration, require_int
+from benchbook.measure.params import as_list, require_int
 from benchbook.measure.tools import Calibration, Capabilities, ToolEntry
 from benchbook.measure.tools.base import (
-    CORE_PERCENTILES,
     ErrorKinds,
     LoadPlan,
     LoadRequest,
@@ -42,10 +40,12 @@ from benchbook.measure.tools.base import (
     ToolDefaults,
     ToolRun,
     go_binary_version,
-    percentile_column,
     require_exit,
     run_to_files,
 )
+from benchbook.runs.columns import CORE_PERCENTILES, percentile_column
+from benchbook.runs.durations import parse_duration
+from benchbook.runs.layout import built_tool
 
 # bombardier's JSON template (templates.go, v1.2.6) in one line, the latency percentiles
 # with p99.9 added and keyed "50" … "99.9"; the spec keeps what names the run.

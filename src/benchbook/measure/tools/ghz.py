@@ -23,21 +23,21 @@ from pathlib import Path
 from typing import Any
 
 from benchbook.measure.hosts.addresses import require_allowed
-from benchbook.measure.layout import REPO_ROOT, built_tool
-from benchbook.measure.params import counts, parse_duration, require_int
+from benchbook.measure.params import counts, require_int
 from benchbook.measure.tools import Calibration, Capabilities, ToolEntry
 from benchbook.measure.tools.base import (
-    CORE_PERCENTILES,
     LoadPlan,
     LoadRequest,
     LoadToolError,
     ToolDefaults,
     ToolRun,
     go_binary_version,
-    percentile_column,
     require_exit,
     run_to_files,
 )
+from benchbook.runs.columns import CORE_PERCENTILES, percentile_column
+from benchbook.runs.durations import parse_duration
+from benchbook.runs.layout import REPO_ROOT, built_tool
 
 # The core percentiles ghz reports itself (it stops at 99 %: p99.9 comes from its details).
 REPORTED = tuple(s for s in CORE_PERCENTILES if s < 0.999)

@@ -20,12 +20,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from benchbook.measure.instances import Instance, slug
-from benchbook.measure.layout import BUILD_BIN, GO_MODULE, built_tool, repo_relative
 from benchbook.measure.pinning import Pinning
 from benchbook.measure.registry import Target
 from benchbook.measure.run_store import Run
 from benchbook.measure.tools import Capabilities, ToolEntry
 from benchbook.measure.tools.base import Finished, LoadToolError, run_to_files
+from benchbook.runs.layout import BUILD_BIN, GO_MODULE, built_tool, repo_relative
 
 # Benchmark<name>, then the iteration count, then value-unit pairs (benchfmt).
 RESULT = re.compile(r"Benchmark(?P<name>\S+)\s+(?P<iterations>\d+)\s+(?P<pairs>\S.*)")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from benchbook.measure.hosts.addresses import require_allowed
 from benchbook.measure.hosts.exposure import LoadHost
-from benchbook.measure.params import as_list, counts, parse_duration, require_choice, require_int
+from benchbook.measure.params import as_list, counts, require_choice, require_int
 from benchbook.measure.pinning import load_cores
 from benchbook.measure.sampling import cpu_seconds_between
 from benchbook.measure.servers import free_port
@@ -30,12 +30,9 @@ from benchbook.measure.tools.base import (
     run_all_to_files,
     run_to_files,
 )
-from benchbook.measure.tools.locust_output import (
-    LocustError,
-    classify_failures,
-    final_stats,
-    parse_locust_stats,
-)
+from benchbook.measure.tools.locust_output import LocustError, classify_failures, parse_locust_stats
+from benchbook.runs.durations import parse_duration
+from benchbook.runs.locust_output import LocustOutputError, final_stats
 
 LOCUSTFILE = Path(__file__).with_name("_locustfile.py")
 USER_CLASSES = {"HttpUser": "HttpUserPlan", "FastHttpUser": "FastHttpUserPlan"}
@@ -319,7 +316,7 @@ class Locust(ToolDefaults):
                                        hosts if len(hosts) > 1 else ())  # fmt: skip
         try:
             entries = final_stats(stats_path(raw_prefix).read_text(errors="replace"))
-        except LocustError as err:
+        except LocustOutputError as err:
             log = raw_prefix.with_suffix(".log")
             tail = log.read_text(errors="replace")[-2000:]
             raise LocustError(f"{err}\nits log, {log}:\n{tail}") from None

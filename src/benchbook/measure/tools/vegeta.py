@@ -18,8 +18,7 @@ from pathlib import Path
 from benchbook.measure.flags import number
 from benchbook.measure.hosts.addresses import require_allowed
 from benchbook.measure.hosts.exposure import LoadHost
-from benchbook.measure.layout import built_tool
-from benchbook.measure.params import parse_duration, require_int
+from benchbook.measure.params import require_int
 from benchbook.measure.tools import Calibration, Capabilities, ToolEntry
 from benchbook.measure.tools.base import (
     Job,
@@ -38,6 +37,8 @@ from benchbook.measure.tools.vegeta_output import (
     parse_vegeta_csv,
     parse_vegeta_report,
 )
+from benchbook.runs.durations import parse_duration
+from benchbook.runs.layout import built_tool
 
 # An open-loop run is short of its rate when it sent less than this share of it.
 RATE_SHORTFALL = 0.95

@@ -24,7 +24,8 @@ from typing import Any
 
 import pandas as pd
 
-from benchbook.measure.tools.base import ErrorKinds, LoadToolError, percentile_column
+from benchbook.measure.tools.base import ErrorKinds, LoadToolError
+from benchbook.runs.columns import percentile_column
 
 REQUIRED = ("latencies", "bytes_in", "duration", "wait", "requests", "rate", "throughput",
             "success", "status_codes", "errors")  # fmt: skip

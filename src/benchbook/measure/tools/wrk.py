@@ -14,19 +14,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchbook.measure.hosts.addresses import require_allowed
-from benchbook.measure.params import counts, parse_duration, require_int
+from benchbook.measure.params import counts, require_int
 from benchbook.measure.tools import Calibration, Capabilities, ToolEntry
 from benchbook.measure.tools.base import (
-    CORE_PERCENTILES,
     Finished,
     LoadPlan,
     LoadToolError,
     ToolDefaults,
     ToolRun,
-    percentile_column,
     require_exit,
     run_to_files,
 )
+from benchbook.runs.columns import CORE_PERCENTILES, percentile_column
+from benchbook.runs.durations import parse_duration
 
 REPORTER = Path(__file__).with_name("wrk_report.lua")
 PLAN_SCRIPT = Path(__file__).with_name("wrk_plan.lua")

@@ -1,0 +1,129 @@
+"""Every stored manifest shape reads as the current one (runs.manifest), and new runs
+carry the schema version. Fixtures are written into tmp_path: the repository's
+data/runs/ is neither read nor written here."""
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from benchbook.measure import provenance
+from benchbook.measure.run_store import Run
+from benchbook.runs.columns import CORE_COLUMNS
+from benchbook.runs.manifest import (
+    COMPLETED,
+    KILLED,
+    LOOPBACK,
+    SCHEMA_VERSION,
+    UNRECORDED,
+    migrate,
+    read_manifest,
+)
+from benchbook.runs.store import Run as StoredRun
+
+RUN_ID = "20261124T012938Z-01_io_concurrency-abba"
+PARAMS = {"targets": ["go", "py"], "loads": [{"connections": 10}], "repetitions": 2}
+# The last shape of schema 1 (g): every key a run of 2026-11-24 wrote.
+LATEST = {
+    "run_id": RUN_ID,
+    "experiment": "01_io_concurrency",
+    "created_utc": "2026-11-24T01:29:38+00:00",
+    "params": PARAMS | {"runs_planned": 4},
+    "fingerprint": "f" * 64,
+    "columns": [*CORE_COLUMNS, "delay_ms"],
+    "provenance": {"machine": {"hostname": "vm"}, "versions": {}, "git": {}},
+    "servers": {"go": {"command": ["go-server"]}},
+    "round_orders": [["go", "py"], ["py", "go"]],
+    "machine_speed": {"before": {"go_s": 0.5, "python_s": 0.6}},
+    "profiled_phase": {"window_s": 2.0},
+    "hosts": {"kind": "local"},
+    "completed_utc": "2026-11-24T01:35:00+00:00",
+}
+SHAPE_A_KEYS = {"run_id", "experiment", "created_utc", "params", "provenance", "servers"}
+# Each stored shape by the keys it lacks of LATEST (schema 1, oldest first).
+SHAPES = {
+    "a: before columns, fingerprint and completion": set(LATEST) - SHAPE_A_KEYS,
+    "b: + columns, fingerprint, completed_utc": {
+        "hosts", "machine_speed", "profiled_phase", "round_orders", "runs_planned"},
+    "c: as b, no servers started (gobench)": {
+        "hosts", "machine_speed", "profiled_phase", "round_orders", "servers", "runs_planned"},
+    "d: + round_orders, machine_speed": {"hosts", "profiled_phase"},
+    "e: + profiled_phase": {"hosts"},
+    "f: + hosts, no profiled phase": {"profiled_phase"},
+    "g: every key": set(),
+}  # fmt: skip
+
+
+def stored(shape: str) -> dict:
+    missing = SHAPES[shape]
+    manifest = {k: v for k, v in LATEST.items() if k not in missing}
+    if "runs_planned" in missing or shape.startswith("a"):
+        manifest["params"] = PARAMS
+    return manifest
+
+
+def write_run(tmp_path: Path, manifest: dict, rows: int = 4) -> Path:
+    run_dir = tmp_path / RUN_ID
+    run_dir.mkdir()
+    (run_dir / "manifest.json").write_text(json.dumps(manifest))
+    if rows:
+        columns = [*CORE_COLUMNS, "delay_ms"]
+        frame = pd.DataFrame([dict.fromkeys(columns, "") | {"rps": 1.0}] * rows)
+        frame.to_csv(run_dir / "results.csv", index=False)
+    return run_dir
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_every_stored_shape_reads_with_every_key(shape: str, tmp_path: Path) -> None:
+    manifest = read_manifest(write_run(tmp_path, stored(shape)))
+    assert set(LATEST) | {"completion", "schema_version"} <= set(manifest)
+    assert manifest["schema_version"] == SCHEMA_VERSION
+    assert manifest["columns"] == [*CORE_COLUMNS, "delay_ms"]  # stored, or the CSV's
+    for key in SHAPES[shape] - {"runs_planned", "columns", "fingerprint", "completed_utc"}:
+        expected = {"hosts": LOOPBACK, "servers": {}}.get(key)
+        assert manifest[key] == expected, key
+    unrecorded = shape.startswith("a")
+    assert manifest["completion"] == (UNRECORDED if unrecorded else COMPLETED)
+    assert manifest["fingerprint"] == ("" if unrecorded else LATEST["fingerprint"])
+
+
+def test_a_run_from_before_completion_was_recorded_with_rows_missing_was_killed(
+    tmp_path: Path,
+) -> None:
+    run = StoredRun(write_run(tmp_path, stored("a: before columns, fingerprint and completion"), 3))
+    assert run.completion == KILLED and not run.completed
+
+
+def test_a_run_without_columns_or_results_has_the_core_columns(tmp_path: Path) -> None:
+    manifest = stored("a: before columns, fingerprint and completion")
+    migrated = read_manifest(write_run(tmp_path, manifest, rows=0))
+    assert migrated["columns"] == CORE_COLUMNS and migrated["completion"] == KILLED
+
+
+def test_a_run_that_recorded_its_fingerprint_but_not_its_end_was_killed(tmp_path: Path) -> None:
+    manifest = {k: v for k, v in LATEST.items() if k != "completed_utc"}
+    run = StoredRun(write_run(tmp_path, manifest))
+    assert run.completion == KILLED and not run.completed
+    assert run.manifest()["completed_utc"] is None
+
+
+def test_a_run_with_hosts_in_its_params_but_none_recorded_has_unknown_hosts(tmp_path) -> None:
+    manifest = stored("e: + profiled_phase")
+    manifest["params"] = manifest["params"] | {"hosts": {"link": {"added_rtt_ms": 5}}}
+    assert migrate(manifest, tmp_path / "results.csv")["hosts"] is None
+
+
+def test_a_manifest_newer_than_this_reader_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="schema 3 is newer"):
+        migrate(LATEST | {"schema_version": SCHEMA_VERSION + 1}, tmp_path / "results.csv")
+
+
+def test_a_new_run_writes_the_schema_version(runs_dir, monkeypatch) -> None:
+    monkeypatch.setattr(provenance, "collect", lambda versions: {"machine": {}})
+    run = Run.create("schema_test", params={"repetitions": 1})
+    assert run.stored_manifest()["schema_version"] == SCHEMA_VERSION
+    run.update_manifest(round_orders=[])
+    written = run.stored_manifest()
+    assert "completion" not in written and written["round_orders"] == []
+    assert run.manifest()["completion"] == KILLED  # no completed_utc yet
