@@ -261,9 +261,9 @@ def test_a_hung_wrk_is_stopped_at_its_deadline_and_the_message_says_so(monkeypat
             warmup="0s",
             repetitions=1,
         )
-    # The seconds said are those left of the 3 s deadline when the wait began (at least 1):
-    # 3 less the moments since wrk started, "2.99999" on a busy machine.
+    # The seconds said are those since wrk started: its 3 s deadline and the moments the
+    # harness took to notice (a wait polls every 50 ms), never the wait's own share.
     said = float(re.search(r"still ran ([\d.]+) s", str(late.value)).group(1))
-    assert 1 <= said <= 3, str(late.value)
+    assert 3 <= said < 5, str(late.value)
     freezer.join()
     assert descendants() == []

@@ -199,6 +199,7 @@ class ManagedProcess:
         if self.host is not None:
             self.argv = self.host.command(argv, env or {}, cwd)
             cwd, env = None, None
+        self.started = time.monotonic()  # what a deadline message counts from
         with sigint_deferred():
             self.popen = subprocess.Popen(
                 self.argv,
@@ -231,9 +232,10 @@ class ManagedProcess:
             if pid:
                 break
             if time.monotonic() > deadline:
+                ran_s = time.monotonic() - self.started  # not the wait's: it began later
                 self.stop()
                 raise DeadlineExceeded(
-                    f"{self.name} (pid {self.pid}) still ran {timeout_s:g} s after it "
+                    f"{self.name} (pid {self.pid}) still ran {ran_s:.1f} s after it "
                     f"started, so it was stopped: {' '.join(self.argv)}"
                 )
             time.sleep(0.05)
