@@ -28,7 +28,7 @@ PROFILE_STAMP := report/executed/.profile
 # The Go version servers/go/go.mod and servers/go/tools/go.mod declare.
 GO_NEEDED := $(shell sed -n 's/^go //p' servers/go/go.mod)
 
-.PHONY: setup tools build go-tools flamegraph report test test-fast lint lab run replicate bench-harness clean
+.PHONY: setup tools build go-tools flamegraph report test test-fast lint lab run replicate bench-harness store export-session import-session bench-store clean
 
 setup: $(INSTALLED) tools build go-tools
 
@@ -145,6 +145,23 @@ lab: setup
 
 bench-harness: setup
 	$(BIN)/python benchmarks/harness_overhead.py
+
+# The results store (build/store/, derived from data/runs/; the analysis updates it itself).
+store: $(INSTALLED)
+	$(BIN)/python -m benchbook.store build
+
+# A session as one checked file, and back: make export-session [SESSION=<run id>] [OUT=x.tar];
+# make import-session FILE=x.tar (refused, data/runs/ unchanged, unless every check holds).
+export-session: $(INSTALLED)
+	$(BIN)/python -m benchbook.store export $(if $(SESSION),--session $(SESSION)) $(if $(OUT),--out $(OUT))
+
+import-session: $(INSTALLED)
+	@test -n "$(FILE)" || { echo 'usage: make import-session FILE=<session file>'; exit 2; }
+	$(BIN)/python -m benchbook.store import $(FILE)
+
+# The store grown to 1,000 sessions of copies in a temporary folder, timed against folders.
+bench-store: $(INSTALLED)
+	$(BIN)/python benchmarks/store_scale.py
 
 # Build outputs only: data/runs/ is append-only and report/ is committed.
 clean:

@@ -236,7 +236,8 @@ def test_contents_link_to_the_notebook_heading_and_its_subheadings(built) -> Non
 @pytest.mark.slow
 def test_page_is_self_contained_with_embedded_figures(built) -> None:
     elements = Elements(built[0].read_text())
-    assert not [attrs for tag, attrs in elements.tags if tag in ("script", "link", "iframe")]
+    loading = [a for tag, a in elements.tags if tag in ("link", "iframe") or tag == "script" and a]
+    assert not loading  # the session explorer's inline script loads nothing
     sources = [attrs["src"] for _, attrs in elements.tags if "src" in attrs]
     assert sources and all(src.startswith("data:") for src in sources)
     assert any(src.startswith("data:image/png;base64,") for src in sources)
@@ -626,6 +627,26 @@ def findings_notebook(path: Path, findings: dict | None) -> Path:
     return path
 
 
+def test_the_explorer_lists_every_stored_session_linked_and_only_on_screen(
+    tmp_path: Path,
+) -> None:
+    findings = json.loads(json.dumps(FINDINGS))
+    runs = findings["headlines"][0]["spread"]
+    page = render_report([findings_notebook(tmp_path / "new.ipynb", findings)])
+    explorer = page[
+        page.index('id="explorer"') : page.index("</section>", page.index('id="explorer"'))
+    ]
+    table = explorer[explorer.index("<tbody>") : explorer.index("</tbody>")]
+    assert table.count("<tr>") == len(runs) > 1
+    for run in runs:
+        assert f'href="../data/runs/{run["run_id"]}/manifest.json"' in table
+        assert f'href="../data/runs/{run["run_id"]}/raw/"' in table
+    assert f"all {len(runs)} stored sessions" in explorer and "<script>" in explorer
+    assert page.count("<script") == 1
+    css = page[page.index("<style") : page.index("</style>")]
+    assert re.search(r"@media print \{\s*div\.explorer \{ display: none; \}", css)
+
+
 def test_a_report_without_findings_has_no_summary_and_no_answer_box(tmp_path: Path) -> None:
     page = render_report([findings_notebook(tmp_path / "old.ipynb", None)])
     assert 'id="summary"' not in page and 'id="spread"' not in page
@@ -642,7 +663,7 @@ def test_findings_make_the_summary_an_answer_box_and_a_headline_table(tmp_path: 
     headlines = page[page.index('id="appendix-headlines"') : page.index('id="spread"')]
     # the brief carries the ratio and its interval, so the cell states them once
     assert headlines.count("8.0–12×") == 1 and "n&nbsp;=&nbsp;5+5" in headlines
-    spread = page[page.index('id="spread"') : page.index('id="provenance"')]
+    spread = page[page.index('id="spread"') : page.index('id="explorer"')]
     assert spread.count("<tr") == 3 and "93.8 %" in spread and "0.0031×" in spread
     assert re.search(r'<svg class="chart spread-plot" role="img"', spread)
     section = page[page.index('<section class="notebook"') : page.index("</main>")]

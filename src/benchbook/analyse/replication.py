@@ -15,7 +15,6 @@ import math
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import pandas as pd
 
@@ -25,7 +24,8 @@ from benchbook.analyse.pairing import comparison, count_text, within_band
 from benchbook.analyse.stats import Comparison
 from benchbook.analyse.tables import valid_rows
 from benchbook.runs.manifest import COMPLETED
-from benchbook.runs.store import Run, RunStore
+from benchbook.store.query import open_store
+from benchbook.store.sessions import SessionSource
 
 # The parameters that make two runs measure the same comparison: the load, the tool, the
 # warm-up, the servers' own settings, the cores, whether servers restart each round, and
@@ -105,14 +105,6 @@ class Replication:
         )
 
 
-def stored_runs(experiment: str, directory: Path | None = None) -> list[Run]:
-    """Every completed run of ``experiment`` with results, oldest first: a run killed or
-    failed mid-way is no session, whatever rows it kept, nor is one from before completion
-    was recorded (its ``completion`` says which, runs.manifest)."""
-    runs = reversed(list(RunStore(directory).runs(experiment)))
-    return [run for run in runs if run.has_results and run.completed]
-
-
 def conditions(params: dict, servers: set[str], ignore: Sequence[str] = ()) -> dict:
     """What must be equal for two runs to measure the same comparison of ``servers``
     (``ignore``: conditions this comparison matches otherwise, e.g. capacities at one
@@ -170,17 +162,19 @@ def spread(
     column: str = "rps",
     select: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
     current: set[str] | None = None,
-    directory: Path | None = None,
+    source: SessionSource | None = None,
     ignore: Sequence[str] = (),
 ) -> list[dict]:
     """The same comparison in every stored run of ``experiment`` that has both targets:
     date, machine class and its speed, ratio with its CI and level, n, and whether the
     run measured it under this session's conditions (``same_conditions``; this session's
-    run is ``current``; ``ignore``: see ``conditions``)."""
+    run is ``current``; ``ignore``: see ``conditions``; ``source``: the results store of
+    data/runs/ unless given)."""
+    source = source or open_store()
     rows, keys = [], {}
-    for run in stored_runs(experiment, directory):
-        manifest = run.manifest()
-        data = valid_rows(select(run.results()) if select else run.results())
+    for run in source.sessions(experiment):
+        manifest = run.manifest
+        data = valid_rows(select(run.rows) if select else run.rows)
         if data.empty or "target" not in data:
             continue  # nothing of this comparison in that run (e.g. not that tool)
         c = comparison(data, a, b, column)
@@ -194,6 +188,7 @@ def spread(
             {
                 "run_id": run.run_id,
                 "date": manifest["created_utc"][:16].replace("T", " "),
+                "commit": (manifest.get("provenance", {}).get("git") or {}).get("commit"),
                 "machine": f"{machine.get('hostname', 'unrecorded')} "
                 f"({machine.get('logical_cpus', '?')} CPUs)",
                 "machine_class": machine_class(machine),
@@ -214,7 +209,7 @@ def spread(
     for row in rows:
         row["same_conditions"] = reference is not None and keys[row["run_id"]] == reference
     if any(not row["machine_class"] for row in rows):
-        attribute_unrecorded(rows, class_speeds(directory))
+        attribute_unrecorded(rows, class_speeds(source))
     return rows
 
 
@@ -237,13 +232,12 @@ def attribute_unrecorded(
     return rows
 
 
-def class_speeds(directory: Path | None = None) -> dict[str, list[tuple[float, float]]]:
+def class_speeds(source: SessionSource) -> dict[str, list[tuple[float, float]]]:
     """Every finished run's machine-speed reference (Go, Python seconds; each reading,
     before and after) by machine class, over the whole runs folder: one session's
     references vary with what else the machine did, so a class's range comes from all."""
     speeds: dict[str, list[tuple[float, float]]] = {}
-    for run in RunStore(directory).runs():
-        manifest = run.manifest()
+    for manifest in source.manifests():  # migrated to the current shape (runs.manifest)
         name = machine_class(manifest["provenance"]["machine"])
         reference = manifest["machine_speed"]
         if name and reference and manifest["completion"] == COMPLETED:

@@ -1,0 +1,77 @@
+"""make bench-store: the analysis of every headline's sessions, through the run folders
+and through the results store, on the stored sessions and on a runs folder grown with
+copies of them (manifests marked ``copy_of``) to 1,000 sessions. All in a temporary
+folder: data/runs/ is only read."""
+
+import json
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from benchbook.analyse.session_sweep import every_headline
+from benchbook.runs.layout import runs_dir
+from benchbook.store.build import update
+from benchbook.store.query import StoreSessions
+from benchbook.store.sessions import COPY_OF, FolderSessions, is_session
+
+TARGET = 1000
+
+
+def copy_sessions(source: Path, runs: Path) -> list[Path]:
+    """Every session's manifest and rows (what the analysis reads) into ``runs``."""
+    copied = []
+    for manifest_path in sorted(source.glob("*/manifest.json")):
+        folder = manifest_path.parent
+        has_rows = (folder / "results.csv").exists()
+        if is_session(json.loads(manifest_path.read_text()), has_rows):
+            (runs / folder.name).mkdir(parents=True)
+            for name in ("manifest.json", "results.csv"):
+                shutil.copy2(folder / name, runs / folder.name / name)
+            copied.append(runs / folder.name)
+    return copied
+
+
+def grow(runs: Path, originals: list[Path], count: int) -> None:
+    """Add copies of ``originals`` under new ids until ``runs`` holds ``count`` sessions."""
+    for number in range(count - len(originals)):
+        original = originals[number % len(originals)]
+        run_id = f"{original.name[:-4]}{number:04x}"
+        manifest = json.loads((original / "manifest.json").read_text())
+        (runs / run_id).mkdir()
+        shutil.copy2(original / "results.csv", runs / run_id / "results.csv")
+        manifest |= {"run_id": run_id, COPY_OF: original.name}
+        (runs / run_id / "manifest.json").write_text(json.dumps(manifest))
+
+
+def timed(action: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    action()
+    return time.perf_counter() - started
+
+
+def measure(runs: Path, store: Path) -> tuple[float, float, float, int]:
+    """Seconds to update the store, then to analyse every headline via folders and store."""
+    build = timed(lambda: update(runs, store))
+    folders = timed(lambda: every_headline(FolderSessions(runs, copies=True)))
+    stored = timed(lambda: every_headline(StoreSessions(store, copies=True)))
+    return build, folders, stored, len(list(runs.iterdir()))
+
+
+def main() -> int:
+    with tempfile.TemporaryDirectory(prefix="benchbook-bench-store-") as tmp:
+        runs, store = Path(tmp) / "runs", Path(tmp) / "store"
+        originals = copy_sessions(runs_dir(), runs)
+        print("sessions  store update s  analysis via folders s  via store s")
+        for count in (len(originals), TARGET):
+            if count > len(originals):
+                grow(runs, originals, count)
+            build, folders, stored, total = measure(runs, store)
+            print(f"{total:8d}  {build:14.2f}  {folders:21.2f}  {stored:11.2f}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,82 @@
+"""The checks a run must pass before an import adds it to data/runs/: its manifest names
+it, its rows reference raw outputs it carries, one raw output per planned invocation, and
+rows whose tool has a cheap parser equal what that parser reads from their raw output."""
+
+import csv
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from benchbook.measure.tools.wrk import Wrk, parse_wrk_output
+from benchbook.runs.manifest import COMPLETED, migrate
+
+# Raw outputs the import can re-parse cheaply, by the row's tool: the parser's columns must
+# equal the row's.
+REPARSERS = {Wrk.name: parse_wrk_output}
+
+
+class SessionFileError(ValueError):
+    """A session file refused, with the problem named."""
+
+
+def _manifest(folder: Path) -> dict[str, Any]:
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text())
+    except (FileNotFoundError, json.JSONDecodeError) as error:
+        raise SessionFileError(f"{folder.name}: no readable manifest.json ({error})") from None
+    if manifest.get("run_id") != folder.name:
+        raise SessionFileError(f"{folder.name}: its manifest names run {manifest.get('run_id')!r}")
+    try:  # in the current shape; a schema newer than this benchbook's is refused
+        return migrate(manifest, folder / "results.csv")
+    except ValueError as error:
+        raise SessionFileError(str(error)) from None
+
+
+def raw_file(folder: Path, raw_path: str) -> Path:
+    """A row's raw_path (stored relative to the repository) inside the staged run."""
+    parts = Path(raw_path).parts
+    if folder.name not in parts:
+        raise SessionFileError(f"{folder.name}: a row's raw output {raw_path} is another run's")
+    return folder.joinpath(*parts[parts.index(folder.name) + 1 :])
+
+
+def _planned(manifest: dict[str, Any]) -> int | None:
+    if orders := manifest.get("round_orders"):
+        return sum(len(order) for order in orders)
+    return manifest.get("params", {}).get("runs_planned")
+
+
+def _same(row: dict[str, str], parsed: dict[str, Any]) -> bool:
+    for column, value in parsed.items():
+        text = row.get(column, "")
+        if value is None or text == "":
+            if (value is None) != (text == ""):
+                return False
+        elif not math.isclose(float(text), float(value), rel_tol=1e-12):
+            return False
+    return True
+
+
+def check_run(folder: Path) -> None:
+    """Refuse (SessionFileError) a staged run whose rows do not match its raw outputs."""
+    manifest = _manifest(folder)
+    if not (folder / "results.csv").exists():
+        if manifest["completion"] == COMPLETED:
+            raise SessionFileError(f"{folder.name}: finished, yet no results.csv")
+        return
+    with open(folder / "results.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    for row in rows:
+        raw = raw_file(folder, row.get("raw_path", ""))
+        if not raw.exists():
+            raise SessionFileError(f"{folder.name}: rows reference a missing raw output {raw}")
+        parse = REPARSERS.get(row.get("tool", ""))
+        if parse and raw.is_file() and not _same(row, parse(raw.read_text())):
+            raise SessionFileError(f"{folder.name}: a row does not match its raw output {raw}")
+    planned = _planned(manifest)
+    outputs = len({(row.get("repetition"), row.get("raw_path")) for row in rows})
+    if manifest["completion"] == COMPLETED and planned is not None and outputs != planned:
+        raise SessionFileError(
+            f"{folder.name}: {outputs} raw outputs in its rows, {planned} planned in its manifest"
+        )

@@ -1,0 +1,112 @@
+"""Sessions that travel: one tar holding a session's run folders (rows, manifest, raw
+outputs) and a top-level index with the format's schema version and each file's sha256.
+An import stages the file in a temporary folder beside data/runs/, checks everything
+(schema, checksums, run ids, rows against raw outputs), and only then moves the runs in:
+a refused file leaves data/runs/ as it was."""
+
+import hashlib
+import io
+import json
+import shutil
+import tarfile
+import tempfile
+from pathlib import Path
+
+from benchbook.runs.manifest import COMPLETED
+from benchbook.store.session_checks import SessionFileError, check_run
+from benchbook.store.sessions import FolderSessions
+
+FORMAT = "benchbook-session"
+SCHEMA_VERSION = 1
+INDEX = "index.json"
+
+
+def newest_session(runs: Path) -> str:
+    """The id of the newest session of any experiment."""
+    ids = [m["run_id"] for m in FolderSessions(runs).manifests() if m["completion"] == COMPLETED]
+    if not ids:
+        raise SessionFileError(f"no finished session in {runs}")
+    return max(ids)
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def export_session(runs: Path, run_ids: list[str], out: Path) -> Path:
+    """Write the runs ``run_ids`` of ``runs`` to the tar ``out``, index first."""
+    files: dict[str, str] = {}
+    contents: list[tuple[str, Path]] = []
+    for run_id in run_ids:
+        folder = runs / run_id
+        if not (folder / "manifest.json").exists():
+            raise SessionFileError(f"no run {run_id} in {runs}")
+        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+            name = str(path.relative_to(runs))
+            files[name] = _sha256(path.read_bytes())
+            contents.append((name, path))
+    index = {"format": FORMAT, "schema_version": SCHEMA_VERSION, "runs": run_ids, "files": files}
+    data = json.dumps(index, indent=1).encode()
+    with tarfile.open(out, "w") as tar:
+        info = tarfile.TarInfo(INDEX)
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+        for name, path in contents:
+            tar.add(path, arcname=name, recursive=False)
+    return out
+
+
+def _read_index(staged: Path) -> dict:
+    try:
+        index = json.loads((staged / INDEX).read_text())
+    except (FileNotFoundError, json.JSONDecodeError) as error:
+        raise SessionFileError(f"no readable {INDEX} at the top of the file: {error}") from None
+    if index.get("format") != FORMAT or index.get("schema_version") != SCHEMA_VERSION:
+        raise SessionFileError(
+            f"schema {index.get('format')!r} version {index.get('schema_version')!r}; "
+            f"this benchbook reads {FORMAT!r} version {SCHEMA_VERSION}"
+        )
+    return index
+
+
+def _check_files(staged: Path, index: dict) -> None:
+    listed = dict(index.get("files") or {})
+    present = {str(p.relative_to(staged)) for p in staged.rglob("*") if p.is_file()} - {INDEX}
+    if missing := sorted(set(listed) - present):
+        raise SessionFileError(
+            f"truncated: {len(missing)} indexed files missing, e.g. {missing[0]}"
+        )
+    if extra := sorted(present - set(listed)):
+        raise SessionFileError(f"files not in the index: {', '.join(extra[:3])}")
+    for name, digest in listed.items():
+        if _sha256((staged / name).read_bytes()) != digest:
+            raise SessionFileError(f"checksum mismatch: {name} is not the file exported")
+
+
+def _check_ids(runs: Path, index: dict) -> list[str]:
+    run_ids = [str(i) for i in index.get("runs") or []]
+    if not run_ids or len(set(run_ids)) != len(run_ids):
+        raise SessionFileError(f"the index lists no runs or a run twice: {run_ids}")
+    if taken := [i for i in run_ids if (runs / i).exists()]:
+        raise SessionFileError(f"run id already in {runs}: {', '.join(taken)}")
+    return run_ids
+
+
+def import_session(file: Path, runs: Path) -> list[str]:
+    """Add the runs of the session file ``file`` to ``runs`` after checking them all."""
+    runs.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=runs.parent, prefix=f".{runs.name}-import-") as tmp:
+        staged = Path(tmp)
+        try:
+            with tarfile.open(file) as tar:
+                tar.extractall(staged, filter="data")
+        except (tarfile.TarError, EOFError, OSError) as error:
+            raise SessionFileError(f"truncated or not a session file: {error}") from None
+        index = _read_index(staged)
+        _check_files(staged, index)
+        run_ids = _check_ids(runs, index)
+        for run_id in run_ids:
+            check_run(staged / run_id)
+        for run_id in run_ids:
+            shutil.move(staged / run_id, runs / run_id)
+    return run_ids

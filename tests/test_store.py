@@ -1,0 +1,87 @@
+"""The results store gives the analysis exactly what the run folders give, and stays up to
+date with them: tests on copies of committed runs in tmp_path (never data/ or build/)."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from benchbook.analyse.session_sweep import every_headline
+from benchbook.runs.layout import REPO_ROOT
+from benchbook.store.build import update
+from benchbook.store.query import StoreSessions, open_store
+from benchbook.store.sessions import COPY_OF, FolderSessions
+
+RUNS = REPO_ROOT / "data" / "runs"
+# Small committed runs of two experiments, with and without a recorded CPU identity.
+EXPERIMENTS = ("01_io_concurrency", "05_grpc_vs_http_wrk")
+
+
+def copy_runs(target: Path, experiments: tuple[str, ...] = EXPERIMENTS) -> Path:
+    target.mkdir()
+    for experiment in experiments:
+        for run in sorted(RUNS.glob(f"*-{experiment}-*")):
+            shutil.copytree(run, target / run.name)
+    return target
+
+
+@pytest.fixture
+def runs(tmp_path: Path) -> Path:
+    return copy_runs(tmp_path / "runs")
+
+
+def test_sessions_from_the_store_are_those_of_the_folders(runs: Path, tmp_path: Path) -> None:
+    update(runs, tmp_path / "store")
+    folders, store = FolderSessions(runs), StoreSessions(tmp_path / "store")
+    assert folders.manifests() == store.manifests()
+    for experiment in EXPERIMENTS:
+        read, stored = folders.sessions(experiment), store.sessions(experiment)
+        assert [s.run_id for s in read] == [s.run_id for s in stored] and read
+        for one, other in zip(read, stored, strict=True):
+            assert one.manifest == other.manifest
+            pd.testing.assert_frame_equal(one.rows, other.rows, check_exact=True)
+
+
+def test_headline_sessions_via_the_store_equal_those_read_from_folders(
+    runs: Path, tmp_path: Path
+) -> None:
+    update(runs, tmp_path / "store")
+    read = every_headline(FolderSessions(runs))
+    stored = every_headline(StoreSessions(tmp_path / "store"))
+    assert read and repr(read) == repr(stored)  # repr: every float to its last digit
+
+
+def test_an_update_reads_only_new_changed_and_gone_runs(runs: Path, tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    total = len(list(runs.iterdir()))
+    assert update(runs, store).read == total
+    assert update(runs, store).read == 0
+    newest = sorted(runs.iterdir())[-1]
+    shutil.copytree(newest, runs / newest.name.replace("Z-", "Y-"))
+    assert (update(runs, store).read, update(runs, store).read) == (1, 0)
+    shutil.rmtree(runs / newest.name.replace("Z-", "Y-"))
+    (newest / "manifest.json").write_text((newest / "manifest.json").read_text() + "\n")
+    result = update(runs, store)
+    assert (result.read, result.removed, result.total) == (1, 1, total)
+
+
+def test_copies_are_no_sessions_unless_asked_for(runs: Path) -> None:
+    newest = sorted(runs.glob("*-01_io_concurrency-*"))[-1]
+    copy = runs / newest.name.replace(newest.name[-4:], "c0de")
+    shutil.copytree(newest, copy)
+    manifest = json.loads((copy / "manifest.json").read_text())
+    (copy / "manifest.json").write_text(json.dumps(manifest | {COPY_OF: newest.name}))
+    for copies in (False, True):
+        ids = [s.run_id for s in open_store(runs, copies=copies).sessions("01_io_concurrency")]
+        folder_ids = [s.run_id for s in FolderSessions(runs, copies).sessions("01_io_concurrency")]
+        assert ids == folder_ids and (copy.name in ids) == copies
+
+
+@pytest.mark.slow
+def test_every_experiments_headlines_via_the_store_equal_the_folders(tmp_path: Path) -> None:
+    update(RUNS, tmp_path / "store")
+    read = every_headline(FolderSessions(RUNS))
+    stored = every_headline(StoreSessions(tmp_path / "store"))
+    assert len(read) > 20 and repr(read) == repr(stored)
