@@ -21,6 +21,7 @@ from benchbook.runs.manifest import (
     read_manifest,
 )
 from benchbook.runs.store import Run as StoredRun
+from benchbook.runs.store import RunStore
 
 RUN_ID = "20261124T012938Z-01_io_concurrency-abba"
 PARAMS = {"targets": ["go", "py"], "loads": [{"connections": 10}], "repetitions": 2}
@@ -127,3 +128,18 @@ def test_a_new_run_writes_the_schema_version(runs_dir, monkeypatch) -> None:
     written = run.stored_manifest()
     assert "completion" not in written and written["round_orders"] == []
     assert run.manifest()["completion"] == KILLED  # no completed_utc yet
+
+
+def test_runs_that_are_no_session_are_counted_by_how_they_ended(tmp_path: Path) -> None:
+    """What the report says it left out: runs with rows that did not complete."""
+    runs = {
+        "20261122T010000Z-01_io_concurrency-0001": (stored("a: before columns, fingerprint and "
+                                                           "completion"), 4),  # unrecorded
+        "20261124T010000Z-01_io_concurrency-0002": ({**LATEST, "completed_utc": None}, 2),
+        "20261124T020000Z-01_io_concurrency-0003": (LATEST, 4),  # a session
+        "20261124T030000Z-01_io_concurrency-0004": ({**LATEST, "completed_utc": None}, 0),
+    }  # fmt: skip
+    for run_id, (manifest, rows) in runs.items():
+        folder = write_run(tmp_path, manifest | {"run_id": run_id}, rows)
+        folder.rename(tmp_path / run_id)
+    assert RunStore(tmp_path).not_sessions() == {UNRECORDED: 1, KILLED: 1}  # no rows: not one
