@@ -46,7 +46,7 @@ def rewritten(file: Path, change: dict[str, bytes | None], name: str) -> Path:
 
 
 def test_an_exported_session_imports_back_byte_for_byte(exported: Path, tmp_path: Path) -> None:
-    assert newest_session(tmp_path / "source") == RUN
+    assert newest_session(tmp_path / "source") == [RUN]
     assert import_session(exported, tmp_path / "runs") == [RUN]
     assert folder(tmp_path / "runs") == folder(tmp_path / "source")
 
@@ -121,3 +121,25 @@ def test_a_run_id_already_stored_is_refused_by_the_command(
     assert main(["import", str(exported)]) == 1
     assert "refused: run id already in" in capsys.readouterr().err
     assert folder(tmp_path / "source") == before
+
+
+def test_the_newest_session_is_each_experiments_newest_run_of_its_machine_and_commit(
+    tmp_path: Path,
+) -> None:
+    """What one `make report` measured: runs of the newest run's machine and commit."""
+    manifest = json.loads((REPO_ROOT / "data" / "runs" / RUN / "manifest.json").read_text())
+    commit = manifest["provenance"]["git"]["commit"]
+    copies = {  # run id: (experiment, commit)
+        "20301201T000000Z-a_exp-0001": ("a_exp", commit),
+        "20301201T000100Z-a_exp-0002": ("a_exp", commit),  # a newer run of a_exp: this one
+        "20301201T000200Z-b_exp-0003": ("b_exp", "another commit"),  # another session
+        "20301201T000300Z-c_exp-0004": ("c_exp", commit),
+    }
+    for run_id, (experiment, made_at) in copies.items():
+        shutil.copytree(REPO_ROOT / "data" / "runs" / RUN, tmp_path / run_id)
+        changed = json.loads(json.dumps(manifest))
+        changed |= {"run_id": run_id, "experiment": experiment}
+        changed["provenance"]["git"]["commit"] = made_at
+        (tmp_path / run_id / "manifest.json").write_text(json.dumps(changed))
+    assert newest_session(tmp_path) == [
+        "20301201T000100Z-a_exp-0002", "20301201T000300Z-c_exp-0004"]  # fmt: skip

@@ -25,7 +25,7 @@ def _build(args: argparse.Namespace) -> str:
 
 def _export(args: argparse.Namespace) -> str:
     runs = runs_dir()
-    sessions = args.session or [newest_session(runs)]
+    sessions = args.session or newest_session(runs)
     out = args.out or Path(f"{sessions[0]}.session.tar")
     export_session(runs, sessions, out)
     return f"wrote {out}: {', '.join(sessions)}"
@@ -43,7 +43,12 @@ def main(argv: list[str] | None = None) -> int:
     build.add_argument("--full", action="store_true", help="rebuild it from nothing")
     build.set_defaults(run=_build)
     export = commands.add_parser("export", help="write sessions to one checked file")
-    export.add_argument("--session", action="append", help="run id (default: the newest)")
+    export.add_argument(
+        "--session",
+        action="append",
+        help="a run id, repeatable (default: every experiment's run of the newest session: "
+        "the newest run's machine and commit)",
+    )
     export.add_argument("--out", type=Path, help="the file to write")
     export.set_defaults(run=_export)
     imported = commands.add_parser("import", help="add a session file's runs to data/runs/")

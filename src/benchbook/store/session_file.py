@@ -21,12 +21,25 @@ SCHEMA_VERSION = 1
 INDEX = "index.json"
 
 
-def newest_session(runs: Path) -> str:
-    """The id of the newest session of any experiment."""
-    ids = [m["run_id"] for m in FolderSessions(runs).manifests() if m["completion"] == COMPLETED]
-    if not ids:
+def newest_session(runs: Path) -> list[str]:
+    """The runs of the newest measuring session (what one ``make report`` measured): the
+    newest completed run of each experiment measured on the machine and at the commit of
+    the newest completed run."""
+    done = [m for m in FolderSessions(runs).manifests() if m["completion"] == COMPLETED]
+    if not done:
         raise SessionFileError(f"no finished session in {runs}")
-    return max(ids)
+    newest = max(done, key=lambda m: m["run_id"])
+    runs_of: dict[str, str] = {}
+    for manifest in sorted(done, key=lambda m: m["run_id"]):
+        if _sitting(manifest) == _sitting(newest):
+            runs_of[manifest["experiment"]] = manifest["run_id"]
+    return sorted(runs_of.values())
+
+
+def _sitting(manifest: dict) -> tuple[object, object]:
+    """What one session shares: the machine (its id) and the commit measured."""
+    provenance = manifest["provenance"]
+    return provenance["machine"].get("machine_id"), (provenance.get("git") or {}).get("commit")
 
 
 def _sha256(data: bytes) -> str:
