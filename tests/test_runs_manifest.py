@@ -21,7 +21,7 @@ from benchbook.runs.manifest import (
     read_manifest,
 )
 from benchbook.runs.store import Run as StoredRun
-from benchbook.runs.store import RunStore
+from benchbook.store.sessions import not_sessions
 
 RUN_ID = "20261124T012938Z-01_io_concurrency-abba"
 PARAMS = {"targets": ["go", "py"], "loads": [{"connections": 10}], "repetitions": 2}
@@ -142,4 +142,4 @@ def test_runs_that_are_no_session_are_counted_by_how_they_ended(tmp_path: Path) 
     for run_id, (manifest, rows) in runs.items():
         folder = write_run(tmp_path, manifest | {"run_id": run_id}, rows)
         folder.rename(tmp_path / run_id)
-    assert RunStore(tmp_path).not_sessions() == {UNRECORDED: 1, KILLED: 1}  # no rows: not one
+    assert not_sessions(tmp_path) == {UNRECORDED: 1, KILLED: 1}  # no rows: not one

@@ -40,7 +40,7 @@ from benchbook.render.spread_page import held_out_check, spread_items
 from benchbook.render.templates import TEMPLATE_DIR, page_environment
 from benchbook.runs.manifest import KILLED, UNRECORDED
 from benchbook.runs.provenance import git_state
-from benchbook.runs.store import RunStore
+from benchbook.store.sessions import not_sessions
 
 TITLE = "benchbook — web-server performance, re-run"
 # Anything a browser would fetch or run: the report must open offline, exactly as built.
@@ -95,7 +95,7 @@ def render_report(executed: list[Path]) -> str:
             explorer=explorer_rows(sections),
             explorer_script=SCRIPT,
             held_out=held_out_check(sections),
-            not_sessions=RunStore().not_sessions(),
+            not_sessions=not_sessions(),
             killed=KILLED,
             unrecorded=UNRECORDED,
             glossary=glossary.terms(),

@@ -91,15 +91,6 @@ class RunStore:
             if experiment is None or run.experiment == experiment:
                 yield run
 
-    def not_sessions(self) -> dict[str, int]:
-        """How many runs with results are no session, by how they ended (runs.manifest's
-        KILLED, UNRECORDED): kept in the folder, counted nowhere."""
-        counts: dict[str, int] = {}
-        for run in self.runs():
-            if run.has_results and (how := run.completion) != COMPLETED:
-                counts[how] = counts.get(how, 0) + 1
-        return counts
-
     def with_fingerprint(self, fingerprint: str) -> Run | None:
         """The newest completed run measured with this fingerprint (see measure.reuse)."""
         for run in self.runs():

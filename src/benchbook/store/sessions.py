@@ -45,6 +45,16 @@ def is_session(manifest: dict[str, Any], has_rows: bool, copies: bool = False) -
     return has_rows and completed and (copies or COPY_OF not in manifest)
 
 
+def not_sessions(runs: Path | None = None) -> dict[str, int]:
+    """How many runs with results are no session, by how they ended (runs.manifest's
+    KILLED, UNRECORDED): kept in the folder, counted nowhere."""
+    counts: dict[str, int] = {}
+    for run in RunStore(runs).runs():
+        if run.has_results and (how := run.completion) != COMPLETED:
+            counts[how] = counts.get(how, 0) + 1
+    return counts
+
+
 class FolderSessions:
     """Sessions read from the run folders, each CSV and JSON parsed on every call."""
 
