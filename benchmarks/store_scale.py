@@ -13,6 +13,7 @@ from pathlib import Path
 
 from benchbook.analyse.session_sweep import every_headline
 from benchbook.runs.layout import runs_dir
+from benchbook.runs.manifest import read_manifest
 from benchbook.store.build import update
 from benchbook.store.query import StoreSessions
 from benchbook.store.sessions import COPY_OF, FolderSessions, is_session
@@ -26,7 +27,7 @@ def copy_sessions(source: Path, runs: Path) -> list[Path]:
     for manifest_path in sorted(source.glob("*/manifest.json")):
         folder = manifest_path.parent
         has_rows = (folder / "results.csv").exists()
-        if is_session(json.loads(manifest_path.read_text()), has_rows):
+        if is_session(read_manifest(folder), has_rows):
             (runs / folder.name).mkdir(parents=True)
             for name in ("manifest.json", "results.csv"):
                 shutil.copy2(folder / name, runs / folder.name / name)
