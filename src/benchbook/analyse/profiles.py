@@ -32,6 +32,7 @@ import pandas as pd
 
 from benchbook.analyse.names import titled
 from benchbook.analyse.profile_claims import claim_rows
+from benchbook.runs import outputs
 from benchbook.runs.layout import REPO_ROOT
 from benchbook.runs.sampling import RATE_HZ
 
@@ -123,10 +124,11 @@ def categorise(stack: Sequence[str]) -> str:
 
 
 def read_folded(path: Path) -> list[tuple[list[str], int]]:
-    """Folded stacks ('root;…;leaf count' lines, gzipped or not) as (frames, count)."""
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt") as f:
-        lines = [line.rstrip("\n") for line in f if line.strip()]
+    """Folded stacks ('root;…;leaf count' lines, gzipped or not; loose or packed) as
+    (frames, count)."""
+    data = outputs.read_bytes(path)
+    text = (gzip.decompress(data) if path.suffix == ".gz" else data).decode(errors="replace")
+    lines = [line.rstrip("\n") for line in text.splitlines() if line.strip()]
     stacks = []
     for line in lines:
         stack, _, count = line.rpartition(" ")
@@ -235,7 +237,7 @@ def flame_graphs(rows: pd.DataFrame) -> list[tuple[str, Path]]:
     """(target, SVG path) of each profiled target that has a flame graph."""
     found = []
     for row in rows.itertuples():
-        if isinstance(row.svg, str) and row.svg and _path(row.svg).exists():
+        if isinstance(row.svg, str) and row.svg and outputs.exists(_path(row.svg)):
             found.append((row.target, _path(row.svg)))
     return found
 
@@ -312,7 +314,7 @@ def details(runs: object, measured: pd.DataFrame) -> list[object]:
     ]  # fmt: skip
     graphs = flame_graphs(rows)
     for target, svg in graphs:
-        shown += [SVG(filename=str(svg)), Markdown(CAPTION.format(target=target))]
+        shown += [SVG(data=outputs.read_bytes(svg)), Markdown(CAPTION.format(target=target))]
     if not graphs:
         shown.append(
             Markdown(

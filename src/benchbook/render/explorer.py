@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 from benchbook.render.notebook_html import Section
+from benchbook.runs import outputs
+from benchbook.runs.layout import runs_dir
 
 # From report/index.html to the run folders (the report sits in report/, runs in data/runs/).
 RUNS_LINK = "../data/runs"
@@ -52,7 +54,7 @@ class ExplorerRow:
     ci_low: float | None
     ci_high: float | None
     manifest: str  # relative link to its manifest
-    raw: str  # relative link to its raw outputs
+    raw: str  # relative link to its raw outputs: the archive when packed, else raw/
 
 
 def explorer_rows(sections: Sequence[Section]) -> list[ExplorerRow]:
@@ -76,7 +78,7 @@ def explorer_rows(sections: Sequence[Section]) -> list[ExplorerRow]:
                             ci_low=run.get("ci_low"),
                             ci_high=run.get("ci_high"),
                             manifest=f"{folder}/manifest.json",
-                            raw=f"{folder}/raw/",
+                            raw=f"{folder}/{outputs.link(runs_dir() / run['run_id'])}",
                         )
                     )
     return rows

@@ -10,11 +10,13 @@ response-time histogram, whose buckets are rounded (1 ms below 100 ms, 10 ms bel
 100 ms above).
 """
 
+import io
 import json
 from pathlib import Path
 
 import pandas as pd
 
+from benchbook.runs import outputs
 from benchbook.runs.columns import percentile_column
 from benchbook.runs.layout import REPO_ROOT
 
@@ -86,13 +88,15 @@ def per_second(stats_file: Path) -> pd.DataFrame:
     """The run second by second, from its start: ``rps``, the requests completed in that
     second (exact counts from the final statistics; the last second is partial),
     ``users`` running, and ``p95_ms``, Locust's own p95 over the preceding 10 s (its
-    history CSV, written every second)."""
-    entries = final_stats(stats_file.read_text(errors="replace"))
+    history CSV, written every second). The files may be loose or packed (runs.outputs)."""
+    entries = final_stats(outputs.read_text(stats_file))
     counts: dict[int, int] = {}
     for entry in entries:
         for second, count in entry["num_reqs_per_sec"].items():
             counts[int(second)] = counts.get(int(second), 0) + count
-    history = pd.read_csv(history_path(stats_file), na_values=["N/A"])
+    history = pd.read_csv(
+        io.BytesIO(outputs.read_bytes(history_path(stats_file))), na_values=["N/A"]
+    )
     history = history[history["Name"] == "Aggregated"].set_index("Timestamp")
     seconds = sorted(set(counts) | set(history.index))
     return pd.DataFrame(
@@ -132,7 +136,7 @@ def with_locust_percentiles(results: pd.DataFrame) -> pd.DataFrame:
     each computed from the run's raw statistics."""
     rows = []
     for raw_path in results["raw_path"]:
-        histogram = response_times(final_stats((REPO_ROOT / raw_path).read_text(errors="replace")))
+        histogram = response_times(final_stats(outputs.read_text(REPO_ROOT / raw_path)))
         total = sum(histogram.values())
         rows.append(
             {percentile_column(s): percentile_of(histogram, total, s) for s in LOCUST_PERCENTILES}
