@@ -25,10 +25,14 @@ ANALYSIS := $(shell find src/benchbook/analyse -type f -name '*.py' -not -path '
 RENDERED_WITH := $(shell find src/benchbook/render -type f -not -path '*/__pycache__/*' \
 	-not -name '*.pyc')
 PROFILE_STAMP := report/executed/.profile
+# When this make started (UTC, as run ids start): the runs it measures sort after it, and
+# are the ones it packs (make compact) before rendering.
+STARTED_UTC := $(shell date -u +%Y%m%dT%H%M%SZ)
+PACK_MEASURED = $(BIN)/python -m benchbook.store compact --since $(STARTED_UTC)
 # The Go version servers/go/go.mod and servers/go/tools/go.mod declare.
 GO_NEEDED := $(shell sed -n 's/^go //p' servers/go/go.mod)
 
-.PHONY: setup tools build go-tools flamegraph report test test-fast lint lab run replicate bench-harness store export-session import-session bench-store clean
+.PHONY: setup tools build go-tools flamegraph report test test-fast lint lab run replicate bench-harness store compact export-session import-session bench-store clean
 
 setup: $(INSTALLED) tools build go-tools
 
@@ -95,6 +99,7 @@ CALIBRATION := report/executed/00_load_generators.ipynb
 $(filter-out $(CALIBRATION),$(EXECUTED)): | $(CALIBRATION)
 
 report/index.html report/report.pdf &: $(EXECUTED) $(RENDERED_WITH)
+	$(PACK_MEASURED)
 	$(BIN)/python -m benchbook.render.report --html report/index.html --pdf report/report.pdf $(EXECUTED)
 
 # One notebook with overrides, then the report again:
@@ -106,6 +111,7 @@ run: setup flamegraph
 	@test -f notebooks/$(NB).ipynb || { echo "no notebook notebooks/$(NB).ipynb; choose from: $(notdir $(basename $(NOTEBOOKS)))"; exit 2; }
 	$(BIN)/python -m benchbook.render.execute notebooks/$(NB).ipynb report/executed/$(NB).ipynb \
 	  --profile notebooks/profiles/$(PROFILE).yaml --set "$$P"
+	$(PACK_MEASURED)
 	$(BIN)/python -m benchbook.render.report --html report/index.html --pdf report/report.pdf $(EXECUTED)
 
 # A notebook's experiments measured N more times, each a fresh session (no stored run is
@@ -120,6 +126,7 @@ replicate: setup flamegraph
 	  $(BIN)/python -m benchbook.render.execute notebooks/$(NB).ipynb report/executed/$(NB).ipynb \
 	    --profile notebooks/profiles/$(PROFILE).yaml || exit 1; \
 	done
+	$(PACK_MEASURED)
 	$(BIN)/python -m benchbook.render.report --html report/index.html --pdf report/report.pdf $(EXECUTED)
 
 test: setup lint
@@ -149,6 +156,12 @@ bench-harness: setup
 # The results store (build/store/, derived from data/runs/; the analysis updates it itself).
 store: $(INSTALLED)
 	$(BIN)/python -m benchbook.store build
+
+# Every finished run's loose outputs packed into one outputs.tar.xz each (readers read
+# both; report, run and replicate pack the runs they measured): make compact [LIMIT_MB=200]
+# packs the oldest first while their loose outputs add up to at most LIMIT_MB.
+compact: $(INSTALLED)
+	$(BIN)/python -m benchbook.store compact $(if $(LIMIT_MB),--limit-mb $(LIMIT_MB))
 
 # A session as one checked file, and back: make export-session [SESSION=<run id>] [OUT=x.tar];
 # make import-session FILE=x.tar (refused, data/runs/ unchanged, unless every check holds).

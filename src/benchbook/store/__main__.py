@@ -1,13 +1,16 @@
-"""`python -m benchbook.store build|export|import`: the store and session files from the
-command line (make store, make export-session, make import-session)."""
+"""`python -m benchbook.store build|compact|export|import`: the store, packed runs and
+session files from the command line (make store, make compact, make export-session,
+make import-session)."""
 
 import argparse
 import sys
 import time
 from pathlib import Path
 
+from benchbook.measure.runlock import MachineBusy
 from benchbook.runs.layout import runs_dir
 from benchbook.store.build import rebuild, update
+from benchbook.store.compact import PackingError, compact
 from benchbook.store.session_checks import SessionFileError
 from benchbook.store.session_file import export_session, import_session, newest_session
 from benchbook.store.sessions import store_dir
@@ -23,10 +26,25 @@ def _build(args: argparse.Namespace) -> str:
     )
 
 
+def _compact(args: argparse.Namespace) -> str:
+    started = time.perf_counter()
+    packed = compact(runs_dir(), since=args.since, limit_mb=args.limit_mb)
+    took = time.perf_counter() - started
+    if not packed:
+        return "packing finished runs: none has loose outputs"
+    loose = sum(p.loose_bytes for p in packed) / 1e6
+    archives = sum(p.archive_bytes for p in packed) / 1e6
+    return (
+        f"packed {len(packed)} finished runs: {sum(p.files for p in packed):,} files, "
+        f"{loose:.1f} MB loose → {archives:.1f} MB of archives ({took:.1f} s)"
+    )
+
+
 def _export(args: argparse.Namespace) -> str:
     runs = runs_dir()
     sessions = args.session or newest_session(runs)
     out = args.out or Path(f"{sessions[0]}.session.tar")
+    compact(runs, only=sessions)  # a session travels packed
     export_session(runs, sessions, out)
     return f"wrote {out}: {', '.join(sessions)}"
 
@@ -42,6 +60,18 @@ def main(argv: list[str] | None = None) -> int:
     build = commands.add_parser("build", help="bring the store up to date with data/runs/")
     build.add_argument("--full", action="store_true", help="rebuild it from nothing")
     build.set_defaults(run=_build)
+    packing = commands.add_parser(
+        "compact", help="pack finished runs' loose outputs, one outputs.tar.xz each"
+    )
+    packing.add_argument(
+        "--since", default="", help="only runs whose id sorts at or after this UTC time "
+        "(20261126T0512): the runs one command measured",
+    )  # fmt: skip
+    packing.add_argument(
+        "--limit-mb", type=float, help="pack runs, oldest first, while their loose outputs "
+        "add up to at most this many MB",
+    )  # fmt: skip
+    packing.set_defaults(run=_compact)
     export = commands.add_parser("export", help="write sessions to one checked file")
     export.add_argument(
         "--session",
@@ -59,6 +89,9 @@ def main(argv: list[str] | None = None) -> int:
         print(args.run(args))
     except SessionFileError as error:
         print(f"refused: {error}", file=sys.stderr)
+        return 1
+    except (MachineBusy, PackingError) as error:
+        print(error, file=sys.stderr)
         return 1
     return 0
 
