@@ -1,6 +1,7 @@
 """The checks a run must pass before an import adds it to data/runs/: its manifest names
-it, its rows reference raw outputs it carries, one raw output per planned invocation, and
-rows whose tool has a cheap parser equal what that parser reads from their raw output."""
+it, its packed outputs read back as their index says, its rows reference raw outputs it
+carries (loose or packed), one raw output per planned invocation, and rows whose tool has
+a cheap parser equal what that parser reads from their raw output."""
 
 import csv
 import json
@@ -9,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from benchbook.measure.tools.wrk import Wrk, parse_wrk_output
+from benchbook.runs import outputs
 from benchbook.runs.manifest import COMPLETED, migrate
 
 # Raw outputs the import can re-parse cheaply, by the row's tool: the parser's columns must
@@ -58,9 +60,26 @@ def _same(row: dict[str, str], parsed: dict[str, Any]) -> bool:
     return True
 
 
+def _check_packed(folder: Path) -> None:
+    """Every file the run's outputs.json lists reads back with its size and sha256."""
+    try:
+        for name, entry in outputs.index(folder).items():
+            data = outputs.read_bytes(folder / name)
+            if len(data) != entry["size"] or outputs.sha256(data) != entry["sha256"]:
+                raise SessionFileError(
+                    f"{folder.name}: packed output {name} differs from what was packed"
+                )
+    except (outputs.OutputsError, FileNotFoundError, KeyError) as error:
+        raise SessionFileError(
+            f"{folder.name}: its packed outputs cannot be read ({error})"
+        ) from None
+
+
 def check_run(folder: Path) -> None:
-    """Refuse (SessionFileError) a staged run whose rows do not match its raw outputs."""
+    """Refuse (SessionFileError) a staged run whose packed outputs or rows do not match
+    its raw outputs."""
     manifest = _manifest(folder)
+    _check_packed(folder)
     if not (folder / "results.csv").exists():
         if manifest["completion"] == COMPLETED:
             raise SessionFileError(f"{folder.name}: finished, yet no results.csv")
@@ -69,14 +88,15 @@ def check_run(folder: Path) -> None:
         rows = list(csv.DictReader(f))
     for row in rows:
         raw = raw_file(folder, row.get("raw_path", ""))
-        if not raw.exists():
+        if not outputs.exists(raw):
             raise SessionFileError(f"{folder.name}: rows reference a missing raw output {raw}")
         parse = REPARSERS.get(row.get("tool", ""))
-        if parse and raw.is_file() and not _same(row, parse(raw.read_text())):
+        if parse and not _same(row, parse(outputs.read_text(raw))):
             raise SessionFileError(f"{folder.name}: a row does not match its raw output {raw}")
     planned = _planned(manifest)
-    outputs = len({(row.get("repetition"), row.get("raw_path")) for row in rows})
-    if manifest["completion"] == COMPLETED and planned is not None and outputs != planned:
+    invocations = len({(row.get("repetition"), row.get("raw_path")) for row in rows})
+    if manifest["completion"] == COMPLETED and planned is not None and invocations != planned:
         raise SessionFileError(
-            f"{folder.name}: {outputs} raw outputs in its rows, {planned} planned in its manifest"
+            f"{folder.name}: {invocations} raw outputs in its rows, "
+            f"{planned} planned in its manifest"
         )

@@ -1,10 +1,12 @@
 """Sessions that travel: one tar holding a session's run folders (rows, manifest, raw
 outputs) and a top-level index with the format's schema version and each file's sha256.
-An import stages the file in a temporary folder beside data/runs/, checks everything
-(schema, checksums, run ids, rows against raw outputs), and only then moves the runs in:
-a refused file leaves data/runs/ as it was."""
+Version 2 carries runs packed (benchbook.store.compact: one outputs.tar.xz each) and the
+shared scripts they use (``_scripts/``); version 1 files, with loose outputs, still
+import. An import stages the file in a temporary folder beside data/runs/, checks
+everything (schema, checksums, run ids, packed outputs against their index, rows against
+raw outputs), and only then moves the runs in: a refused file leaves data/runs/ as it
+was."""
 
-import hashlib
 import io
 import json
 import shutil
@@ -12,12 +14,15 @@ import tarfile
 import tempfile
 from pathlib import Path
 
+from benchbook.runs import outputs
 from benchbook.runs.manifest import COMPLETED
+from benchbook.runs.outputs import SHARED_SCRIPTS, sha256
 from benchbook.store.session_checks import SessionFileError, check_run
 from benchbook.store.sessions import FolderSessions
 
 FORMAT = "benchbook-session"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+READS_VERSIONS = (1, 2)
 INDEX = "index.json"
 
 
@@ -42,22 +47,18 @@ def _sitting(manifest: dict) -> tuple[object, object]:
     return provenance["machine"].get("machine_id"), (provenance.get("git") or {}).get("commit")
 
 
-def _sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
 def export_session(runs: Path, run_ids: list[str], out: Path) -> Path:
-    """Write the runs ``run_ids`` of ``runs`` to the tar ``out``, index first."""
-    files: dict[str, str] = {}
-    contents: list[tuple[str, Path]] = []
+    """Write the runs ``run_ids`` of ``runs`` (packed, as make export-session leaves them,
+    or loose) with the shared scripts they use to the tar ``out``, index first."""
+    paths: set[Path] = set()
     for run_id in run_ids:
         folder = runs / run_id
         if not (folder / "manifest.json").exists():
             raise SessionFileError(f"no run {run_id} in {runs}")
-        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-            name = str(path.relative_to(runs))
-            files[name] = _sha256(path.read_bytes())
-            contents.append((name, path))
+        paths |= {p for p in folder.rglob("*") if p.is_file()}
+        paths |= {runs / e["shared"] for e in outputs.index(folder).values() if "shared" in e}
+    contents = [(path.relative_to(runs).as_posix(), path) for path in sorted(paths)]
+    files = {name: sha256(path.read_bytes()) for name, path in contents}
     index = {"format": FORMAT, "schema_version": SCHEMA_VERSION, "runs": run_ids, "files": files}
     data = json.dumps(index, indent=1).encode()
     with tarfile.open(out, "w") as tar:
@@ -74,10 +75,10 @@ def _read_index(staged: Path) -> dict:
         index = json.loads((staged / INDEX).read_text())
     except (FileNotFoundError, json.JSONDecodeError) as error:
         raise SessionFileError(f"no readable {INDEX} at the top of the file: {error}") from None
-    if index.get("format") != FORMAT or index.get("schema_version") != SCHEMA_VERSION:
+    if index.get("format") != FORMAT or index.get("schema_version") not in READS_VERSIONS:
         raise SessionFileError(
             f"schema {index.get('format')!r} version {index.get('schema_version')!r}; "
-            f"this benchbook reads {FORMAT!r} version {SCHEMA_VERSION}"
+            f"this benchbook reads {FORMAT!r} versions {', '.join(map(str, READS_VERSIONS))}"
         )
     return index
 
@@ -92,8 +93,10 @@ def _check_files(staged: Path, index: dict) -> None:
     if extra := sorted(present - set(listed)):
         raise SessionFileError(f"files not in the index: {', '.join(extra[:3])}")
     for name, digest in listed.items():
-        if _sha256((staged / name).read_bytes()) != digest:
+        if sha256((staged / name).read_bytes()) != digest:
             raise SessionFileError(f"checksum mismatch: {name} is not the file exported")
+        if name.startswith(f"{SHARED_SCRIPTS}/") and Path(name).stem != digest:
+            raise SessionFileError(f"{name}: a shared script must be named by its sha256")
 
 
 def _check_ids(runs: Path, index: dict) -> list[str]:
@@ -120,6 +123,10 @@ def import_session(file: Path, runs: Path) -> list[str]:
         run_ids = _check_ids(runs, index)
         for run_id in run_ids:
             check_run(staged / run_id)
+        for script in sorted((staged / SHARED_SCRIPTS).glob("*")):
+            if not (runs / SHARED_SCRIPTS / script.name).exists():  # named by content
+                (runs / SHARED_SCRIPTS).mkdir(exist_ok=True)
+                shutil.move(script, runs / SHARED_SCRIPTS / script.name)
         for run_id in run_ids:
             shutil.move(staged / run_id, runs / run_id)
     return run_ids
