@@ -920,3 +920,13 @@ def test_the_real_pdf_opens_with_the_chart_and_its_main_body_is_short(committed_
         and "appendix" in (box.element.get("class") or "").split()
     )
     assert appendix - 1 <= 45, f"the main body has {appendix - 1} pages"
+
+
+def test_every_link_of_the_committed_report_into_data_runs_resolves() -> None:
+    """The explorer's links (manifests, and raw/ or the run's outputs.tar.xz once packed)
+    reach files of the repository: packing a run after rendering would break them."""
+    page = (REPO_ROOT / "report" / "index.html").read_text()
+    links = set(re.findall(r'href="(\.\./data/runs/[^"]+)"', page))
+    assert len(links) > 100
+    missing = [link for link in links if not (REPO_ROOT / "report" / link).exists()]
+    assert not missing, f"{len(missing)} of {len(links)} links reach nothing, e.g. {missing[:3]}"

@@ -13,6 +13,7 @@ archive is decompressed once while it is unchanged, not once per file.
 import fnmatch
 import hashlib
 import json
+import lzma
 import tarfile
 from functools import lru_cache
 from pathlib import Path
@@ -83,7 +84,7 @@ def _members(archive: Path, _mtime_ns: int, _size: int) -> dict[str, bytes]:
             for member in tar:
                 if member.isfile():
                     members[member.name] = tar.extractfile(member).read()  # type: ignore[union-attr]
-    except (tarfile.TarError, EOFError, OSError) as error:
+    except (tarfile.TarError, lzma.LZMAError, EOFError, OSError) as error:
         raise OutputsError(f"{archive}: its packed outputs cannot be read ({error})") from None
     return members
 

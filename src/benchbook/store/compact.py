@@ -81,14 +81,19 @@ def finished_loose_runs(
     return sorted(found)
 
 
-def shared_script_digests(run_dirs: list[Path]) -> set[str]:
-    """The scripts carried byte for byte by more than one of these runs."""
+def shared_script_digests(runs: Path, run_dirs: list[Path]) -> set[str]:
+    """The scripts carried byte for byte by more than one run: of these runs (loose) or
+    of the runs of ``runs`` already packed (by their index)."""
     carried: Counter[str] = Counter()
     for run_dir in run_dirs:
         carried.update(
             {sha256(p.read_bytes()) for p in loose_outputs(run_dir) if p.suffix in SCRIPT_SUFFIXES}
         )
-    return {digest for digest, runs in carried.items() if runs > 1}
+    for packed in runs.glob(f"*/{INDEX}"):
+        carried.update(
+            {e["sha256"] for n, e in index(packed.parent).items() if n.endswith(SCRIPT_SUFFIXES)}
+        )
+    return {digest for digest, count in carried.items() if count > 1}
 
 
 def _tar_bytes(members: dict[str, bytes]) -> bytes:
@@ -180,7 +185,7 @@ def compact(
     packed: list[Packed] = []
     with machine_lock("packing finished runs"):
         run_dirs = finished_loose_runs(runs, since, only)
-        shared = shared_script_digests(run_dirs)
+        shared = shared_script_digests(runs, run_dirs)
         budget = float("inf") if limit_mb is None else limit_mb * 1e6
         for run_dir in run_dirs:
             size = sum(p.stat().st_size for p in loose_outputs(run_dir))
