@@ -135,10 +135,7 @@ def pack_run(run_dir: Path, shared_digests: Collection[str] = frozenset()) -> Pa
         return None
     scripts_dir = run_dir.parent / SHARED_SCRIPTS
     entries = dict(index(run_dir))
-    members = archive_members(run_dir / ARCHIVE) if entries else {}
-    members = {
-        name: data for name, data in members.items() if "shared" not in entries.get(name, {})
-    }
+    members = dict(archive_members(run_dir / ARCHIVE)) if entries else {}
     loose_bytes = 0
     for path in loose:
         name, data = path.relative_to(run_dir).as_posix(), path.read_bytes()
