@@ -465,3 +465,16 @@ def test_the_command_packs_finished_runs_once(
     assert capsys.readouterr().out.startswith("packed 3 finished runs: 173 files, 0.4 MB loose")
     assert main(["compact"]) == 0
     assert capsys.readouterr().out == "packing finished runs: none has loose outputs\n"
+
+
+def test_a_shared_copy_outside_the_shared_folder_is_refused(runs_dir: Path) -> None:
+    """An index (an imported one, say) cannot point a reader at a file beside the runs."""
+    (freeze,) = copied(runs_dir, FREEZE)
+    compact(runs_dir)
+    stored = json.loads((freeze / outputs.INDEX).read_text())
+    name = next(n for n in stored["files"] if n.endswith(".lua"))
+    (runs_dir / "elsewhere.lua").write_text("x")
+    stored["files"][name] = {"size": 1, "sha256": sha(b"x"), "shared": "../elsewhere.lua"}
+    (freeze / outputs.INDEX).write_text(json.dumps(stored))
+    with pytest.raises(outputs.OutputsError, match="is not in _scripts/"):
+        outputs.read_bytes(freeze / name)

@@ -98,6 +98,9 @@ def read_bytes(path: Path) -> bytes:
     if run_dir is None or entry is None:
         raise FileNotFoundError(f"{path}: neither a file nor among its run's packed outputs")
     if shared := entry.get("shared"):
+        folder, _, name = shared.partition("/")
+        if folder != SHARED_SCRIPTS or not name or "/" in name or name.startswith("."):
+            raise OutputsError(f"{path}: its shared copy {shared!r} is not in {SHARED_SCRIPTS}/")
         return (run_dir.parent / shared).read_bytes()
     try:
         return archive_members(run_dir / ARCHIVE)[path.relative_to(run_dir).as_posix()]
