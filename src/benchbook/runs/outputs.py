@@ -78,6 +78,11 @@ def archive_members(archive: Path) -> dict[str, bytes]:
 
 @lru_cache(maxsize=8)
 def _members(archive: Path, _mtime_ns: int, _size: int) -> dict[str, bytes]:
+    return read_archive(archive)
+
+
+def read_archive(archive: Path) -> dict[str, bytes]:
+    """Every file of a tar.xz, by name, read afresh (archive_members caches)."""
     members = {}
     try:
         with tarfile.open(archive, "r:xz") as tar:

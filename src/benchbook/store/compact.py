@@ -32,6 +32,7 @@ from benchbook.runs.outputs import (
     SHARED_SCRIPTS,
     archive_members,
     index,
+    read_archive,
     sha256,
 )
 from benchbook.runs.store import RunStore
@@ -117,9 +118,7 @@ def _write_new(path: Path, data: bytes) -> None:
 def _write_archive(run_dir: Path, members: dict[str, bytes]) -> int:
     partial = run_dir / (ARCHIVE + PARTIAL)
     partial.write_bytes(_tar_bytes(members))
-    with tarfile.open(partial, "r:xz") as tar:
-        read_back = {m.name: tar.extractfile(m).read() for m in tar if m.isfile()}  # type: ignore[union-attr]
-    if read_back != members:
+    if read_archive(partial) != members:
         partial.unlink()
         raise PackingError(f"{run_dir.name}: the archive read back differs from its files")
     os.replace(partial, run_dir / ARCHIVE)
