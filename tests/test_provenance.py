@@ -29,3 +29,6 @@ def test_the_machine_records_its_cpu_and_a_hash_of_its_id_not_the_id() -> None:
     assert machine["cpu"]["family"]
     machine_id = Path("/etc/machine-id").read_text().strip()
     assert len(machine["machine_id"]) == 16 and machine["machine_id"] not in machine_id
+    boot_id = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    assert len(machine["boot_id"]) == 16 and machine["boot_id"] not in boot_id
+    assert machine["boot_id"] != machine["machine_id"]

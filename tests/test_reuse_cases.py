@@ -17,8 +17,8 @@ ELSEWHERE = {  # another machine differs in at least one identifying key
     "logical_cpus": int(HERE["logical_cpus"] or 0) + 2,
     "cpus_available": int(HERE["cpus_available"]) + 2,
     # the same name and CPU name, another generation (as on this kind of VM)
-    "cpu": {**HERE["cpu"], "family": "26", "model": "2"},
-    "machine_id": "0123456789abcdef",
+    "cpu": {**HERE["cpu"], "family": str(int(HERE["cpu"]["family"]) + 1)},
+    "boot_id": "0123456789abcdef",  # another machine of this kind, or another boot
 }
 
 

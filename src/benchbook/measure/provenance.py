@@ -11,8 +11,10 @@ from benchbook.runs.provenance import first_line, git_state
 
 # What identifies a machine for ceilings and stored runs (the rest, e.g. load, varies).
 # The hostname and CPU name alone are the same on machines of different CPU generations
-# (`vm`, "AMD EPYC"): the CPU's identity and the machine id tell them apart.
-MACHINE_KEYS = ("hostname", "cpu_model", "logical_cpus", "cpus_available", "cpu", "machine_id")
+# (`vm`, "AMD EPYC"), and /etc/machine-id is the same on every machine of this kind (the
+# image ships it): the CPU's identity tells classes apart, the kernel's boot id one boot
+# of one machine from any other.
+MACHINE_KEYS = ("hostname", "cpu_model", "logical_cpus", "cpus_available", "cpu", "boot_id")
 # The /proc/cpuinfo fields of a CPU's identity (of its first processor), under our names.
 CPU_FIELDS = {
     "vendor_id": "vendor",
@@ -61,10 +63,20 @@ def _cpu() -> dict[str, str]:
         return cpu_identity(f.read())
 
 
-def _machine_id() -> str:
-    """A hash of /etc/machine-id (not the id itself: it is meant to stay private)."""
-    with open("/etc/machine-id", "rb") as f:
+def _hashed(path: str) -> str:
+    """A hash of the id in ``path`` (not the id itself: it is meant to stay private)."""
+    with open(path, "rb") as f:
         return hashlib.sha256(f.read().strip()).hexdigest()[:16]
+
+
+def _machine_id() -> str:
+    """Kept for the record only: the image ships one /etc/machine-id to every machine."""
+    return _hashed("/etc/machine-id")
+
+
+def _boot_id() -> str:
+    """New at every boot, so two machines (or two boots of one) never share it."""
+    return _hashed("/proc/sys/kernel/random/boot_id")
 
 
 def _memory_gib() -> float:
@@ -92,6 +104,7 @@ def machine() -> dict[str, object]:
         "cpu_model": _safe(_cpu_model),
         "cpu": _safe(_cpu),
         "machine_id": _safe(_machine_id),
+        "boot_id": _safe(_boot_id),
         "logical_cpus": os.cpu_count(),
         "cpus_available": len(os.sched_getaffinity(0)),
         "memory_gib": _safe(_memory_gib),

@@ -42,9 +42,12 @@ def newest_session(runs: Path) -> list[str]:
 
 
 def _sitting(manifest: dict) -> tuple[object, object]:
-    """What one session shares: the machine (its id) and the commit measured."""
+    """What one session shares: the machine (its boot id; runs from before that was recorded,
+    the CPU identity) and the commit measured. Not /etc/machine-id: the image ships one."""
     provenance = manifest["provenance"]
-    return provenance["machine"].get("machine_id"), (provenance.get("git") or {}).get("commit")
+    machine = provenance["machine"]
+    where = machine.get("boot_id") or json.dumps(machine.get("cpu"), sort_keys=True)
+    return where, (provenance.get("git") or {}).get("commit")
 
 
 def export_session(runs: Path, run_ids: list[str], out: Path) -> Path:
