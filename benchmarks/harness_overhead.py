@@ -17,10 +17,11 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from benchbook.analyse.stats import summarize
+from benchbook.measure.hosts.placement import LOCAL
 from benchbook.measure.instances import start_instance
-from benchbook.measure.measured_run import Config, measure_run
-from benchbook.measure.pinning import plan_pinning
-from benchbook.measure.registry import Registry, Target
+from benchbook.measure.measured_run import measure_run
+from benchbook.measure.planning import plan_experiment
+from benchbook.measure.registry import Registry
 from benchbook.measure.run_store import Run
 from benchbook.measure.sampling import host_cpu_jiffies, steal_pct
 from benchbook.measure.servers import build_server
@@ -47,14 +48,21 @@ def main() -> None:
     spec = registry.get("go-iodelay")
     build_server(spec)
     load = ClosedLoopLoad.from_params(100, 4, args.duration, "2s")
-    pinning = plan_pinning(True)
+    # The plan every measured run takes, as measure.run builds it: one server, one tool.
+    plan = plan_experiment("harness_overhead", ["go-iodelay"], [Wrk(load)], variants=None,
+                           paths=None, requests=None, mix=None, warmup=0,
+                           repetitions=args.pairs, server_params=None, records=0,
+                           pin_cpus=True, verify=True, restart=False, control=None,
+                           hosts=LOCAL, registry=registry)  # fmt: skip
+    config, pinning = plan.configs[0], plan.pinning
     run = Run.create("harness_overhead", {"load": vars(args)})
     logs = Path(os.environ["BENCHBOOK_RUNS_DIR"])
     ratios = []
     host_before = host_cpu_jiffies()
     with ExitStack() as stack:
-        instance = start_instance(stack, registry, spec, Target(spec.name),
-                                  spec.resolve_params({}), logs, pinning.server_cpus)  # fmt: skip
+        instance = start_instance(stack, registry, spec, config.target,
+                                  plan.params_of(config.target), logs,
+                                  pinning.server_cpus)  # fmt: skip
         verify(instance.port, spec, spec.name)
         argv = wrk_command(instance.server.url + "/", load)
         by_hand(argv, pinning.load_cpus)  # warm-up
@@ -65,8 +73,7 @@ def main() -> None:
                 if side == "hand":
                     rps[side] = by_hand(argv, pinning.load_cpus)
                 else:
-                    config = Config(instance.target, Wrk(load))
-                    rps[side] = measure_run(run, instance, config, pair, pinning)["rps"]
+                    rps[side] = measure_run(run, plan, instance, config, pair)["rps"]
             ratios.append(rps["harness"] / rps["hand"])
             print(f"pair {pair}: by hand {rps['hand']:,.0f} req/s, "
                   f"harness {rps['harness']:,.0f} req/s, ratio {ratios[-1]:.3f}")  # fmt: skip

@@ -3,6 +3,7 @@ and through the results store, on the stored sessions and on a runs folder grown
 copies of them (manifests marked ``copy_of``) to 1,000 sessions. All in a temporary
 folder: data/runs/ is only read."""
 
+import argparse
 import json
 import shutil
 import sys
@@ -21,10 +22,13 @@ from benchbook.store.sessions import COPY_OF, FolderSessions, is_session
 TARGET = 1000
 
 
-def copy_sessions(source: Path, runs: Path) -> list[Path]:
-    """Every session's manifest and rows (what the analysis reads) into ``runs``."""
+def copy_sessions(source: Path, runs: Path, first: int | None = None) -> list[Path]:
+    """Every session's manifest and rows (what the analysis reads) into ``runs`` (only the
+    ``first`` ones, oldest first, when given)."""
     copied = []
     for manifest_path in sorted(source.glob("*/manifest.json")):
+        if first is not None and len(copied) == first:
+            break
         folder = manifest_path.parent
         has_rows = (folder / "results.csv").exists()
         if is_session(read_manifest(folder), has_rows):
@@ -62,11 +66,15 @@ def measure(runs: Path, store: Path) -> tuple[float, float, float, int]:
 
 
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--target", type=int, default=TARGET, help="sessions to grow to")
+    parser.add_argument("--first", type=int, help="start from only this many stored sessions")
+    args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="benchbook-bench-store-") as tmp:
         runs, store = Path(tmp) / "runs", Path(tmp) / "store"
-        originals = copy_sessions(runs_dir(), runs)
+        originals = copy_sessions(runs_dir(), runs, args.first)
         print("sessions  store update s  analysis via folders s  via store s")
-        for count in (len(originals), TARGET):
+        for count in (len(originals), args.target):
             if count > len(originals):
                 grow(runs, originals, count)
             build, folders, stored, total = measure(runs, store)

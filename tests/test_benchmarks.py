@@ -1,0 +1,43 @@
+"""Every script in benchmarks/ still runs against today's package (each was once left
+behind by a redesign and crashed at its first call): a small run of each, real servers
+and wrk for the harness's, a few stored sessions for the store's. Their figures are the
+benchmarks' business (make bench-harness, make bench-store), not a test's."""
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from benchbook.runs.layout import REPO_ROOT
+
+BENCHMARKS = REPO_ROOT / "benchmarks"
+
+
+def run_script(name: str, *args: str) -> str:
+    done = subprocess.run([sys.executable, str(BENCHMARKS / name), *args],
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+def test_every_benchmark_script_has_a_smoke_test() -> None:
+    scripts = {p.name for p in BENCHMARKS.glob("*.py")}
+    assert scripts == {"harness_overhead.py", "store_scale.py"}, "add the new one below"
+
+
+@pytest.mark.slow
+def test_harness_overhead_measures_pairs_by_hand_and_through_the_harness() -> None:
+    out = run_script("harness_overhead.py", "--pairs", "2", "--duration", "1s")
+    pairs = re.findall(r"pair \d: by hand ([\d,]+) req/s, harness ([\d,]+) req/s", out)
+    assert len(pairs) == 2
+    assert all(float(a.replace(",", "")) > 0 and float(b.replace(",", "")) > 0 for a, b in pairs)
+    assert re.search(r"median ratio harness/by hand: \d+\.\d{3} over 2 pairs", out)
+
+
+@pytest.mark.slow
+def test_store_scale_times_folders_and_store() -> None:
+    out = run_script("store_scale.py", "--first", "3", "--target", "5")
+    rows = [line.split() for line in out.splitlines()[1:]]
+    assert [int(row[0]) for row in rows] == [3, 5]
+    assert all(float(value) >= 0 for row in rows for value in row[1:])
