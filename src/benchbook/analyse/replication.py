@@ -20,6 +20,12 @@ import pandas as pd
 
 from benchbook.analyse import formatting as fmt
 from benchbook.analyse import levels
+from benchbook.analyse.machine_classes import (
+    MachineRecord,
+    matching_class,
+    recorded_classes,
+    speed_width,
+)
 from benchbook.analyse.pairing import comparison, count_text, within_band
 from benchbook.analyse.stats import Comparison
 from benchbook.analyse.tables import valid_rows
@@ -32,10 +38,8 @@ from benchbook.store.sessions import SessionSource
 # the hosts and the link between them.
 # Not the round count, the other targets of the run, or the calibration it read.
 CONDITIONS = ("tools", "loads", "warmup_s", "pinning", "restart", "hosts")
-# Runs measured before the CPU's identity was recorded (2026-11-25) join the one class
-# whose sessions' speed reference they match within this share, both workloads; else
-# they stay a class of their own.
-SPEED_MATCH = 0.10
+# Runs measured before the CPU's identity was recorded (2026-11-25) that join no class
+# (machine_classes.matching_class): each its own session, never pooled as a class.
 UNRECORDED = "CPU identity unrecorded"
 
 
@@ -213,48 +217,40 @@ def spread(
     return rows
 
 
-def attribute_unrecorded(
-    rows: list[dict], speeds: dict[str, list[tuple[float, float]]]
-) -> list[dict]:
-    """Runs without a recorded CPU identity join the one class whose runs' speed
-    reference holds theirs (both workloads, within the class's range widened by
-    SPEED_MATCH), marked ``class_inferred``; with none or several such classes they stay
-    UNRECORDED. ``speeds``: each class's reference times (class_speeds)."""
+def attribute_unrecorded(rows: list[dict], records: dict[str, MachineRecord]) -> list[dict]:
+    """Runs without a recorded CPU identity join the one class their CPU model, count and
+    speed reference match (machine_classes.matching_class, with the width the recorded
+    sessions justify), marked ``class_inferred``; else they are UNRECORDED: no class, each
+    its own session. ``records``: every finished run's machine, by run id (class_speeds)."""
+    classes = recorded_classes(list(records.values()))
+    width = speed_width(classes)
     for row in rows:
         if row["machine_class"]:
             continue
-        row["machine_class"] = UNRECORDED
-        if not (row["go_s"] and row["python_s"]):
-            continue
-        matches = [name for name, times in speeds.items() if _within(row, times)]
-        if len(matches) == 1:
-            row["machine_class"], row["class_inferred"] = matches[0], True
+        record = records.get(row["run_id"])
+        name = matching_class(record, classes, width) if record else ""
+        row["machine_class"], row["class_inferred"] = name or UNRECORDED, bool(name)
     return rows
 
 
-def class_speeds(source: SessionSource) -> dict[str, list[tuple[float, float]]]:
-    """Every finished run's machine-speed reference (Go, Python seconds; each reading,
-    before and after) by machine class, over the whole runs folder: one session's
-    references vary with what else the machine did, so a class's range comes from all."""
-    speeds: dict[str, list[tuple[float, float]]] = {}
+def class_speeds(source: SessionSource) -> dict[str, MachineRecord]:
+    """Every finished run's machine class, CPU model and count and machine-speed reference
+    (mean of before and after), by run id, over the whole runs folder: a class's typical
+    reference, and how far its sessions stray from it, come from all of its runs."""
+    records = {}
     for manifest in source.manifests():  # migrated to the current shape (runs.manifest)
-        name = machine_class(manifest["provenance"]["machine"])
-        reference = manifest["machine_speed"]
-        if name and reference and manifest["completion"] == COMPLETED:
-            for when in ("before", "after"):
-                speeds.setdefault(name, []).append(
-                    (reference[when]["go_s"], reference[when]["python_s"])
-                )
-    return speeds
-
-
-def _within(row: dict, speeds: list[tuple[float, float]]) -> bool:
-    for index, key in enumerate(("go_s", "python_s")):
-        values = [s[index] for s in speeds]
-        low, high = min(values) * (1 - SPEED_MATCH), max(values) * (1 + SPEED_MATCH)
-        if not low <= row[key] <= high:
-            return False
-    return True
+        if manifest["completion"] != COMPLETED:
+            continue
+        machine, speed = manifest["provenance"]["machine"], manifest["machine_speed"]
+        go_s, python_s = _mean_speed(speed, "go_s"), _mean_speed(speed, "python_s")
+        records[manifest["run_id"]] = MachineRecord(
+            run_id=manifest["run_id"],
+            machine_class=machine_class(machine),
+            cpu_model=machine.get("cpu_model"),
+            logical_cpus=machine.get("logical_cpus"),
+            reference=(go_s, python_s) if go_s and python_s else None,
+        )
+    return records
 
 
 def _session(row: dict) -> levels.Session:
