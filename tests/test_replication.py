@@ -4,7 +4,9 @@ attributed by their speed), the sessions of this class pooled, the others apart,
 runs never counted, and conditions that make two runs the same comparison."""
 
 import json
+from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -15,6 +17,7 @@ from benchbook.analyse.machine_classes import (
     KEEP,
     MachineRecord,
     center,
+    machine_records,
     matching_class,
     recorded_classes,
     speed_width,
@@ -28,6 +31,9 @@ from benchbook.analyse.replication import (
     replication,
 )
 from benchbook.analyse.stats import compare_paired
+from benchbook.render.spread_page import ClassSessions, machine_census
+from benchbook.runs.layout import REPO_ROOT
+from benchbook.store.sessions import FolderSessions
 
 BASE = [1000.0, 1100.0, 1200.0, 1300.0, 1400.0, 1250.0, 1050.0, 1150.0]
 JITTER = [1.00, 1.01, 0.99, 1.02, 0.98, 1.01, 0.99, 1.00]
@@ -273,3 +279,33 @@ def test_the_conditions_ignore_rounds_other_targets_and_calibration() -> None:
     )
     unrestarted = {**params, "restart": None}
     assert conditions(params, {"go", "py"}) != conditions(unrestarted, {"go", "py"})
+
+
+def test_the_width_from_earlier_stored_sessions_keeps_the_later_ones() -> None:
+    # on the committed runs: each recorded class's width, chosen on its first two thirds
+    # of sessions (by run id), keeps at least 90 % of its last third in the class
+    records = machine_records(FolderSessions(REPO_ROOT / "data" / "runs"))
+    for name, recorded_class in recorded_classes(list(records.values())).items():
+        references = recorded_class.references
+        if len(references) < 12:
+            continue
+        cut = len(references) * 2 // 3
+        early = replace(recorded_class, references=references[:cut])
+        width = speed_width({name: early})
+        assert width is not None
+        later = [stray(r, center(early.references)) <= width.width for r in references[cut:]]
+        assert np.mean(later) >= 0.90, (name, width, later)
+
+
+def test_the_sessions_page_counts_each_class_and_its_inferred_sessions() -> None:
+    def run(run_id: str, cls: str, inferred: bool = False, same: bool = True) -> dict:
+        return {"run_id": run_id, "machine_class": cls, "class_inferred": inferred,
+                "same_conditions": same}  # fmt: skip
+
+    rows = [run("a", FAMILY_25), run("b", FAMILY_25, inferred=True), run("c", UNRECORDED),
+            run("d", FAMILY_26, same=False)]  # fmt: skip
+    again = [rows[1], {**rows[0], "run_id": "e"}]  # "b" counted once over two headlines
+    section = SimpleNamespace(findings=[{"headlines": [{"spread": rows}, {"spread": again}]}])
+    census = machine_census([section], None)
+    assert census.classes == (ClassSessions(FAMILY_25, 3, 1),)  # d: not pooled, c: no class
+    assert census.unrecorded == 1

@@ -15,6 +15,10 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from benchbook.runs.manifest import COMPLETED
+from benchbook.store.query import open_store
+from benchbook.store.sessions import SessionSource
+
 # The share of held-out recorded sessions the width must keep in their own class.
 KEEP = 0.95
 WORKLOADS = ("go_s", "python_s")  # the reference's workloads, as manifests name them
@@ -46,6 +50,50 @@ class SpeedWidth:
     def percent(self) -> float:
         """The width as a percentage of the reference ('±12 %')."""
         return (math.exp(self.width) - 1) * 100
+
+
+def machine_class(machine: dict) -> str:
+    """'AMD EPYC (family 25, model 17, stepping 1), 2 CPUs' — '' when the run recorded
+    no CPU identity."""
+    cpu = machine.get("cpu")
+    if not isinstance(cpu, dict) or not cpu.get("family"):
+        return ""
+    return (
+        f"{machine.get('cpu_model') or cpu.get('vendor')} (family {cpu['family']}, model "
+        f"{cpu.get('model')}, stepping {cpu.get('stepping')}), {machine.get('logical_cpus')} CPUs"
+    )
+
+
+def machine_records(source: SessionSource) -> dict[str, MachineRecord]:
+    """Every finished run's machine, by run id, over the whole runs folder: a class's
+    typical reference, and how far its sessions stray from it, come from all its runs."""
+    records = {}
+    for manifest in source.manifests():  # migrated to the current shape (runs.manifest)
+        if manifest["completion"] != COMPLETED:
+            continue
+        machine, speed = manifest["provenance"]["machine"], manifest["machine_speed"]
+        records[manifest["run_id"]] = MachineRecord(
+            run_id=manifest["run_id"],
+            machine_class=machine_class(machine),
+            cpu_model=machine.get("cpu_model"),
+            logical_cpus=machine.get("logical_cpus"),
+            reference=_reference(speed),
+        )
+    return records
+
+
+def _reference(speed: dict | None) -> tuple[float, float] | None:
+    """A run's reference: each workload's mean of its before and after readings."""
+    if not speed:
+        return None
+    go_s, python_s = ((speed["before"][w] + speed["after"][w]) / 2 for w in WORKLOADS)
+    return go_s, python_s
+
+
+def stored_width(source: SessionSource | None = None) -> SpeedWidth | None:
+    """The width the recorded sessions of the runs folder justify (speed_width)."""
+    records = machine_records(source or open_store())
+    return speed_width(recorded_classes(list(records.values())))
 
 
 def center(references: Sequence[tuple[float, float]]) -> tuple[float, float]:

@@ -22,6 +22,8 @@ from benchbook.analyse import formatting as fmt
 from benchbook.analyse import levels
 from benchbook.analyse.machine_classes import (
     MachineRecord,
+    machine_class,
+    machine_records,
     matching_class,
     recorded_classes,
     speed_width,
@@ -29,7 +31,6 @@ from benchbook.analyse.machine_classes import (
 from benchbook.analyse.pairing import comparison, count_text, within_band
 from benchbook.analyse.stats import Comparison
 from benchbook.analyse.tables import valid_rows
-from benchbook.runs.manifest import COMPLETED
 from benchbook.store.query import open_store
 from benchbook.store.sessions import SessionSource
 
@@ -118,18 +119,6 @@ def conditions(params: dict, servers: set[str], ignore: Sequence[str] = ()) -> d
     return key
 
 
-def machine_class(machine: dict) -> str:
-    """'AMD EPYC (family 25, model 17, stepping 1), 2 CPUs' — '' when the run recorded
-    no CPU identity."""
-    cpu = machine.get("cpu")
-    if not isinstance(cpu, dict) or not cpu.get("family"):
-        return ""
-    return (
-        f"{machine.get('cpu_model') or cpu.get('vendor')} (family {cpu['family']}, model "
-        f"{cpu.get('model')}, stepping {cpu.get('stepping')}), {machine.get('logical_cpus')} CPUs"
-    )
-
-
 def speed_text(speed: dict | None) -> str:
     """The machine-speed reference of a run: seconds of a fixed Go, then Python workload,
     before → after it ('0.61→0.63, 0.70→0.71'; lower is faster); '–' for runs measured
@@ -213,7 +202,7 @@ def spread(
     for row in rows:
         row["same_conditions"] = reference is not None and keys[row["run_id"]] == reference
     if any(not row["machine_class"] for row in rows):
-        attribute_unrecorded(rows, class_speeds(source))
+        attribute_unrecorded(rows, machine_records(source))
     return rows
 
 
@@ -221,7 +210,7 @@ def attribute_unrecorded(rows: list[dict], records: dict[str, MachineRecord]) ->
     """Runs without a recorded CPU identity join the one class their CPU model, count and
     speed reference match (machine_classes.matching_class, with the width the recorded
     sessions justify), marked ``class_inferred``; else they are UNRECORDED: no class, each
-    its own session. ``records``: every finished run's machine, by run id (class_speeds)."""
+    its own session. ``records``: every finished run's machine, by run id (machine_records)."""
     classes = recorded_classes(list(records.values()))
     width = speed_width(classes)
     for row in rows:
@@ -231,26 +220,6 @@ def attribute_unrecorded(rows: list[dict], records: dict[str, MachineRecord]) ->
         name = matching_class(record, classes, width) if record else ""
         row["machine_class"], row["class_inferred"] = name or UNRECORDED, bool(name)
     return rows
-
-
-def class_speeds(source: SessionSource) -> dict[str, MachineRecord]:
-    """Every finished run's machine class, CPU model and count and machine-speed reference
-    (mean of before and after), by run id, over the whole runs folder: a class's typical
-    reference, and how far its sessions stray from it, come from all of its runs."""
-    records = {}
-    for manifest in source.manifests():  # migrated to the current shape (runs.manifest)
-        if manifest["completion"] != COMPLETED:
-            continue
-        machine, speed = manifest["provenance"]["machine"], manifest["machine_speed"]
-        go_s, python_s = _mean_speed(speed, "go_s"), _mean_speed(speed, "python_s")
-        records[manifest["run_id"]] = MachineRecord(
-            run_id=manifest["run_id"],
-            machine_class=machine_class(machine),
-            cpu_model=machine.get("cpu_model"),
-            logical_cpus=machine.get("logical_cpus"),
-            reference=(go_s, python_s) if go_s and python_s else None,
-        )
-    return records
 
 
 def _session(row: dict) -> levels.Session:
