@@ -271,9 +271,9 @@ def other_class(
     """Another class's sessions, and what the speed references predict there."""
     model = levels.pooled(sessions)
     ratios = [s.ratio for s in sessions]
-    go_s, python_s = _mean_of(rows, "go_s"), _mean_of(rows, "python_s")
+    go_s, python_s = mean_of(rows, "go_s"), mean_of(rows, "python_s")
     expected = None
-    here_go, here_python = _mean_of(here, "go_s"), _mean_of(here, "python_s")
+    here_go, here_python = mean_of(here, "go_s"), mean_of(here, "python_s")
     if go_side and go_s and python_s and here_go and here_python:
         # A Go server's rate scales with Go's speed, a Python server's with Python's:
         # Go/Python moves by (Go speed-up) / (Python speed-up) between the classes.
@@ -291,7 +291,7 @@ def other_class(
     )
 
 
-def _mean_of(rows: list[dict], key: str) -> float | None:
+def mean_of(rows: list[dict], key: str) -> float | None:
     values = [r[key] for r in rows if r.get(key)]
     return statistics.fmean(values) if values else None
 
