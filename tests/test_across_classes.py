@@ -4,6 +4,7 @@ class left out against "no change", is printed only where it beats that, and a s
 move is printed only where the move leaves this class's own spread."""
 
 import math
+from dataclasses import replace
 
 import pandas as pd
 import pytest
@@ -15,8 +16,10 @@ from benchbook.analyse.across_classes import (
     servers_limit,
     statement,
 )
-from benchbook.analyse.replication import UNRECORDED, OtherClass, replication
+from benchbook.analyse.replication import UNRECORDED, OtherClass, replication, spread
 from benchbook.analyse.stats import compare_paired
+from benchbook.runs.manifest import COMPLETED
+from benchbook.store.sessions import StoredSession
 
 HERE = "AMD EPYC (family 25, model 17, stepping 1), 2 CPUs"
 NEWER = "AMD EPYC (family 26, model 2, stepping 0), 2 CPUs"
@@ -147,3 +150,58 @@ def test_the_model_applies_only_where_the_servers_set_the_rate() -> None:
     assert limit("client_bound", limited=1) == ""
     assert "link" in limit(link="Little's law caps these servers")
     assert "time" in limit(column="lat_p50_ms")
+
+
+class Sessions:
+    """A session source of the test's own: two classes, each session's rows with the
+    servers' CPU time per request."""
+
+    def __init__(self, sessions: list[StoredSession]):
+        self.found = sessions
+
+    def sessions(self, experiment: str) -> list[StoredSession]:
+        return self.found
+
+    def manifests(self) -> list[dict]:
+        return [s.manifest for s in self.found]
+
+
+def stored(run_id: str, cpu: dict, ratio: float, go_ms: float, py_ms: float) -> StoredSession:
+    manifest = {"run_id": run_id, "created_utc": "2026-11-27T01:00:00", "completion": COMPLETED,
+                "params": {"tools": ["wrk"]}, "provenance": {"machine": {
+                    "cpu_model": "AMD EPYC", "logical_cpus": 2, "cpu": cpu}},
+                "machine_speed": {w: {"go_s": 0.5, "python_s": 0.5}
+                                  for w in ("before", "after")}}  # fmt: skip
+    rows = pd.DataFrame(
+        [{"run_id": run_id, "repetition": r + 1, "target": t, "server": t, "rps": v, "flags": "",
+          "incident": "", "err_connect": 0, "err_read": 0, "err_write": 0, "err_timeout": 0,
+          "non_2xx": 0, "requests": 100_000, "headroom": None, "server_cpu_ms_per_request": ms}
+         for r, base in enumerate(BASE)
+         for t, v, ms in (("go", base * ratio * JITTER[r], go_ms), ("py", base, py_ms))]
+    )  # fmt: skip
+    return StoredSession(run_id, manifest, rows)
+
+
+def test_each_session_carries_the_servers_cpu_cost_and_another_class_what_it_explains() -> None:
+    family_26 = {"vendor": "AuthenticAMD", "family": "26", "model": "2", "stepping": "0"}
+    family_25 = {"vendor": "AuthenticAMD", "family": "25", "model": "17", "stepping": "1"}
+    source = Sessions([stored("r1", family_25, 7.9, 0.025, 0.20),
+                       stored("r2", family_26, 6.1, 0.020, 0.125)])  # fmt: skip
+    runs = spread("x", "go", "py", current={"r1"}, source=source)
+    assert [r["cpu_cost"] for r in runs] == pytest.approx([0.20 / 0.025, 0.125 / 0.020])
+    c = compare_paired([v * 7.9 * j for v, j in zip(BASE, JITTER, strict=True)], BASE)
+    (other,) = replication(c, runs, go_side="a").others
+    # a Python request's cost fell more than a Go one's: 8× → 6.25× predicts c.ratio × 0.78
+    assert other.cpu_expected == pytest.approx(c.ratio * (0.125 / 0.020) / (0.20 / 0.025))
+    assert replication(c, runs, go_side="").others[0].cpu_expected is None  # not applied
+
+
+def test_where_the_speed_model_loses_the_cpu_cost_says_what_it_explains() -> None:
+    # the references predicted no move; the servers' CPU cost predicted most of it
+    other = replace(newer(6.1, go_s=0.52, python_s=0.54), cpu_expected=6.4)
+    text = statement(7.9, (7.0, 8.9), HERE, [], [other], "a", "")
+    assert "does not beat predicting no change" in text
+    share = math.log(6.4 / 7.9) / math.log(6.1 / 7.9)
+    assert f"accounts for 6.4× there (+5 % off, {share * 100:.0f} % of the move)" in text
+    unmoved = replace(newer(7.8, go_s=0.52, python_s=0.54), cpu_expected=7.7)
+    assert "accounts for" not in statement(7.9, (7.0, 8.9), HERE, [], [unmoved], "a", "")

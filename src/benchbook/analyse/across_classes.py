@@ -157,19 +157,50 @@ def statement(
     if verdict is None:
         return text
     errors = f"{verdict.model_error * 100:.0f} % off against {verdict.unchanged_error * 100:.0f} %"
-    if not verdict.beats_unchanged:
+    if verdict.beats_unchanged:
+        text += "".join(_prediction_sentence(o, estimate, spread) for o in recorded if o.expected)
+        text += (
+            " Left out in turn, each class was predicted by the speed-reference model "
+            f"{errors} for no change."
+        )
+    else:
         side = "; ".join(f"{e.machine_class}: {fmt.ratio(e.estimate)}" for e in estimates)
-        return text + (
+        text += (
             " The speed-reference model does not beat predicting no change (each class left "
             f"out and predicted from the others: {errors} for no change), so it explains "
             f"nothing here; the classes side by side: {side}."
         )
     for other in recorded:
-        if other.expected:
-            text += _prediction_sentence(other, estimate, spread)
-    return text + (
-        f" Left out in turn, each class was predicted by the speed-reference model "
-        f"{errors} for no change."
+        share = _share(other, other.expected, estimate, spread)
+        if not verdict.beats_unchanged or (share is not None and share < 0.5):
+            text += _cost_sentence(other, estimate, spread)
+    return text
+
+
+def _share(
+    other: OtherClass, expected: float | None, here: float, spread: tuple[float, float]
+) -> float | None:
+    """The share of the move from ``here`` to ``other``'s estimate that ``expected``
+    predicted; None where the move stays inside this class's own ``spread`` (then a
+    share says nothing) or there is no prediction."""
+    low, high = spread
+    if expected is None or low <= other.estimate <= high:
+        return None
+    return explained_share(other.estimate, expected, here)
+
+
+def _cost_sentence(other: OtherClass, here: float, spread: tuple[float, float]) -> str:
+    """' What a request cost each server in CPU, measured in those sessions, accounts for
+    6.6× there (8 % off, 81 % of the move); the rest is how much of the CPU each server
+    used.' — only where the move leaves this class's spread."""
+    share = _share(other, other.cpu_expected, here, spread)
+    if share is None or other.cpu_expected is None:
+        return ""
+    error = (other.cpu_expected / other.estimate - 1) * 100
+    return (
+        f" What a request cost each server in CPU, measured in those sessions, accounts for "
+        f"{fmt.ratio(other.cpu_expected)} there ({error:+.0f} % off, {share * 100:.0f} % of "
+        "the move); the rest is how much of the CPU each server got to use."
     )
 
 
@@ -187,14 +218,13 @@ def _other_sentence(other: OtherClass) -> str:
 
 
 def _prediction_sentence(other: OtherClass, here: float, spread: tuple[float, float]) -> str:
-    """' The speed references predicted 6.4× there, 7 % off (70 % of the move).' — the
-    share only where the move leaves this class's own spread."""
+    """' The speed references predicted 6.4× there, +5 % off (70 % of the move from
+    7.9×).' — the share only where the move leaves this class's own spread."""
     assert other.expected is not None
     error = (other.expected / other.estimate - 1) * 100
     text = f" The speed references predicted {fmt.ratio(other.expected)} there, {error:+.0f} % off"
-    low, high = spread
-    share = explained_share(other.estimate, other.expected, here)
-    if share is not None and not low <= other.estimate <= high:
+    share = _share(other, other.expected, here, spread)
+    if share is not None:
         text += f" ({share * 100:.0f} % of the move from {fmt.ratio(here)})"
     return text + "."
 

@@ -58,6 +58,9 @@ class OtherClass:
     # This class's estimate (pooled, else this session's) moved by the two references'
     # speeds (Go over Python comparisons only): what the machine's speed alone predicts.
     expected: float | None = None
+    # ... moved instead by how the servers' own CPU time per request changed (spread's
+    # cpu_cost): what the cost of a request alone explains, in that class's sessions.
+    cpu_expected: float | None = None
 
 
 @dataclass(frozen=True)
@@ -203,6 +206,32 @@ def spread(
         row["same_conditions"] = reference is not None and keys[row["run_id"]] == reference
     if any(not row["machine_class"] for row in rows):
         attribute_unrecorded(rows, machine_records(source))
+    return _with_cpu_cost(rows, source, experiment, a, b, select)
+
+
+def _with_cpu_cost(
+    rows: list[dict],
+    source: SessionSource,
+    experiment: str,
+    a: str,
+    b: str,
+    select: Callable[[pd.DataFrame], pd.DataFrame] | None,
+) -> list[dict]:
+    """Each row's ``cpu_cost``: b's median server CPU time per request over a's (None
+    where unrecorded) — the rate ratio a/b that CPU cost alone would give servers that
+    use all of their CPU, so a move across classes can be split into what a request
+    costs and how much of the CPU the servers got to use."""
+    wanted = {row["run_id"]: row for row in rows}
+    column = "server_cpu_ms_per_request"
+    for run in source.sessions(experiment):
+        if (row := wanted.get(run.run_id)) is None:
+            continue
+        data = valid_rows(select(run.rows) if select else run.rows)
+        row["cpu_cost"] = None
+        if column in data:
+            costs = [data.loc[data["target"] == side, column].median() for side in (a, b)]
+            if all(cost == cost and cost > 0 for cost in costs):
+                row["cpu_cost"] = costs[1] / costs[0]
     return rows
 
 
@@ -268,7 +297,8 @@ def other_class(
     estimate: float,
     go_side: str,
 ) -> OtherClass:
-    """Another class's sessions, and what the speed references predict there."""
+    """Another class's sessions, and what the speed references, and the servers' own CPU
+    time per request, predict there (``go_side``: '' where the model does not apply)."""
     model = levels.pooled(sessions)
     ratios = [s.ratio for s in sessions]
     go_s, python_s = mean_of(rows, "go_s"), mean_of(rows, "python_s")
@@ -279,6 +309,8 @@ def other_class(
         # Go/Python moves by (Go speed-up) / (Python speed-up) between the classes.
         shift = (here_go / go_s) / (here_python / python_s)
         expected = estimate * (shift if go_side == "a" else 1 / shift)
+    cost, here_cost = _geomean_of(rows, "cpu_cost"), _geomean_of(here, "cpu_cost")
+    cpu_expected = estimate * cost / here_cost if go_side and cost and here_cost else None
     return OtherClass(
         machine_class=name,
         sessions=len(sessions),
@@ -288,12 +320,18 @@ def other_class(
         go_s=go_s,
         python_s=python_s,
         expected=expected,
+        cpu_expected=cpu_expected,
     )
 
 
 def mean_of(rows: list[dict], key: str) -> float | None:
     values = [r[key] for r in rows if r.get(key)]
     return statistics.fmean(values) if values else None
+
+
+def _geomean_of(rows: list[dict], key: str) -> float | None:
+    values = [math.log(r[key]) for r in rows if r.get(key)]
+    return math.exp(statistics.fmean(values)) if values else None
 
 
 def explained_share(observed: float, expected: float, reference: float) -> float | None:
