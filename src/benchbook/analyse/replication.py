@@ -4,9 +4,9 @@ which machine class, and what the sessions of this class predict for the next on
 
 A session is one finished run of an experiment (one `make report`, or one of
 `make replicate`'s N) on one machine. A machine class is one CPU identity (vendor,
-family, model, stepping) and core count: machines of one class differ little, classes
-differ by CPU generation (Python ran 1.5× faster on one class than on another of the
-same name). So a headline pools the sessions of this class only (`levels.pooled`), and
+family, model, stepping) and core count (machine_classes): machines of one class differ
+little, classes may differ by CPU generation, by how much the stored sessions say
+(across_classes). So a headline pools the sessions of this class only (`levels.pooled`), and
 shows the sessions of other classes apart, each with its machine-speed reference and
 what that reference predicts for it.
 """
