@@ -4,7 +4,8 @@ class left out against "no change", is printed only where it beats that, and a s
 move is printed only where the move leaves this class's own spread."""
 
 import math
-from dataclasses import replace
+from dataclasses import asdict, replace
+from types import SimpleNamespace
 
 import pandas as pd
 import pytest
@@ -12,12 +13,14 @@ import pytest
 from benchbook.analyse.across_classes import (
     ClassEstimate,
     check,
+    check_over,
     classes,
     servers_limit,
     statement,
 )
 from benchbook.analyse.replication import UNRECORDED, OtherClass, replication, spread
 from benchbook.analyse.stats import compare_paired
+from benchbook.render.spread_page import machine_census
 from benchbook.runs.manifest import COMPLETED
 from benchbook.store.sessions import StoredSession
 
@@ -205,3 +208,24 @@ def test_where_the_speed_model_loses_the_cpu_cost_says_what_it_explains() -> Non
     assert f"accounts for 6.4× there (+5 % off, {share * 100:.0f} % of the move)" in text
     unmoved = replace(newer(7.8, go_s=0.52, python_s=0.54), cpu_expected=7.7)
     assert "accounts for" not in statement(7.9, (7.0, 8.9), HERE, [], [unmoved], "a", "")
+
+
+def test_the_check_over_headlines_pools_every_left_out_prediction() -> None:
+    right = [newer(6.3, go_s=0.42, python_s=0.36)]  # the model's own prediction, ~6.3×
+    wrong = [newer(7.9, go_s=0.42, python_s=0.36)]  # nothing moved
+    found = check_over([(HERE, 7.9, right), (HERE, 7.9, wrong), (HERE, 7.9, [])])
+    assert found is not None and len(found.left_out) == 4  # two classes, two headlines
+    low, high = found.errors
+    shift = (0.52 / 0.42) / (0.54 / 0.36)
+    assert low == pytest.approx(7.9 * shift / 7.9 - 1)  # the move predicted, none happened
+    assert high == pytest.approx(7.9 / (7.9 * shift) - 1)
+    assert check_over([(HERE, 7.9, [])]) is None
+
+
+def test_the_sessions_page_states_the_check_across_classes() -> None:
+    others = [asdict(newer(6.3, go_s=0.42, python_s=0.36))]
+    headlines = [{"machine_class": HERE, "pooled_ratio": 7.9, "other_classes": others},
+                 {"machine_class": HERE, "ratio": 4.0, "other_classes": []}]  # fmt: skip
+    census = machine_census([SimpleNamespace(findings=[{"headlines": headlines}])], None)
+    assert census.across_headlines == 1 and census.across is not None
+    assert census.across.beats_unchanged

@@ -13,7 +13,7 @@ that does not beat "no change" is not printed as an explanation; the classes' es
 
 import math
 import statistics
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
@@ -63,6 +63,12 @@ class Check:
     def beats_unchanged(self) -> bool:
         return self.model_error < self.unchanged_error
 
+    @property
+    def errors(self) -> tuple[float, float]:
+        """The speed model's lowest and highest prediction error."""
+        found = [e.error for e in self.left_out]
+        return min(found), max(found)
+
 
 def servers_limit(
     data: pd.DataFrame, targets: Sequence[str], column: str, unit: str, link: str
@@ -110,6 +116,21 @@ def check(estimates: Sequence[ClassEstimate]) -> Check | None:
         predicted = _geomean([e.estimate * shift / other for e, other in rest])
         unchanged = _geomean([e.estimate for e, _ in rest])
         left.append(LeftOut(target.machine_class, target.estimate, predicted, unchanged))
+    return _judged(left)
+
+
+def check_over(headlines: Iterable[tuple[str, float, Sequence[OtherClass]]]) -> Check | None:
+    """The left-out check over many headlines at once (each: this class, its estimate,
+    the other classes): every headline's left-out predictions judged together; None
+    where no headline has two classes with a prediction."""
+    left = []
+    for machine_class, estimate, others in headlines:
+        found = check(classes(machine_class, estimate, others))
+        left += found.left_out if found else ()
+    return _judged(left) if left else None
+
+
+def _judged(left: Sequence[LeftOut]) -> Check:
     return Check(
         tuple(left),
         _typical_error([e.predicted / e.observed for e in left]),

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 from benchbook.analyse import plots
+from benchbook.analyse.across_classes import Check, check, check_over, classes
 from benchbook.analyse.machine_classes import SpeedWidth
-from benchbook.analyse.replication import UNRECORDED
+from benchbook.analyse.replication import UNRECORDED, OtherClass
 from benchbook.render.notebook_html import Section
 from benchbook.render.svg import svg_inline
 from benchbook.render.templates import anchor_id
@@ -61,6 +62,10 @@ class MachineCensus:
     classes: tuple[ClassSessions, ...]
     unrecorded: int  # runs without a CPU identity that match no class: each on its own
     width: SpeedWidth | None
+    # The speed-reference model over every headline with two classes or more, each class
+    # left out (across_classes.check_over), and how many headlines that is.
+    across: Check | None = None
+    across_headlines: int = 0
 
 
 def machine_census(sections: Sequence[Section], width: SpeedWidth | None) -> MachineCensus:
@@ -83,7 +88,21 @@ def machine_census(sections: Sequence[Section], width: SpeedWidth | None) -> Mac
     counts = tuple(
         ClassSessions(name, len(runs), len(inferred.get(name, ()))) for name, runs in pooled.items()
     )
-    return MachineCensus(counts, len(alone), width)
+    predicted = [h for h in _across(sections) if check(classes(*h))]
+    return MachineCensus(counts, len(alone), width, check_over(predicted), len(predicted))
+
+
+def _across(sections: Sequence[Section]) -> list[tuple[str, float, list[OtherClass]]]:
+    """Every headline's class, estimate and other classes."""
+    found = []
+    for section in sections:
+        for findings in section.findings:
+            for headline in findings["headlines"]:
+                estimate = headline.get("pooled_ratio") or headline.get("ratio")
+                others = [OtherClass(**o) for o in headline.get("other_classes") or []]
+                if estimate and others:
+                    found.append((headline.get("machine_class", ""), estimate, others))
+    return found
 
 
 @dataclass
