@@ -188,8 +188,8 @@ def statement(
         side = "; ".join(f"{e.machine_class}: {fmt.ratio(e.estimate)}" for e in estimates)
         text += (
             " The speed-reference model does not beat predicting no change (each class left "
-            f"out and predicted from the others: {errors} for no change), so it explains "
-            f"nothing here; the classes side by side: {side}."
+            f"out and predicted from the others: {errors} for no change), so it is not used "
+            f"here; the classes side by side: {side}."
         )
     for other in recorded:
         share = _share(other, other.expected, estimate, spread)
