@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field, replace
 import pandas as pd
 
 from benchbook.analyse import formatting as fmt
+from benchbook.analyse.across_classes import servers_limit
 from benchbook.analyse.conclusions import caution, compare_targets, metric
 from benchbook.analyse.explanation import Explanation
 from benchbook.analyse.findings_format import FINDINGS_MIME, LOWER_BOUND
@@ -149,7 +150,8 @@ def headline(
     c = comparison(valid, a, b, column)
     current = set(data["run_id"]) if "run_id" in data else set()
     runs = spread(experiment, a, b, column, select, current, ignore=same_conditions_ignore)
-    sessions = replication(c, runs, _go_side(languages))
+    go_side, limit = _speed_model(data, languages, [a, b], column, unit, different_conditions)
+    sessions = replication(c, runs, "" if limit else go_side)
     shared = {"languages": languages, "sides": names, "metric": column, "spread": runs,
               "like_for_like": _like_for_like(data, a, b), "cross_check": cross_check}  # fmt: skip
     if lower_bound and c is not None:
@@ -163,7 +165,8 @@ def headline(
     note = caution(data, [a, b], column, dict(zip((a, b), names, strict=True)), plain=True)
     return Headline(
         label=label,
-        verdict=compare_targets(data, a, b, column, unit, names) + across(c, sessions),
+        verdict=compare_targets(data, a, b, column, unit, names)
+        + across(c, sessions, runs, go_side, limit),
         brief=brief(c, *names, column, unit, band, sessions) + (f" {note}" if note else ""),
         **_session_fields(c),
         significant=bool(c and sessions.significant(c) and not sessions.within_band(c, band)),
@@ -180,6 +183,20 @@ def _session_fields(c: Comparison | None) -> dict:
         return dict.fromkeys(("ratio", "ci_low", "ci_high", "ci_level", "p")) | {"n": "0"}
     return {"ratio": c.ratio, "ci_low": c.ratio_low, "ci_high": c.ratio_high,
             "ci_level": c.ratio_confidence, "n": count_text(c), "p": c.p_value}  # fmt: skip
+
+
+def _speed_model(
+    data: pd.DataFrame,
+    languages: tuple[str, str],
+    targets: list[str],
+    column: str,
+    unit: str,
+    link: str,
+) -> tuple[str, str]:
+    """Whether the speed-reference model speaks to this comparison: its Go side ('a',
+    'b'; '' unless Go against Python) and why it does not apply ('' where the servers set
+    the rate: across_classes.servers_limit)."""
+    return _go_side(languages), servers_limit(data, targets, column, unit, link)
 
 
 def _go_side(languages: tuple[str, str]) -> str:

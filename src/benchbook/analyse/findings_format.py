@@ -35,13 +35,14 @@ section, and renders the output itself in place as a table of the headlines. Its
                         "predict_high": 7.6, "inside": true}],  # leave-one-session-out
           "other_classes": [{"machine_class": "…", "sessions": 2, "estimate": 6.1,
                              "low": 6.0, "high": 6.2, "go_s": 0.4, "python_s": 0.36,
-                             "expected": 6.5}],
+                             "expected": 6.5,  # the speed references' prediction
+                             "cpu_expected": 6.3}],  # the CPU cost's (across_classes)
           "like_for_like": true,       # false: the sides differ beyond language (storage)
           "cross_check": false,        # the same servers under a second load tool
           "spread": [                  # every stored run of the experiment, oldest first
             {"run_id": "…", "date": "2026-11-22 04:09", "machine": "hostname (2 CPUs)",
              "speed": "0.51→0.52, 0.53→0.53", "go_s": 0.515, "python_s": 0.53,
-             "cpu_per_request": "0.02 / 0.31",
+             "cpu_per_request": "0.02 / 0.31", "cpu_cost": 15.5,  # b's over a's
              "ratio": 14.3, "ci_low": 11.0, "ci_high": 20.6, "ci_level": 0.968,
              "n": "5+5", "current": true, "same_conditions": true,
              "machine_class": "…", "class_inferred": false}

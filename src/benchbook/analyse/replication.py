@@ -4,9 +4,9 @@ which machine class, and what the sessions of this class predict for the next on
 
 A session is one finished run of an experiment (one `make report`, or one of
 `make replicate`'s N) on one machine. A machine class is one CPU identity (vendor,
-family, model, stepping) and core count: machines of one class differ little, classes
-differ by CPU generation (Python ran 1.5× faster on one class than on another of the
-same name). So a headline pools the sessions of this class only (`levels.pooled`), and
+family, model, stepping) and core count (machine_classes): machines of one class differ
+little, classes may differ by CPU generation, by how much the stored sessions say
+(across_classes). So a headline pools the sessions of this class only (`levels.pooled`), and
 shows the sessions of other classes apart, each with its machine-speed reference and
 what that reference predicts for it.
 """
@@ -20,10 +20,17 @@ import pandas as pd
 
 from benchbook.analyse import formatting as fmt
 from benchbook.analyse import levels
+from benchbook.analyse.machine_classes import (
+    MachineRecord,
+    machine_class,
+    machine_records,
+    matching_class,
+    recorded_classes,
+    speed_width,
+)
 from benchbook.analyse.pairing import comparison, count_text, within_band
 from benchbook.analyse.stats import Comparison
 from benchbook.analyse.tables import valid_rows
-from benchbook.runs.manifest import COMPLETED
 from benchbook.store.query import open_store
 from benchbook.store.sessions import SessionSource
 
@@ -32,10 +39,8 @@ from benchbook.store.sessions import SessionSource
 # the hosts and the link between them.
 # Not the round count, the other targets of the run, or the calibration it read.
 CONDITIONS = ("tools", "loads", "warmup_s", "pinning", "restart", "hosts")
-# Runs measured before the CPU's identity was recorded (2026-11-25) join the one class
-# whose sessions' speed reference they match within this share, both workloads; else
-# they stay a class of their own.
-SPEED_MATCH = 0.10
+# Runs measured before the CPU's identity was recorded (2026-11-25) that join no class
+# (machine_classes.matching_class): each its own session, never pooled as a class.
 UNRECORDED = "CPU identity unrecorded"
 
 
@@ -53,6 +58,9 @@ class OtherClass:
     # This class's estimate (pooled, else this session's) moved by the two references'
     # speeds (Go over Python comparisons only): what the machine's speed alone predicts.
     expected: float | None = None
+    # ... moved instead by how the servers' own CPU time per request changed (spread's
+    # cpu_cost): what the cost of a request alone explains, in that class's sessions.
+    cpu_expected: float | None = None
 
 
 @dataclass(frozen=True)
@@ -112,18 +120,6 @@ def conditions(params: dict, servers: set[str], ignore: Sequence[str] = ()) -> d
     key = {name: params.get(name) for name in CONDITIONS if name not in ignore}
     key["server_params"] = {s: (params.get("server_params") or {}).get(s) for s in servers}
     return key
-
-
-def machine_class(machine: dict) -> str:
-    """'AMD EPYC (family 25, model 17, stepping 1), 2 CPUs' — '' when the run recorded
-    no CPU identity."""
-    cpu = machine.get("cpu")
-    if not isinstance(cpu, dict) or not cpu.get("family"):
-        return ""
-    return (
-        f"{machine.get('cpu_model') or cpu.get('vendor')} (family {cpu['family']}, model "
-        f"{cpu.get('model')}, stepping {cpu.get('stepping')}), {machine.get('logical_cpus')} CPUs"
-    )
 
 
 def speed_text(speed: dict | None) -> str:
@@ -209,52 +205,50 @@ def spread(
     for row in rows:
         row["same_conditions"] = reference is not None and keys[row["run_id"]] == reference
     if any(not row["machine_class"] for row in rows):
-        attribute_unrecorded(rows, class_speeds(source))
+        attribute_unrecorded(rows, machine_records(source))
+    return _with_cpu_cost(rows, source, experiment, a, b, select)
+
+
+def _with_cpu_cost(
+    rows: list[dict],
+    source: SessionSource,
+    experiment: str,
+    a: str,
+    b: str,
+    select: Callable[[pd.DataFrame], pd.DataFrame] | None,
+) -> list[dict]:
+    """Each row's ``cpu_cost``: b's median server CPU time per request over a's (None
+    where unrecorded) — the rate ratio a/b that CPU cost alone would give servers that
+    use all of their CPU, so a move across classes can be split into what a request
+    costs and how much of the CPU the servers got to use."""
+    wanted = {row["run_id"]: row for row in rows}
+    column = "server_cpu_ms_per_request"
+    for run in source.sessions(experiment):
+        if (row := wanted.get(run.run_id)) is None:
+            continue
+        data = valid_rows(select(run.rows) if select else run.rows)
+        row["cpu_cost"] = None
+        if column in data:
+            costs = [data.loc[data["target"] == side, column].median() for side in (a, b)]
+            if all(cost == cost and cost > 0 for cost in costs):
+                row["cpu_cost"] = costs[1] / costs[0]
     return rows
 
 
-def attribute_unrecorded(
-    rows: list[dict], speeds: dict[str, list[tuple[float, float]]]
-) -> list[dict]:
-    """Runs without a recorded CPU identity join the one class whose runs' speed
-    reference holds theirs (both workloads, within the class's range widened by
-    SPEED_MATCH), marked ``class_inferred``; with none or several such classes they stay
-    UNRECORDED. ``speeds``: each class's reference times (class_speeds)."""
+def attribute_unrecorded(rows: list[dict], records: dict[str, MachineRecord]) -> list[dict]:
+    """Runs without a recorded CPU identity join the one class their CPU model, count and
+    speed reference match (machine_classes.matching_class, with the width the recorded
+    sessions justify), marked ``class_inferred``; else they are UNRECORDED: no class, each
+    its own session. ``records``: every finished run's machine, by run id (machine_records)."""
+    classes = recorded_classes(list(records.values()))
+    width = speed_width(classes)
     for row in rows:
         if row["machine_class"]:
             continue
-        row["machine_class"] = UNRECORDED
-        if not (row["go_s"] and row["python_s"]):
-            continue
-        matches = [name for name, times in speeds.items() if _within(row, times)]
-        if len(matches) == 1:
-            row["machine_class"], row["class_inferred"] = matches[0], True
+        record = records.get(row["run_id"])
+        name = matching_class(record, classes, width) if record else ""
+        row["machine_class"], row["class_inferred"] = name or UNRECORDED, bool(name)
     return rows
-
-
-def class_speeds(source: SessionSource) -> dict[str, list[tuple[float, float]]]:
-    """Every finished run's machine-speed reference (Go, Python seconds; each reading,
-    before and after) by machine class, over the whole runs folder: one session's
-    references vary with what else the machine did, so a class's range comes from all."""
-    speeds: dict[str, list[tuple[float, float]]] = {}
-    for manifest in source.manifests():  # migrated to the current shape (runs.manifest)
-        name = machine_class(manifest["provenance"]["machine"])
-        reference = manifest["machine_speed"]
-        if name and reference and manifest["completion"] == COMPLETED:
-            for when in ("before", "after"):
-                speeds.setdefault(name, []).append(
-                    (reference[when]["go_s"], reference[when]["python_s"])
-                )
-    return speeds
-
-
-def _within(row: dict, speeds: list[tuple[float, float]]) -> bool:
-    for index, key in enumerate(("go_s", "python_s")):
-        values = [s[index] for s in speeds]
-        low, high = min(values) * (1 - SPEED_MATCH), max(values) * (1 + SPEED_MATCH)
-        if not low <= row[key] <= high:
-            return False
-    return True
 
 
 def _session(row: dict) -> levels.Session:
@@ -303,17 +297,20 @@ def other_class(
     estimate: float,
     go_side: str,
 ) -> OtherClass:
-    """Another class's sessions, and what the speed references predict there."""
+    """Another class's sessions, and what the speed references, and the servers' own CPU
+    time per request, predict there (``go_side``: '' where the model does not apply)."""
     model = levels.pooled(sessions)
     ratios = [s.ratio for s in sessions]
-    go_s, python_s = _mean_of(rows, "go_s"), _mean_of(rows, "python_s")
+    go_s, python_s = mean_of(rows, "go_s"), mean_of(rows, "python_s")
     expected = None
-    here_go, here_python = _mean_of(here, "go_s"), _mean_of(here, "python_s")
+    here_go, here_python = mean_of(here, "go_s"), mean_of(here, "python_s")
     if go_side and go_s and python_s and here_go and here_python:
         # A Go server's rate scales with Go's speed, a Python server's with Python's:
         # Go/Python moves by (Go speed-up) / (Python speed-up) between the classes.
         shift = (here_go / go_s) / (here_python / python_s)
         expected = estimate * (shift if go_side == "a" else 1 / shift)
+    cost, here_cost = _geomean_of(rows, "cpu_cost"), _geomean_of(here, "cpu_cost")
+    cpu_expected = estimate * cost / here_cost if go_side and cost and here_cost else None
     return OtherClass(
         machine_class=name,
         sessions=len(sessions),
@@ -323,12 +320,18 @@ def other_class(
         go_s=go_s,
         python_s=python_s,
         expected=expected,
+        cpu_expected=cpu_expected,
     )
 
 
-def _mean_of(rows: list[dict], key: str) -> float | None:
+def mean_of(rows: list[dict], key: str) -> float | None:
     values = [r[key] for r in rows if r.get(key)]
     return statistics.fmean(values) if values else None
+
+
+def _geomean_of(rows: list[dict], key: str) -> float | None:
+    values = [math.log(r[key]) for r in rows if r.get(key)]
+    return math.exp(statistics.fmean(values)) if values else None
 
 
 def explained_share(observed: float, expected: float, reference: float) -> float | None:

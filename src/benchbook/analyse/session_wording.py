@@ -1,11 +1,13 @@
 """A headline's answer in words across its sessions: pooled over this machine class where
 three or more sessions make a model (with the prediction for the next session), "not yet
-replicated" where they do not, and each other machine class apart with what its
-machine-speed reference predicted there."""
+replicated" where they do not, and the other machine classes (across_classes)."""
+
+from collections.abc import Sequence
 
 from benchbook.analyse import formatting as fmt
+from benchbook.analyse.across_classes import statement
 from benchbook.analyse.conclusions import metric, ranking, verdict
-from benchbook.analyse.replication import OtherClass, Replication, explained_share
+from benchbook.analyse.replication import Replication
 from benchbook.analyse.stats import Comparison
 
 
@@ -44,15 +46,23 @@ def brief(
     return f"{ranking(estimate, a, b, column, unit)} (over {over}: {interval}; {predicted})."
 
 
-def across(c: Comparison | None, sessions: Replication) -> str:
+def across(
+    c: Comparison | None,
+    sessions: Replication,
+    runs: Sequence[dict] = (),
+    go_side: str = "",
+    limit: str = "",
+) -> str:
     """What the sessions say beyond this one: the pooled estimate and the prediction for
-    the next session on this class, or that it is not yet replicated; and each other
-    machine class apart, with what its speed reference predicted there."""
+    the next session on this class, or that it is not yet replicated; and the other
+    machine classes (across_classes.statement; ``runs``: spread's rows, ``go_side`` and
+    ``limit``: whether and why not the speed-reference model applies)."""
     if c is None or sessions.sessions == 0:
         return ""
     pooled = sessions.pooled
     if pooled is None:
         text = f" {sessions.text().capitalize()}."
+        spread = (c.ratio_low, c.ratio_high)
     else:
         text = (
             f" Over {sessions.sessions} sessions on this machine class: "
@@ -60,25 +70,7 @@ def across(c: Comparison | None, sessions: Replication) -> str:
             f"the next session should give {fmt.interval(pooled.predict_low, pooled.predict_high)}"
             " (95 % prediction interval)."
         )
-    estimate = sessions.estimate(c)
-    return text + "".join(other_class_sentence(o, estimate) for o in sessions.others)
-
-
-def other_class_sentence(other: OtherClass, here: float) -> str:
-    """' On AMD EPYC (family 26, …), 2 CPUs (2 sessions; Go reference 0.40 s, Python
-    0.36 s): 6.0× (5.8–6.2×); its speed references predicted 6.4×, 70 % of the move.'
-    (``here``: this class's estimate, which the move is from)."""
-    speed = ""
-    if other.go_s and other.python_s:
-        speed = f"; Go reference {other.go_s:.2f} s, Python {other.python_s:.2f} s"
-    count = f"{other.sessions} session{'s' if other.sessions != 1 else ''}"
-    text = (
-        f" On {other.machine_class} ({count}{speed}): {fmt.ratio(other.estimate)}"
-        f" ({fmt.interval(other.low, other.high)})"
+        spread = (pooled.predict_low, pooled.predict_high)
+    return text + statement(
+        sessions.estimate(c), spread, sessions.machine_class, runs, sessions.others, go_side, limit
     )
-    if other.expected:
-        share = explained_share(other.estimate, other.expected, here)
-        text += f"; its speed references predicted {fmt.ratio(other.expected)}"
-        if share is not None:
-            text += f", {max(share, 0) * 100:.0f} % of the move"
-    return text + "."

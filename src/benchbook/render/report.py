@@ -23,6 +23,7 @@ from markupsafe import Markup
 from pygments.formatters import HtmlFormatter
 
 from benchbook.analyse import glossary
+from benchbook.analyse.machine_classes import stored_width
 from benchbook.render.explorer import SCRIPT, explorer_rows
 from benchbook.render.findings_html import page_chart
 from benchbook.render.notebook_html import Section, make_exporter, render_notebook
@@ -36,7 +37,7 @@ from benchbook.render.provenance import (
     split_provenance,
 )
 from benchbook.render.repeated_notes import link_repeated_notes
-from benchbook.render.spread_page import held_out_check, spread_items
+from benchbook.render.spread_page import held_out_check, machine_census, spread_items
 from benchbook.render.templates import TEMPLATE_DIR, page_environment
 from benchbook.runs.manifest import KILLED, UNRECORDED
 from benchbook.runs.provenance import git_state
@@ -95,6 +96,7 @@ def render_report(executed: list[Path]) -> str:
             explorer=explorer_rows(sections),
             explorer_script=SCRIPT,
             held_out=held_out_check(sections),
+            classes=machine_census(sections, stored_width()),
             not_sessions=not_sessions(),
             killed=KILLED,
             unrecorded=UNRECORDED,

@@ -7,6 +7,9 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 from benchbook.analyse import plots
+from benchbook.analyse.across_classes import Check, check, check_over, classes
+from benchbook.analyse.machine_classes import SpeedWidth
+from benchbook.analyse.replication import UNRECORDED, OtherClass
 from benchbook.render.notebook_html import Section
 from benchbook.render.svg import svg_inline
 from benchbook.render.templates import anchor_id
@@ -39,6 +42,67 @@ def held_out_check(sections: Sequence[Section]) -> HeldOutCheck:
                 if any(not h.get("inside") for h in held):
                     failing.append(str(headline.get("label")))
     return HeldOutCheck(inside, total, tuple(failing))
+
+
+@dataclass(frozen=True)
+class ClassSessions:
+    """The sessions pooled on one machine class over the report's headlines, and how many
+    of them joined it by their CPU model, count and speed (no recorded CPU identity)."""
+
+    machine_class: str
+    sessions: int
+    inferred: int
+
+
+@dataclass(frozen=True)
+class MachineCensus:
+    """Every class the report pools, the runs that joined no class, and the width that
+    decided which runs joined one (machine_classes.speed_width)."""
+
+    classes: tuple[ClassSessions, ...]
+    unrecorded: int  # runs without a CPU identity that match no class: each on its own
+    width: SpeedWidth | None
+    # The speed-reference model over every headline with two classes or more, each class
+    # left out (across_classes.check_over), and how many headlines that is.
+    across: Check | None = None
+    across_headlines: int = 0
+
+
+def machine_census(sections: Sequence[Section], width: SpeedWidth | None) -> MachineCensus:
+    """The distinct sessions of each class that some headline pools (measured under its
+    conditions), inferred ones counted apart, over every section's findings."""
+    pooled: dict[str, set[str]] = {}
+    inferred: dict[str, set[str]] = {}
+    alone: set[str] = set()
+    for section in sections:
+        for findings in section.findings:
+            for headline in findings["headlines"]:
+                for run in headline.get("spread") or []:
+                    name = run.get("machine_class")
+                    if name == UNRECORDED:
+                        alone.add(run["run_id"])
+                    elif name and run.get("same_conditions"):
+                        pooled.setdefault(name, set()).add(run["run_id"])
+                        if run.get("class_inferred"):
+                            inferred.setdefault(name, set()).add(run["run_id"])
+    counts = tuple(
+        ClassSessions(name, len(runs), len(inferred.get(name, ()))) for name, runs in pooled.items()
+    )
+    predicted = [h for h in _across(sections) if check(classes(*h))]
+    return MachineCensus(counts, len(alone), width, check_over(predicted), len(predicted))
+
+
+def _across(sections: Sequence[Section]) -> list[tuple[str, float, list[OtherClass]]]:
+    """Every headline's class, estimate and other classes."""
+    found = []
+    for section in sections:
+        for findings in section.findings:
+            for headline in findings["headlines"]:
+                estimate = headline.get("pooled_ratio") or headline.get("ratio")
+                others = [OtherClass(**o) for o in headline.get("other_classes") or []]
+                if estimate and others:
+                    found.append((headline.get("machine_class", ""), estimate, others))
+    return found
 
 
 @dataclass
