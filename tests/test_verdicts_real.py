@@ -123,13 +123,13 @@ def calls(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def test_the_article_measured_something_else_from_its_own_404_loop() -> None:
-    style = article_loop.article_loop_table(rows(ARTICLE_STYLE))
     claim, ratio = article_claim("05_grpc_vs_http", "CreateSession_ns_per_op", "http", "grpc",
                                  unit="ns/op")  # fmt: skip
     h = headline("CreateSession", rows(GOBENCH), "python http CreateSession",
                  "python grpc CreateSession", experiment="05_grpc_vs_http_gobench",
                  column="ns_per_op", select=calls, article=claim, article_ratio=ratio,
-                 measured_else=article_loop.timed_404s(style, "CreateSession"))  # fmt: skip
+                 measured_else=article_loop.timed_404s(rows(ARTICLE_STYLE),
+                                                       "CreateSession"))  # fmt: skip
     assert h.reproduced == SOMETHING_ELSE and "404" in h.reproduced_why
 
 
