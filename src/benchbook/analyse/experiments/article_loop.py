@@ -137,18 +137,23 @@ def servers(backends: dict[str, dict[str, str]]) -> list[str]:
     return list(dict.fromkeys(s for b in backends.values() for s in b.values()))
 
 
-def what_it_timed(style: pd.DataFrame, nagle: pd.DataFrame) -> str:
+def what_it_timed(
+    style: pd.DataFrame, nagle: pd.DataFrame, pooled: Explanation | None = None
+) -> str:
     """What the article's loop reports for CreateSession and what it timed (404 answers,
-    flagged and ranked nowhere), then what Nagle's algorithm adds to each failed call."""
+    flagged and ranked nowhere), then what Nagle's algorithm adds to each failed call;
+    ``pooled``: the same ratio over this machine class's sessions (timed_404s), which is
+    what a verdict uses, so the two figures are told apart where they are printed."""
     ratio = http_over_grpc(style, "CreateSession")
     failed_call_ms = style.loc["CreateSession", ("ns_per_op", "http")] / 1e6
     failed = style.loc["CreateSession", ("errors_per_op", "http")]
+    sessions = f" (over the sessions behind the verdict: {pooled.figure()})" if pooled else ""
     return (
-        f"The article's loop reports CreateSession over HTTP **{fmt.ratio(ratio)} slower** "
-        f"than over gRPC (median ns/op), while {failed:.0%} of its HTTP calls failed: it "
-        f"timed 404 answers, each taking {fmt.milliseconds(failed_call_ms)} ms here — the "
-        "time of that 404 server's answer, not of HTTP. These rows are flagged "
-        "`bad_response` and ranked nowhere.\n\n"
+        f"In this session the article's loop reports CreateSession over HTTP "
+        f"**{fmt.ratio(ratio)} slower** than over gRPC (median ns/op){sessions}, while "
+        f"{failed:.0%} of its HTTP calls failed: it timed 404 answers, each taking "
+        f"{fmt.milliseconds(failed_call_ms)} ms here — the time of that 404 server's answer, "
+        "not of HTTP. These rows are flagged `bad_response` and ranked nowhere.\n\n"
         "**Nagle's algorithm, measured** (the same loop, same rounds, the 404 server with "
         "and without `TCP_NODELAY`; the server writes headers and body in two sends): "
         f"{nagle_sentence(nagle)}."
