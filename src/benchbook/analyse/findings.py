@@ -154,9 +154,9 @@ def headline(
     shared = {"languages": languages, "sides": names, "metric": column, "spread": runs,
               "like_for_like": _like_for_like(data, a, b), "cross_check": cross_check}  # fmt: skip
     if lower_bound and c is not None:
-        bounds_run = spread(experiment, a, b, column, extremes(a, b, column, select), current,
+        bound_sessions = spread(experiment, a, b, column, extremes(a, b, column, select), current,
                             ignore=same_conditions_ignore)  # fmt: skip
-        bound = bound_headline(label, valid, a, b, names, lower_bound, column, bounds_run)
+        bound = bound_headline(label, valid, a, b, names, lower_bound, column, bound_sessions)
         return replace(bound, **shared, machine_class=sessions.machine_class)
     band = _control_band(valid, results, column, experiment, select, current)
     limited = tool_limited(data, [a, b]) if judge_tool_limit else ""
