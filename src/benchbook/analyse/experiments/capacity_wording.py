@@ -135,17 +135,17 @@ def capacity_comparison(capacities: pd.DataFrame, a: str, b: str) -> str:
     if bounded[a]:
         return (
             f"**{a}** against **{b}**, capacity at the SLO: ratio {fmt.ratio(c.ratio)} "
-            f"({interval}; {numbers}), held down by the load tool — "
-            f"{bound_reason(capacities, a)}: the ratio says how far the tool let {a} go, "
-            f"not how far {a} could."
+            f"({interval}; {numbers}). The load tool held it down "
+            f"({bound_reason(capacities, a)}), so the ratio says how far the tool let {a} "
+            f"go, not how far {a} could."
         )
     if bounded[b]:
         side = "does not differ significantly from" if not c.significant else "differs from"
         return (
             f"**{a}** against **{b}**, capacity at the SLO: ratio {fmt.ratio(c.ratio)} "
-            f"({interval}; {numbers}), held up by the load tool — "
-            f"{bound_reason(capacities, b)}: {b}'s capacity is only a lower bound, and {a}'s "
-            f"{side} it."
+            f"({interval}; {numbers}). The load tool held it up "
+            f"({bound_reason(capacities, b)}): {b}'s capacity is only a lower bound, and "
+            f"{a}'s {side} it."
         )
     if not c.significant:
         return (
