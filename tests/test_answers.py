@@ -1,6 +1,8 @@
 """Each question's plain answer starts with the answer, and its first word follows the
 numbers: constructed headlines, as analyse.findings makes them."""
 
+from dataclasses import replace
+
 from benchbook.analyse import answers
 from benchbook.analyse.findings import Headline
 
@@ -16,7 +18,10 @@ def headline(ratio: float, significant: bool = True, metric: str = "rps", **fiel
 def test_a_figure_is_pooled_where_there_is_a_model_and_a_bound_says_at_least() -> None:
     pooled = headline(7.0, pooled_ratio=7.8, pooled_low=7.4, pooled_high=8.2)
     assert answers.figure(pooled) == "7.8× (95 % CI 7.4–8.2×)"
-    assert answers.figure(headline(2.1, reproduced_why="a lower bound")) == "at least 2.1×"
+    bound = headline(2.1, reproduced_why="a lower bound", sessions=8)
+    assert answers.figure(bound) == "at least 2.1× (the lowest of 8 sessions on this machine class)"
+    unmeasurable = replace(bound, ratio=None)  # a bound within the other side's own spread
+    assert "at least" not in answers.figure(unmeasurable)
     assert answers.figure(headline(2.0)).startswith("2.00× (95 % CI 1.80–2.20×")
 
 

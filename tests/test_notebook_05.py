@@ -15,7 +15,8 @@ def executed(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict]:
 @pytest.mark.slow
 def test_the_articles_404_loop_is_reproduced_and_explains_only_what_it_reproduces(executed) -> None:
     text, found = executed
-    assert "The article's loop reports CreateSession over HTTP **" in text
+    assert "In this session the article's loop reports CreateSession over HTTP **" in text
+    assert "over the sessions behind the verdict:" in text
     assert "100% of its HTTP calls failed" in text
     assert "http-not-found failed verification, so it is not benchmarked" in text
     (health, create, _) = found["headlines"]

@@ -31,9 +31,9 @@ def test_go_against_python_across_experiments() -> None:
     assert sentence == (
         "Go was ahead of Python in 2 of the 2 like-for-like comparisons of requests per second "
         "that reached a verdict, by 4.5× (Go net/http vs FastAPI (uvloop + httptools)) to 7.3× "
-        "(FastAPI (asyncio + h11) vs Go net/http); 1 more is a lower bound (at least 3.1×): "
-        "the load tool ran out before Go's server did; no difference could be shown for Go "
-        "vs FastAPI under Locust."
+        "(FastAPI (asyncio + h11) vs Go net/http); 1 more is a lower bound, at least 3.1× "
+        "(one session): the load tool ran out before Go's server did; no difference could be "
+        "shown for Go vs FastAPI under Locust."
     )
 
 

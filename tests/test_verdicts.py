@@ -156,7 +156,8 @@ def test_a_bound_prints_what_every_run_supports_with_no_interval_or_p_value(runs
                  lower_bound="vegeta, not the server, was at its limit")  # fmt: skip
     # the lowest Go run over the highest Python run: 2800 / 1400
     assert h.brief.startswith(
-        "**go** reached **at least 2.00× the requests per second** of **py** (its lowest"
+        "**go** reached **at least 2.00× the requests per second** of **py** in this one "
+        "session (the lowest session's bound"
     )
     assert (h.ci_low, h.ci_high, h.p, h.significant) == (None, None, None, False)
 

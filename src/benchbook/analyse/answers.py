@@ -6,6 +6,7 @@ them changes the words too."""
 
 from collections.abc import Sequence
 
+from benchbook.analyse import bounds
 from benchbook.analyse import formatting as fmt
 from benchbook.analyse.findings import Headline
 from benchbook.analyse.findings_format import LOWER_BOUND, comparison
@@ -13,9 +14,9 @@ from benchbook.analyse.findings_format import LOWER_BOUND, comparison
 
 def figure(h: Headline) -> str:
     """'7.8× (95 % CI 7.4–8.2×)': pooled over this class's sessions where three or more
-    make a model, else this session's; 'at least 2.1×' for a bound."""
-    if h.reproduced_why == LOWER_BOUND and h.ratio is not None:
-        return f"at least {fmt.ratio(h.ratio)}"
+    make a model, else this session's; a bound as bounds.figure words it."""
+    if h.reproduced_why == LOWER_BOUND:
+        return bounds.figure(h.ratio, h.sessions)
     if h.pooled_ratio is not None:
         return f"{fmt.ratio(h.pooled_ratio)} (95 % CI {fmt.interval(h.pooled_low, h.pooled_high)})"
     if h.ratio is None:
@@ -118,9 +119,13 @@ def faster_protocol(headlines: Sequence[Headline]) -> str:
 def stalls_and_capacity(headlines: Sequence[Headline], tail: str) -> str:
     """Notebook 06: what a closed loop misses, and the capacities at the latency objective
     (every headline after the first, the freeze server's)."""
-    capacities = headlines[1:]
-    parts = [f"{figure(h)}" for h in capacities]
-    return f"{tail} Within the p99 objective, Go took {' and '.join(parts)} FastAPI's load."
+    parts = []
+    for h in headlines[1:]:
+        if h.ratio is None:
+            parts.append(f"{h.sides[0]} against {h.sides[1]}: {figure(h)}")
+        else:
+            parts.append(f"{h.sides[0]} took {figure(h)} the load of {h.sides[1]}")
+    return f"{tail} Within the p99 objective, {'; '.join(parts)}."
 
 
 def over_a_network(headlines: Sequence[Headline], trend: str) -> str:

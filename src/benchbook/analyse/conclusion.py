@@ -18,6 +18,7 @@ import pandas as pd
 
 from benchbook.analyse.findings import Findings, Headline, headline
 from benchbook.analyse.findings import findings as _findings
+from benchbook.analyse.findings_format import comparison
 
 Part = str | Callable[[Sequence[Headline]], str]
 _FIELD = re.compile(r"\{(\d+)\.([a-z_]+)\}")
@@ -101,3 +102,18 @@ def verdicts_by_side(headlines: Sequence[Headline]) -> str:
         return ""
     verdicts = [f"with {h.sides[1]}: {h.reproduced} ({h.reproduced_why})" for h in headlines]
     return f"Against the article's {headlines[0].article} — " + "; ".join(verdicts) + "."
+
+
+def verdicts_by_figure(headlines: Sequence[Headline]) -> str:
+    """Each article figure judged by its own headline (notebook 05: one per operation):
+    "Against the article's figures — Python backend, HealthCheck, its 3.1× (…): not
+    reproduced (…); …". The verdict and its reason are the headline's own, as its row of
+    the findings table prints them, so the answer cannot say what the table does not."""
+    judged = [h for h in headlines if h.article]
+    if not judged:
+        return ""
+    parts = [
+        f"{comparison(h.label)}, its {h.article}: {h.reproduced} ({h.reproduced_why})"
+        for h in judged
+    ]
+    return "Against the article's figures — " + "; ".join(parts) + "."

@@ -15,6 +15,7 @@ import pandas as pd
 
 from benchbook.analyse import formatting as fmt
 from benchbook.analyse.across_classes import servers_limit
+from benchbook.analyse.bounds import extremes, over_sessions, own_spread, sentence, session_bound
 from benchbook.analyse.conclusions import caution, compare_targets, metric
 from benchbook.analyse.explanation import Explanation
 from benchbook.analyse.findings_format import FINDINGS_MIME, LOWER_BOUND
@@ -155,9 +156,10 @@ def headline(
     shared = {"languages": languages, "sides": names, "metric": column, "spread": runs,
               "like_for_like": _like_for_like(data, a, b), "cross_check": cross_check}  # fmt: skip
     if lower_bound and c is not None:
-        bound = bound_headline(label, valid, a, b, names, lower_bound, column)
-        return replace(bound, **shared, sessions=sessions.sessions,
-                       machine_class=sessions.machine_class)  # fmt: skip
+        bound_sessions = spread(experiment, a, b, column, extremes(a, b, column, select), current,
+                            ignore=same_conditions_ignore)  # fmt: skip
+        bound = bound_headline(label, valid, a, b, names, lower_bound, column, bound_sessions)
+        return replace(bound, **shared, machine_class=sessions.machine_class)
     band = _control_band(valid, results, column, experiment, select, current)
     limited = tool_limited(data, [a, b]) if judge_tool_limit else ""
     reproduced, why = reproduction(c, article_ratio, limited, measured_else, differences, band,
@@ -277,24 +279,26 @@ def bound_headline(
     names: tuple[str, str],
     why: str,
     column: str,
+    runs: Sequence[dict] = (),
 ) -> Headline:
-    """A bound stays a bound: "at least N×" where N is what every run supports (a's
-    lowest run over b's highest), why, and no interval or p-value (an interval around a
-    number the tool set would describe the tool). A run without a value (a round with no
-    capacity at an SLO) is left out, of the bound and of the count, as comparison does."""
+    """A bound stays a bound: "at least N×" where N is what every session of this
+    machine class supports (bounds.over_sessions over ``runs``, spread's rows under
+    bounds.extremes), why, and no interval or p-value (an interval around a number the
+    tool set would describe the tool); no ratio at all when the bound is closer to 1
+    than b's own runs differ (bounds.Bound.informative). A run without a value (a round
+    with no capacity at an SLO) is left out, of the bound and of the count, as
+    comparison does."""
     valid = valid.dropna(subset=[column])
-    lowest_a = valid.loc[valid["target"] == a, column].min()
-    highest_b = valid.loc[valid["target"] == b, column].max()
-    bound = lowest_a / highest_b
-    brief = (
-        f"**{names[0]}** reached **at least {fmt.ratio(bound)} the {metric(column).name}** of "
-        f"**{names[1]}** (its lowest run over {names[1]}'s highest): {why}."
-    )
+    here = session_bound(valid, a, b, column)
+    bound = over_sessions(runs, here, own_spread(valid, b, column))
+    brief = sentence(bound, names, metric(column).name, why)
     return Headline(
-        label=label, verdict=brief, brief=brief, ratio=bound, ci_low=None, ci_high=None,
+        label=label, verdict=brief, brief=brief,
+        ratio=bound.value if bound.informative else None, ci_low=None, ci_high=None,
         ci_level=None, n=str(int((valid["target"] == a).sum())) + "+"
         + str(int((valid["target"] == b).sum())), p=None, significant=False, article="",
         article_ratio=None, reproduced=NO_ARTICLE, reproduced_why=LOWER_BOUND,
+        sessions=bound.sessions,
     )  # fmt: skip
 
 

@@ -37,7 +37,9 @@ PLAIN_TERMS = (
     ("A/A control", "one server measured as two targets in the same rounds: its 'ratio' "
      "should be 1, so how far it strays is the smallest difference this setup can resolve"),
     ("lower bound", "'at least N×': the load tool, not the server, set one side's number, so "
-     "the true ratio is larger; no interval or p-value is given"),
+     "the true ratio is larger; N is the lowest that every stored session of this machine "
+     "class supports (each session's lowest run of one side over its highest of the other), "
+     "and no interval or p-value is given"),
     ("closed and open loop", "a closed-loop tool (wrk, Locust) sends the next request only "
      "when an answer came back, so a stalled server also slows the load; an open-loop tool "
      "(vegeta) sends on a schedule whatever happens, as real users do"),

@@ -5,6 +5,7 @@ findings the notebooks published and the manifests of the runs behind them."""
 
 from collections.abc import Sequence
 
+from benchbook.analyse.bounds import figure as bound_figure
 from benchbook.analyse.findings_format import LOWER_BOUND, comparison, missing, ratio_text
 from benchbook.render.notebook_html import Section
 from benchbook.render.provenance import RunProvenance
@@ -75,7 +76,7 @@ def go_vs_python(headlines: Sequence[dict]) -> str:
         ratio = h["ratio"] if missing(pooled) else pooled
         go_over_python = ratio if languages[0] == "go" else 1 / ratio
         if h.get("reproduced_why") == LOWER_BOUND:
-            bounds.append(go_over_python)
+            bounds.append((go_over_python, int(h.get("sessions") or 1)))
         elif h.get("significant"):
             decided.append((go_over_python, comparison(h["label"])))
         else:
@@ -93,10 +94,9 @@ def go_vs_python(headlines: Sequence[dict]) -> str:
         )
     if bounds:
         what = "are lower bounds" if len(bounds) > 1 else "is a lower bound"
-        least = " and ".join(ratio_text(bound) for bound in sorted(bounds))
+        least = " and ".join(bound_figure(*bound) for bound in sorted(bounds))
         parts.append(
-            f"{len(bounds)} more {what} (at least {least}): the load tool ran out before "
-            "Go's server did"
+            f"{len(bounds)} more {what}, {least}: the load tool ran out before Go's server did"
         )
     if undecided:
         parts.append(f"no difference could be shown for {'; '.join(undecided)}")

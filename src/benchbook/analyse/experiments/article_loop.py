@@ -1,14 +1,21 @@
 """Notebook 05's reproduction of seed 001's loop: its HTTP side answered 404 to every call
 and the loop only logged the errors, so what it timed was the failures. The table of
-that loop's medians, the ratio it gives per operation, the reason a verdict cites, and
+that loop's medians, the ratio it gives per operation (pooled over the stored sessions
+of this machine class for a verdict), the reason a verdict cites, and
 what Nagle's algorithm adds to each failed call (the same 404 server with TCP_NODELAY,
 measured in the same rounds)."""
+
+from collections.abc import Callable
 
 import pandas as pd
 
 from benchbook.analyse import formatting as fmt
-from benchbook.analyse.explanation import Explanation
+from benchbook.analyse.explanation import Explanation, measured_instead
+from benchbook.analyse.pairing import comparison
+from benchbook.analyse.replication import spread
+from benchbook.analyse.tables import valid_rows
 from benchbook.runs.store import RunStore
+from benchbook.store.sessions import SessionSource
 
 # Notebook 05's stored run of the article's loop.
 ARTICLE_LOOP_EXPERIMENT = "05_grpc_vs_http_article_style"
@@ -34,15 +41,38 @@ def http_over_grpc(table: pd.DataFrame, operation: str) -> float:
     return table.loc[operation, ("ns_per_op", "http")] / table.loc[operation, ("ns_per_op", "grpc")]
 
 
-def timed_404s(table: pd.DataFrame, operation: str) -> Explanation:
-    """The article's loop for ``operation`` as an explanation of its figure: its HTTP
-    backend answered 404 and the loop timed the failures; the ratio that loop gives here
-    decides whether that explains the article's figure (verdicts.reproduction)."""
-    ratio = http_over_grpc(table, operation)
-    return Explanation(
-        f"its HTTP backend answered 404 to every call and its loop timed the failures "
-        f"(its loop gives {fmt.ratio(ratio)} here against a 404 backend)",
-        ratio,
+def article_calls(operation: str) -> Callable[[pd.DataFrame], pd.DataFrame]:
+    """A stored run's loop against the article's own backend for ``operation``, each row
+    named by its transport ('http', 'grpc'), as a selection for replication.spread. Its
+    failed calls count, as the article's loop counted them: what it timed is the point,
+    so its ``bad_response`` flag (and no other) is lifted."""
+
+    def select(rows: pd.DataFrame) -> pd.DataFrame:
+        loop = rows[(rows["backend"] == ARTICLE) & (rows["operation"] == operation)]
+        flags = (
+            loop["flags"]
+            .fillna("")
+            .map(lambda f: ";".join(x for x in f.split(";") if x and x != "bad_response"))
+        )
+        return loop.assign(target=loop["transport"], flags=flags)
+
+    return select
+
+
+def timed_404s(
+    rows: pd.DataFrame, operation: str, source: SessionSource | None = None
+) -> Explanation:
+    """The article's loop for ``operation`` (``rows``: this session's run of it) as an
+    explanation of its figure: its HTTP backend answered 404 and the loop timed the
+    failures. Its HTTP over gRPC time per call is pooled over the stored sessions of this
+    machine class (``source``: the store unless given), and that decides whether it
+    explains the article's figure (verdicts.reproduction)."""
+    select = article_calls(operation)
+    c = comparison(valid_rows(select(rows)), "http", "grpc", "ns_per_op")
+    current = set(rows["run_id"]) if "run_id" in rows else set()
+    runs = spread(ARTICLE_LOOP_EXPERIMENT, "http", "grpc", "ns_per_op", select, current, source)
+    return measured_instead(
+        "its HTTP backend answered 404 to every call and its loop timed the failures", c, runs
     )
 
 
@@ -51,7 +81,7 @@ def latest_timed_404s(operation: str) -> Explanation | None:
     another notebook's verdict on the same article), or None when there is none yet."""
     for run in RunStore().runs(ARTICLE_LOOP_EXPERIMENT):
         if run.completed and run.has_results:
-            return timed_404s(article_loop_table(run.results()), operation)
+            return timed_404s(run.results(), operation)
     return None
 
 
@@ -107,18 +137,23 @@ def servers(backends: dict[str, dict[str, str]]) -> list[str]:
     return list(dict.fromkeys(s for b in backends.values() for s in b.values()))
 
 
-def what_it_timed(style: pd.DataFrame, nagle: pd.DataFrame) -> str:
+def what_it_timed(
+    style: pd.DataFrame, nagle: pd.DataFrame, pooled: Explanation | None = None
+) -> str:
     """What the article's loop reports for CreateSession and what it timed (404 answers,
-    flagged and ranked nowhere), then what Nagle's algorithm adds to each failed call."""
+    flagged and ranked nowhere), then what Nagle's algorithm adds to each failed call;
+    ``pooled``: the same ratio over this machine class's sessions (timed_404s), which is
+    what a verdict uses, so the two figures are told apart where they are printed."""
     ratio = http_over_grpc(style, "CreateSession")
     failed_call_ms = style.loc["CreateSession", ("ns_per_op", "http")] / 1e6
     failed = style.loc["CreateSession", ("errors_per_op", "http")]
+    sessions = f" (over the sessions behind the verdict: {pooled.figure()})" if pooled else ""
     return (
-        f"The article's loop reports CreateSession over HTTP **{fmt.ratio(ratio)} slower** "
-        f"than over gRPC (median ns/op), while {failed:.0%} of its HTTP calls failed: it "
-        f"timed 404 answers, each taking {fmt.milliseconds(failed_call_ms)} ms here — the "
-        "time of that 404 server's answer, not of HTTP. These rows are flagged "
-        "`bad_response` and ranked nowhere.\n\n"
+        f"In this session the article's loop reports CreateSession over HTTP "
+        f"**{fmt.ratio(ratio)} slower** than over gRPC (median ns/op){sessions}, while "
+        f"{failed:.0%} of its HTTP calls failed: it timed 404 answers, each taking "
+        f"{fmt.milliseconds(failed_call_ms)} ms here — the time of that 404 server's answer, "
+        "not of HTTP. These rows are flagged `bad_response` and ranked nowhere.\n\n"
         "**Nagle's algorithm, measured** (the same loop, same rounds, the 404 server with "
         "and without `TCP_NODELAY`; the server writes headers and body in two sends): "
         f"{nagle_sentence(nagle)}."

@@ -110,8 +110,11 @@ def capacity_label(capacities: pd.DataFrame, a: str, b: str) -> str:
 
 
 def capacity_comparison(capacities: pd.DataFrame, a: str, b: str) -> str:
-    """The capacity ratio a/b with its CI and p (stats.compare), in words, saying when it is
-    only a bound: a lower bound when a's capacities are, an upper bound when b's are."""
+    """The capacity ratio a/b with its CI and p (stats.compare), in words. Where a side's
+    capacities are only lower bounds, the ratio is still printed as a ratio with its
+    interval, never as a bound ("at least" is bounds.sentence's, over the sessions of a
+    machine class), with what the bound does to it: a's bounds hold the ratio down, b's
+    hold it up."""
     va = valid_rows(capacities[capacities["target"] == a])[CAPACITY].dropna()
     vb = valid_rows(capacities[capacities["target"] == b])[CAPACITY].dropna()
     if va.empty or vb.empty:
@@ -129,29 +132,27 @@ def capacity_comparison(capacities: pd.DataFrame, a: str, b: str) -> str:
             f"**{a}** and **{b}** cannot be ranked on capacity at their SLO: both are only "
             f"lower bounds (ratio of the bounds {fmt.ratio(c.ratio)}, {interval}; {numbers})."
         )
-    if bounded[a]:  # a bound stays a bound: no interval, no p-value
+    if bounded[a]:
         return (
-            f"**{a}** took **at least {fmt.ratio(c.ratio)} the load of {b}** within the SLO "
-            f"(medians {fmt.count(c.median_a)} vs {fmt.count(c.median_b)} req/s): "
-            f"{bound_reason(capacities, a)}."
+            f"**{a}** against **{b}**, capacity at the SLO: ratio {fmt.ratio(c.ratio)} "
+            f"({interval}; {numbers}). The load tool held it down "
+            f"({bound_reason(capacities, a)}), so the ratio says how far the tool let {a} "
+            f"go, not how far {a} could."
         )
-    kind = "at most " if bounded[b] else ""
+    if bounded[b]:
+        side = "does not differ significantly from" if not c.significant else "differs from"
+        return (
+            f"**{a}** against **{b}**, capacity at the SLO: ratio {fmt.ratio(c.ratio)} "
+            f"({interval}; {numbers}). The load tool held it up "
+            f"({bound_reason(capacities, b)}): {b}'s capacity is only a lower bound, and "
+            f"{a}'s {side} it."
+        )
     if not c.significant:
-        if kind:
-            side = a if bounded[a] else b
-            return (
-                f"**{a}** and **{b}** cannot be ranked on capacity at their SLO: the capacity "
-                f"of {side} is only a lower bound, and it does not differ significantly from "
-                f"the other (ratio {fmt.ratio(c.ratio)}, {interval}; {numbers})."
-            )
         return (
             f"**No significant difference** in capacity at their SLO between **{a}** and "
             f"**{b}**: ratio {fmt.ratio(c.ratio)} ({interval}; {numbers})."
         )
-    sentence = (
-        f"**{a}** took **{kind}{fmt.ratio(c.ratio)} the load of {b}** within its SLO "
+    return (
+        f"**{a}** took **{fmt.ratio(c.ratio)} the load of {b}** within its SLO "
         f"(ratio {fmt.ratio(c.ratio)}, {interval}; {numbers})."
     )
-    if kind:
-        sentence += f" An upper bound, as the capacity of {b} is only a lower bound."
-    return sentence
