@@ -22,8 +22,9 @@ from benchbook.analyse.tables import valid_rows
 USL_LEVELS = 3
 # A queue is anchored at the lightest load; two more points say which model it follows.
 QUEUE_POINTS = 3
-# Flags that say the load tool, not the server, may have set a run's latencies.
-TOOL_AT_ITS_LIMIT = ("client_bound", "workers_exhausted")
+# Runs the queues are fitted to whose tool had every worker waiting for a reply: later
+# requests left late, and that delay is in no latency.
+WORKERS_EXHAUSTED = "workers_exhausted"
 
 
 @dataclass
@@ -151,18 +152,20 @@ def usl_details(models: UslModels) -> list[object]:
 
 @dataclass
 class QueueModels:
-    """The queueing fits of an open-loop load, and what kept a server out of them."""
+    """The queueing fits of an open-loop load, what kept a server out of them, and the
+    fits with runs whose tool ran out of workers."""
 
     fits: dict[str, queueing_fit.QueueFit] = field(default_factory=dict)
     skipped: list[str] = field(default_factory=list)
-    tool_limited: list[str] = field(default_factory=list)
+    workers_exhausted: list[str] = field(default_factory=list)
 
 
 def fit_load(
     load: pd.DataFrame, capacities: Mapping[str, float], slos: Mapping[str, float]
 ) -> QueueModels:
-    """Every target offered enough rates below its capacity, each with its SLO; the others
-    named, and the targets whose runs had the load tool at its limit counted."""
+    """Every target offered enough rates below its capacity, each with its SLO, fitted to
+    the runs where the load tool was not the limit; the others named, and the fits with
+    runs whose tool ran out of workers counted."""
     models = QueueModels()
     for target, rows in valid_rows(load).groupby("target", sort=False):
         server, name = str(rows["server"].iloc[0]), str(target)
@@ -174,9 +177,10 @@ def fit_load(
             models.skipped.append(name)
             continue
         models.fits[name] = queueing_fit.fit(load, name, capacities[server], slos.get(name))
-        limited = rows["flags"].fillna("").str.contains("|".join(TOOL_AT_ITS_LIMIT)).sum()
-        if limited:
-            models.tool_limited.append(f"{name} ({limited} of {len(rows)} runs)")
+        used, _left_out = queueing_fit.fitted_rows(load, name)
+        exhausted = int(used["flags"].fillna("").str.contains(WORKERS_EXHAUSTED).sum())
+        if exhausted:
+            models.workers_exhausted.append(f"{name} ({exhausted} of {len(used)} runs fitted)")
     return models
 
 
@@ -193,17 +197,17 @@ def queueing_section(models: QueueModels) -> list[object]:
             )
         ]
     lines = [wording.queue_sentence(fit) for fit in models.fits.values()]
-    if models.tool_limited:
+    if models.workers_exhausted:
         lines.append(
-            "The load tool was at its limit in runs of "
-            + ", ".join(models.tool_limited)
-            + ": there the latencies describe the tool's schedule as much as the server's "
-            "queue."
+            "The load tool had every worker waiting for a reply in runs of "
+            + ", ".join(models.workers_exhausted)
+            + ": there later requests left late and that wait is in no latency, so the "
+            "latencies describe the tool's schedule as much as the server's queue."
         )
     if models.skipped:
         lines.append(
             f"Not fitted: {', '.join(models.skipped)} (fewer than {QUEUE_POINTS} offered "
-            "rates below capacity with valid runs the tool kept up with)."
+            "rates below capacity with valid runs where the load tool was not the limit)."
         )
     return [Markdown(bullets(lines + [wording.QUEUE_ASSUMES]))]
 

@@ -6,7 +6,7 @@ workers coherent (crosstalk: it makes throughput fall after a peak at N* = √((
 
 The fit uses every round of a concurrency sweep (N = connections, X = req/s), with
 relative residuals because round-to-round spread grows with throughput, leaving out the
-runs where the load tool, not the server, was the limit (verdicts.TOOL_LIMIT_FLAGS).
+runs where the load tool, not the server, was the limit (runs_used).
 The fit used is bounded at zero and found globally (a grid over σ and κ, then zooms), so
 no refit sticks in a local optimum; a free fit is kept beside it so that data wanting a
 negative coefficient say so (usl_checks). Intervals come from a seeded residual
@@ -21,8 +21,8 @@ import pandas as pd
 from scipy import stats
 from scipy.optimize import least_squares
 
+from benchbook.analyse.models.runs_used import tool_limited
 from benchbook.analyse.tables import valid_rows
-from benchbook.analyse.verdicts import TOOL_LIMIT_FLAGS
 
 LEVEL = 0.95
 BOOTSTRAPS = 400
@@ -71,12 +71,6 @@ class UslParams:
 
     def as_array(self) -> np.ndarray:
         return np.array([self.lam, self.sigma, self.kappa])
-
-
-def tool_limited(rows: pd.DataFrame) -> pd.Series:
-    """Which rows had the load tool, not the server, as the limit: a model of the server
-    must not be fitted to them."""
-    return rows["flags"].fillna("").str.contains("|".join(TOOL_LIMIT_FLAGS))
 
 
 def sweep_points(results: pd.DataFrame, target: str) -> pd.DataFrame:

@@ -230,7 +230,7 @@ def queue_sentence(fit: QueueFit, stat: str = "p99") -> str:
             "within it up to "
             + (f"ρ ≈ {measured:.2f}" if not math.isnan(measured) else "no rate measured")
         )
-    return text + "."
+    return text + _runs_clause(fit.runs, fit.left_out) + "."
 
 
 def usl_table(shapes: dict[str, SweepShape]) -> pd.DataFrame:
@@ -281,6 +281,7 @@ def queue_table(fits: dict[str, QueueFit], stat: str = "p99") -> pd.DataFrame:
             model = row["model"]
             rows.append({
                 "target": target, "model": model, "capacity μ req/s": fmt.count(fit.mu),
+                "runs fitted": f"{fit.runs} of {fit.runs + fit.left_out}",
                 "median miss": fmt.share(math.expm1(row["median_log_error"])),
                 "follows up to ρ": row["follows_up_to_rho"],
                 "ρ at the SLO": fit.slo_rho.get(model, float("nan")),
