@@ -253,10 +253,12 @@ def _rule_keeps(curve, sweeps: int, seed: int) -> float:
 
 
 def test_the_rule_keeps_a_true_usl_and_rejects_a_ceiling() -> None:
-    """At the report's design, 100 sweeps each: a true USL keeps the rule in ≥ 90 % of
-    them (its misfits are noise, its inner levels interpolated); a curve that rises at
+    """At the report's design, 100 sweeps each: most fits of a true USL keep the rule (its
+    misfits are noise, its inner levels interpolated) and few of a curve that rises at
     580 req/s per connection up to a flat 38,000 (the fastest server's stored sweeps)
-    breaks it in ≥ 80 % (simulated: 6 % and 88 % over 200 sweeps each)."""
+    do. Over 200 sweeps each the rule kept 92 % (λ, σ, κ as DESIGN_TRUTH), 91 % (1,000,
+    0.15, 1.6 × 10⁻⁴: the Python servers' fits) and 6.5 % of the ceiling; the bounds
+    leave two binomial SEs of 100 sweeps."""
     truth = usl.UslParams(*DESIGN_TRUTH)
-    assert _rule_keeps(truth.throughput, 100, seed=8) >= 0.90
-    assert _rule_keeps(lambda n: np.minimum(580 * n, 38_000), 100, seed=9) <= 0.20
+    assert _rule_keeps(truth.throughput, 100, seed=8) >= 0.85
+    assert _rule_keeps(lambda n: np.minimum(580 * n, 38_000), 100, seed=9) <= 0.15

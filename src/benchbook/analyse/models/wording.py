@@ -150,8 +150,9 @@ def shape_sentence(shape: SweepShape) -> str:
 USL_RULE = (
     "A USL fit is summarised by its peak N* only when it misses fewer than half of the "
     "concurrency levels beyond their rounds' spread and every level between two others, "
-    f"left out and predicted by a refit, is within {fmt.share(HOLDOUT_LIMIT)}; simulated at "
-    "this sweep's design, a true USL keeps this rule in ≥ 90 % of sweeps."
+    f"left out and predicted by a refit, is within {fmt.share(HOLDOUT_LIMIT)}. Simulated at "
+    "this sweep's design, about nine in ten sweeps of a true USL keep this rule, and few "
+    "of a curve that rises and then stays flat."
 )
 
 
