@@ -262,3 +262,13 @@ def test_the_rule_keeps_a_true_usl_and_rejects_a_ceiling() -> None:
     truth = usl.UslParams(*DESIGN_TRUTH)
     assert _rule_keeps(truth.throughput, 100, seed=8) >= 0.85
     assert _rule_keeps(lambda n: np.minimum(580 * n, 38_000), 100, seed=9) <= 0.15
+
+
+def test_a_share_interval_past_the_whole_is_not_printed_as_a_share_above_100() -> None:
+    """Rounds so spread that some bootstrap refits want σ ≥ 1: the sentence says the
+    rounds cannot bound σ instead of printing a share above 100 %."""
+    spread = rows(DESIGN, lambda n: usl.throughput(n, 1000.0, 0.4, 2e-4), noise=0.25, seed=4)
+    fit = usl.fit(spread, "srv", bootstraps=200)
+    assert fit.interval("sigma")[1] >= 1
+    sentence = wording.usl_sentence(fit)
+    assert "to over 100 %: the rounds cannot bound it" in sentence

@@ -68,12 +68,20 @@ def usl_sentence(fit: UslFit) -> str:
     lam, sigma, kappa = (fit.interval(n) for n in ("lam", "sigma", "kappa"))
     return (
         f"**{fit.target}** {_peak_words(fit)}, because a share σ = {fmt.share(p.sigma)} of "
-        f"each request's work is serialised ({fmt.share_interval(*sigma)}) and each pair of "
+        f"each request's work is serialised ({_share_words(*sigma)}) and each pair of "
         f"connections costs κ = {_number(p.kappa)} in crosstalk "
         f"({_number(kappa[0])} to {_number(kappa[1])}); alone, one connection would get "
         f"λ ≈ {fmt.count(p.lam)} req/s ({fmt.count(lam[0])} to {fmt.count(lam[1])})"
         f"{_runs_clause(len(fit.points), fit.left_out)}."
     )
+
+
+def _share_words(low: float, high: float) -> str:
+    """A share's interval; one reaching past 100 % says so rather than print a share above
+    the whole (σ ≥ 1 fits rounds so spread that throughput could fall from N = 1)."""
+    if high < 1:
+        return fmt.share_interval(low, high)
+    return f"{fmt.share(low)} to over 100 %: the rounds cannot bound it"
 
 
 def runs_fitted(used: int, left_out: int) -> str:
