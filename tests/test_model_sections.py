@@ -1,11 +1,18 @@
 """A notebook's "Models" section: the fits, tables, charts and sentences in order, and a
 sentence instead of a failure when the sweep or the load is too small to fit."""
 
+import shutil
+from pathlib import Path
+
 import pandas as pd
+import pytest
 from matplotlib.figure import Figure
 from test_usl import rows
 
-from benchbook.analyse.models import sections, usl
+from benchbook.analyse import formatting as fmt
+from benchbook.analyse.models import sections, usl, wording
+from benchbook.runs.layout import REPO_ROOT
+from benchbook.runs.store import Run
 
 
 def text(shown: list[object]) -> str:
@@ -52,3 +59,70 @@ def test_a_load_with_too_few_rates_below_capacity_says_so() -> None:
     assert models.skipped == ["t"] and sections.queueing_charts(models) == []
     (only,) = sections.queueing_section(models)
     assert only.data.startswith("No fit: no server was offered 3 or more rates")
+
+
+# A stored sweep of notebook 01 (6 levels × 3 rounds, 2026-11-26): the fastest server's
+# rounds rise to about 38,000 req/s and stay there from 200 connections on, its one core
+# at 95–97 %, while its USL fit misses 4 of the 6 levels beyond their rounds' spread.
+SWEEP = "20261126T025918Z-01_io_concurrency_sweep-8e4a"
+FLAT = "go-iodelay"
+
+
+@pytest.fixture
+def stored_sweep(tmp_path: Path) -> pd.DataFrame:
+    """The sweep's results, copied into a runs folder of the test's own and read back."""
+    (tmp_path / SWEEP).mkdir()
+    for name in ("manifest.json", "results.csv"):
+        shutil.copy(REPO_ROOT / "data" / "runs" / SWEEP / name, tmp_path / SWEEP / name)
+    return Run(tmp_path / SWEEP).results()
+
+
+def test_a_fit_that_breaks_the_rule_prints_no_peak_and_names_the_ceiling_at_one_core(
+    stored_sweep: pd.DataFrame,
+) -> None:
+    models = sections.fit_sweep(stored_sweep, [(FLAT, "python-iodelay asyncio+h11")], 100)
+    shape = models.shapes[FLAT]
+    assert not shape.usl_holds and shape.kind == "ceiling"
+    ceiling = shape.ceiling
+    assert ceiling.start == 200 and ceiling.at_one_core
+    rounds = stored_sweep[(stored_sweep["target"] == FLAT) & (stored_sweep["connections"] >= 200)]
+    assert ceiling.rate == rounds["rps"].median()
+    words = text(sections.usl_section(models))
+    sentence = wording.shape_sentence(shape)
+    assert "N* ≈" not in sentence and "stops scaling" not in sentence
+    assert f"stops rising at ≈ {fmt.count(ceiling.rate)} req/s" in sentence
+    low, high = rounds.groupby("connections")["server_cpu_pct"].median().agg(["min", "max"])
+    assert f"used {low:.0f}–{high:.0f} % of a core: the limit of one core" in sentence
+    assert sentence in words
+    # No ratio over N is drawn from a curve that is no model of the server.
+    assert models.ratios() == [] and "No ratio go-iodelay / python-iodelay" in words
+    table = wording.usl_table(models.shapes)
+    assert table.loc[FLAT, "N*"] == "not stated (misfit)" and table.loc[FLAT, "model"] == "ceiling"
+
+
+def test_a_ceiling_below_a_core_is_not_called_the_cores_limit(stored_sweep: pd.DataFrame) -> None:
+    cooler = stored_sweep.assign(server_cpu_pct=stored_sweep["server_cpu_pct"] * 0.7)
+    shape = sections.fit_sweep(cooler, [], 100).shapes[FLAT]
+    assert shape.kind == "ceiling" and not shape.ceiling.at_one_core
+    sentence = wording.shape_sentence(shape)
+    assert "something other than its CPU set the limit" in sentence
+    assert "the limit of one core" not in sentence
+
+
+def test_runs_where_the_load_tool_was_the_limit_are_left_out_and_counted(
+    stored_sweep: pd.DataFrame,
+) -> None:
+    target = "python-iodelay uvloop+httptools"
+    flagged = stored_sweep.copy()
+    at_800 = (flagged["target"] == target) & (flagged["connections"] == 800)
+    at_200 = (flagged["target"] == target) & (flagged["connections"] == 200)
+    flagged.loc[at_800, "flags"] += ";client_bound"
+    flagged.loc[at_200 & (flagged["repetition"] == 1), "flags"] += ";near_tool_ceiling"
+    fit = sections.fit_sweep(flagged, [], 100).shapes[target].fit
+    assert fit.left_out == 4 and len(fit.points) == 14
+    assert 800 not in fit.levels and (fit.points["connections"] == 200).sum() == 2
+    kept = stored_sweep[(stored_sweep["target"] == target) & ~at_800]
+    kept = kept[~((kept["connections"] == 200) & (kept["repetition"] == 1))]
+    assert sorted(fit.points["rps"]) == sorted(kept["rps"])
+    line = wording.shape_sentence(sections.fit_sweep(flagged, [], 100).shapes[target])
+    assert "fitted to 14 of 18 runs; 4 left out where the load tool was the limit" in line

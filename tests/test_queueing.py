@@ -2,13 +2,18 @@
 simulated queue, and the model choice on points each model generated."""
 
 import math
+import shutil
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 
+from benchbook.analyse.experiments import open_loop
 from benchbook.analyse.models import model_plots, queueing, queueing_fit, sections, wording
+from benchbook.runs.layout import REPO_ROOT
+from benchbook.runs.store import Run
 
 MU, LAM = 100.0, 80.0  # ρ = 0.8
 
@@ -129,3 +134,37 @@ def test_points_far_above_every_model_follow_none_and_the_table_says_which_misse
     assert list(table.index) == [("srv", queueing.MM1), ("srv", queueing.MD1)]
     assert table["best"].tolist().count("✓") == 1
     assert queueing_fit.measured_slo_rho(fit) < fit.slo_rho[fit.best()]
+
+
+# A stored open-loop load of notebook 06 (2026-11-26) and its closed-loop maxima: vegeta
+# was at its CPU limit in 10 of the 20 runs offered to the 1 ms-sleep Go server.
+LOAD = "20261126T031924Z-06_open_loop_load-fe21"
+MAXIMA = "20261126T031848Z-06_open_loop_maxima-a1ca"
+
+
+def stored(tmp_path: Path, run_id: str) -> pd.DataFrame:
+    """A stored run's results, copied into a runs folder of the test's own and read back."""
+    (tmp_path / run_id).mkdir()
+    for name in ("manifest.json", "results.csv"):
+        shutil.copy(REPO_ROOT / "data" / "runs" / run_id / name, tmp_path / run_id / name)
+    return Run(tmp_path / run_id).results()
+
+
+def test_queues_are_not_laid_over_runs_where_the_load_tool_was_the_limit(tmp_path: Path) -> None:
+    load = stored(tmp_path, LOAD)
+    maxima = open_loop.closed_loop_maxima(stored(tmp_path, MAXIMA))
+    target = "go-iodelay"
+    runs = load[load["target"] == target]
+    limited = runs["flags"].str.contains("client_bound|near_tool_ceiling|rate_shortfall")
+    assert limited.sum() == 10 and len(runs) == 20
+    models = sections.fit_load(load, maxima, {target: 20.0})
+    fit = models.fits[target]
+    assert fit.runs == 10 and fit.left_out == 10
+    # Every point the queues are scored on comes from runs the tool kept up with.
+    assert set(fit.points["offered"]) == set(runs.loc[~limited, "target_rate"])
+    assert fit.points["runs"].sum() == (~limited).sum()
+    sentence = wording.queue_sentence(fit)
+    assert sentence.endswith(
+        "(fitted to 10 of 20 runs; 10 left out where the load tool was the limit)."
+    )
+    assert wording.queue_table(models.fits).loc[(target, queueing.MM1), "runs fitted"] == "10 of 20"

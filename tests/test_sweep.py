@@ -2,22 +2,22 @@
 
 import pandas as pd
 
-from benchbook.analyse.sweep import Curve, crossover, find_knee
+from benchbook.analyse.sweep import Curve, crossover
 
 
 def test_knee_is_where_throughput_stops_growing_and_latency_keeps_rising() -> None:
     connections = [10, 50, 100, 200, 400]
     rps = [10_000, 40_000, 45_000, 46_000, 46_500]  # +12.5 % at 100, then < 5 %
     p99 = [1, 2, 4, 8, 16]
-    assert find_knee(connections, rps, p99) == 100
+    assert Curve(connections, rps, p99).knee() == 100
 
 
 def test_no_knee_while_throughput_still_grows() -> None:
-    assert find_knee([10, 50, 100], [10, 40, 80], [1, 2, 3]) is None
+    assert Curve([10, 50, 100], [10, 40, 80], [1, 2, 3]).knee() is None
 
 
 def test_no_knee_when_latency_stops_rising() -> None:
-    assert find_knee([10, 50, 100], [10, 10.1, 10.2], [5, 5, 4]) is None
+    assert Curve([10, 50, 100], [10, 10.1, 10.2], [5, 5, 4]).knee() is None
 
 
 def test_falling_throughput_is_a_peak_never_no_knee() -> None:
@@ -62,3 +62,24 @@ def test_a_sweep_table_reads_targets_as_met_and_levels_in_ascending_order() -> N
     )
     groups = in_reading_order(rows.groupby(["target", "connections"], sort=False), rows["target"])
     assert [keys for keys, _ in groups] == [("b", 10), ("b", 50), ("b", 200), ("a", 10), ("a", 200)]
+
+
+def test_a_rise_or_a_fall_inside_the_rounds_spread_is_claimed_by_neither() -> None:
+    """A stored sweep of notebook 01 (2026-11-26, 3 rounds a level): the fastest server's
+    median went from 36,089 req/s at 200 connections to 38,826 at 800 (+8 %), but its
+    rounds at 200 spanned 32,882–46,379, so it did not 'still grow'; and the knee is
+    where its rises stop being larger than that spread."""
+    connections = [10, 25, 50, 100, 200, 800]
+    rps = [5_760.0, 13_228.0, 20_290.0, 34_956.0, 36_089.0, 38_826.0]
+    low = [5_737.0, 13_052.0, 19_682.0, 32_293.0, 32_882.0, 37_018.0]
+    high = [5_791.0, 13_495.0, 20_434.0, 35_752.0, 46_379.0, 42_233.0]
+    p99 = [2.5, 3.6, 4.4, 6.6, 30.0, 76.0]
+    medians_only = Curve(connections, rps, p99)
+    assert "still grows 8% from 200 to 800" in medians_only.sentence("go")
+    curve = Curve(connections, rps, p99, low, high)
+    assert "still grows" not in curve.sentence("go") and curve.knee() == 100
+    # A fall inside the spread is no peak either: the same rounds, the last level lower.
+    falling = Curve(
+        connections, rps[:-1] + [33_000.0], p99, low[:-1] + [31_000.0], high[:-1] + [34_000.0]
+    )
+    assert not falling.falls_after_peak and "peaks at" not in falling.sentence("go")

@@ -1,7 +1,11 @@
 """Concurrency sweeps: how throughput and tail latency change with load, and the knee.
 
 The knee is where adding concurrency stops buying throughput and only buys waiting:
-from there on, each step gains less than 5 % req/s while p99 latency keeps rising.
+from there on, no step gains 5 % req/s or more beyond the rounds' spread while p99
+latency keeps rising. A rise or a fall is claimed only where it is larger than the
+spread of the rounds (each level's interval of its median: with 3 rounds, their lowest
+to highest), as the models' misfits are, so this section cannot call "still growing"
+what the models section calls a ceiling.
 """
 
 from dataclasses import dataclass
@@ -22,11 +26,24 @@ def sweep_summary(results: pd.DataFrame, column: str) -> pd.DataFrame:
 
 @dataclass(frozen=True)
 class Curve:
-    """What a throughput curve over concurrency does, from its medians."""
+    """What a throughput curve over concurrency does, from its medians and (when known)
+    each level's interval of req/s."""
 
     connections: list[int]
     rps: list[float]
     p99: list[float]
+    low: list[float] | None = None
+    high: list[float] | None = None
+
+    def rises(self, i: int, j: int) -> bool:
+        """req/s at level j above level i by KNEE_GAIN or more, and beyond both intervals."""
+        beyond = self.low is None or self.high is None or self.low[j] > self.high[i]
+        return self.rps[j] >= self.rps[i] * (1 + KNEE_GAIN) and beyond
+
+    def falls(self, i: int, j: int) -> bool:
+        """req/s at level j below level i by KNEE_GAIN or more, and beyond both intervals."""
+        beyond = self.low is None or self.high is None or self.high[j] < self.low[i]
+        return self.rps[j] <= self.rps[i] * (1 - KNEE_GAIN) and beyond
 
     @property
     def peak(self) -> int:
@@ -37,54 +54,57 @@ class Curve:
         """How far throughput ends below its peak (0.38: 38 % lower)."""
         return 1 - self.rps[-1] / self.rps[self.peak]
 
+    @property
+    def falls_after_peak(self) -> bool:
+        return self.peak < len(self.rps) - 1 and self.falls(self.peak, len(self.rps) - 1)
+
     def knee(self) -> int | None:
         """Where more concurrency stops buying throughput: the peak when throughput
-        falls after it by KNEE_GAIN or more, else the smallest concurrency from which
-        every step gains < KNEE_GAIN while p99 rises; None while it still grows."""
-        if self.fall >= KNEE_GAIN and self.peak < len(self.rps) - 1:
+        falls after it (Curve.falls), else the smallest concurrency from which no step
+        rises (Curve.rises) while p99 rises; None while it still grows."""
+        if self.falls_after_peak:
             return self.connections[self.peak]
-        return find_knee(self.connections, self.rps, self.p99)
+        return self._flat_from()
+
+    def _flat_from(self) -> int | None:
+        steps = range(len(self.connections) - 1)
+        flat = [not self.rises(i, i + 1) and self.p99[i + 1] > self.p99[i] for i in steps]
+        for i in steps:
+            if all(flat[i:]):
+                return self.connections[i]
+        return None
 
     def sentence(self, target: str) -> str:
         c, r = self.connections, self.rps
         peak = self.peak
-        if self.fall >= KNEE_GAIN and peak < len(r) - 1:
+        if self.falls_after_peak:
             return (
                 f"**{target}**: throughput **peaks at {c[peak]} connections** "
                 f"({fmt.count(r[peak])} req/s) and **falls {self.fall:.0%}** by {c[-1]} "
                 f"({fmt.count(r[-1])} req/s): beyond its peak, more connections make it "
                 "slower, not just slower to answer."
             )
-        knee = find_knee(c, r, self.p99)
+        knee = self._flat_from()
         if knee is not None:
             return (
                 f"**{target}**: the knee is at **{knee} connections** "
-                f"({fmt.count(r[c.index(knee)])} req/s) — beyond it, each step adds less "
-                f"than {KNEE_GAIN:.0%} throughput while p99 latency keeps rising "
+                f"({fmt.count(r[c.index(knee)])} req/s) — beyond it, no step adds "
+                f"{KNEE_GAIN:.0%} throughput or more beyond the rounds' spread while p99 "
+                "latency keeps rising "
                 f"({fmt.milliseconds(self.p99[c.index(knee)])} → "
                 f"{fmt.milliseconds(self.p99[-1])} ms)."
             )
         gain = r[-1] / r[-2] - 1 if len(r) > 1 else 0.0
-        if gain >= KNEE_GAIN:
+        if len(r) > 1 and self.rises(len(r) - 2, len(r) - 1):
             return (
                 f"**{target}**: no knee within the sweep — throughput still grows "
                 f"{gain:.0%} from {c[-2]} to {c[-1]} connections ({fmt.count(r[-1])} req/s)."
             )
         return (
-            f"**{target}**: throughput levels off at {fmt.count(r[-1])} req/s, but p99 "
-            "latency does not keep rising, so there is no clear knee within the sweep."
+            f"**{target}**: throughput rises no further beyond the rounds' spread by "
+            f"{c[-1]} connections ({fmt.count(r[-1])} req/s), but p99 latency does not keep "
+            "rising, so there is no clear knee within the sweep."
         )
-
-
-def find_knee(connections: list[int], rps: list[float], p99: list[float]) -> int | None:
-    """The smallest concurrency from which every further step gains < KNEE_GAIN req/s
-    while p99 rises; None when throughput still grows (or p99 stops rising) at the end."""
-    steps = range(len(connections) - 1)
-    flat = [rps[i + 1] < rps[i] * (1 + KNEE_GAIN) and p99[i + 1] > p99[i] for i in steps]
-    for i in steps:
-        if all(flat[i:]):
-            return connections[i]
-    return None
 
 
 def curves(results: pd.DataFrame) -> dict[str, Curve]:
@@ -95,7 +115,11 @@ def curves(results: pd.DataFrame) -> dict[str, Curve]:
     for target, curve in rps.groupby("target", sort=False):
         tail = p99[p99["target"] == target]
         found[target] = Curve(
-            list(curve["connections"]), list(curve["median"]), list(tail["median"])
+            list(curve["connections"]),
+            list(curve["median"]),
+            list(tail["median"]),
+            list(curve["low"]),
+            list(curve["high"]),
         )
     return found
 

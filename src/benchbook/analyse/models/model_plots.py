@@ -13,22 +13,26 @@ from matplotlib.ticker import FuncFormatter
 from benchbook.analyse.chart_style import line_style_for
 from benchbook.analyse.models import queueing as q
 from benchbook.analyse.models.queueing_fit import QueueFit
-from benchbook.analyse.models.usl import UslFit
+from benchbook.analyse.models.shape import SweepShape
 from benchbook.analyse.plots import NEUTRAL, finish_chart
 
 MODEL_LINES = {q.MM1: "--", q.MD1: ":", q.GG1: "-."}
 
 
 def usl_curves(
-    fits: Mapping[str, UslFit], title: str = "Throughput vs concurrency: USL fits"
+    shapes: Mapping[str, SweepShape], title: str = "Throughput vs concurrency: USL fits"
 ) -> Figure:
-    """Each round as a dot, each fit as a line with its bootstrap band, each finite peak
-    N* as a dotted vertical line, in the target's colour; connections on a log scale."""
+    """Each round as a dot in the target's colour; where the USL keeps its rule, its fit
+    as a line with its bootstrap band and a finite peak N* as a dotted vertical line;
+    where a ceiling describes the rounds instead, the ceiling as a dashed level from its
+    start; otherwise the rounds alone. Connections on a log scale."""
     fig, ax = plt.subplots(figsize=(7, 4.6))
-    top = max(max(f.levels) for f in fits.values())
-    low = min(min(f.levels) for f in fits.values())
+    fits = [shape.fit for shape in shapes.values()]
+    top = max(max(f.levels) for f in fits)
+    low = min(min(f.levels) for f in fits)
     n = np.geomspace(max(1.0, low / 2), top * 1.5, 200)
-    for target, fit in fits.items():
+    for target, shape in shapes.items():
+        fit = shape.fit
         colour = line_style_for(target)["color"]
         ax.plot(
             fit.points["connections"],
@@ -39,6 +43,17 @@ def usl_curves(
             markersize=4,
             label=f"{target}: rounds",
         )
+        if shape.ceiling is not None:
+            ax.hlines(
+                shape.ceiling.rate,
+                shape.ceiling.start,
+                n[-1],
+                color=colour,
+                linestyle="--",
+                label=f"{target}: ceiling ≈ {shape.ceiling.rate:,.0f} req/s",
+            )
+        if not shape.usl_holds:
+            continue
         ax.plot(n, fit.predict(n), color=colour, label=f"{target}: USL fit")
         band = fit.band(n)
         ax.fill_between(n, *band, color=colour, alpha=0.15, linewidth=0)

@@ -17,20 +17,27 @@ import numpy as np
 import pandas as pd
 
 from benchbook.analyse.models import queueing as q
+from benchbook.analyse.models.runs_used import RATE_SHORTFALL, tool_limited
 from benchbook.analyse.tables import valid_rows
 
 FOLLOWS = 1.5  # within a factor of 1.5 either way
 COLUMNS = {"mean": "lat_mean_ms", "p50": "lat_p50_ms", "p99": "lat_p99_ms"}
-TOOL_SHORT = "rate_shortfall"
+
+
+def fitted_rows(results: pd.DataFrame, target: str) -> tuple[pd.DataFrame, int]:
+    """The valid runs of ``target`` where the server, not the load tool, set the
+    latencies (runs_used; a rate shortfall too), and how many valid runs that leaves out."""
+    rows = valid_rows(results[results["target"] == target])
+    limited = tool_limited(rows, also=(RATE_SHORTFALL,))
+    return rows[~limited], int(limited.sum())
 
 
 def load_points(results: pd.DataFrame, target: str, mu: float) -> pd.DataFrame:
     """Per offered rate: the median achieved rate, ρ and median latencies over the valid
-    runs that got the rate offered (a shortfall means the tool, not the server, set it)."""
-    rows = valid_rows(results[results["target"] == target])
-    rows = rows[~rows["flags"].fillna("").str.contains(TOOL_SHORT)]
+    runs where the server, not the load tool, was the limit (fitted_rows)."""
+    rows, _left_out = fitted_rows(results, target)
     if rows.empty:
-        raise ValueError(f"{target}: no valid open-loop runs at the rates offered")
+        raise ValueError(f"{target}: no valid open-loop runs the load tool kept up with")
     grouped = rows.groupby("target_rate", sort=True)
     points = pd.DataFrame(
         {
@@ -58,6 +65,12 @@ class QueueFit:
     slo_rho: dict[str, float] = field(default_factory=dict)  # model → ρ at the SLO
     ca2: float | None = None  # variability of the gaps between arrivals (Kingman)
     cs2: float | None = None  # variability of service times (Kingman)
+    left_out: int = 0  # valid runs left out: the load tool, not the server, was the limit
+
+    @property
+    def runs(self) -> int:
+        """The runs the fit used."""
+        return int(self.points["runs"].sum())
 
     def best(self, stat: str = "p99") -> str:
         """The model with the lowest median |log error| on ``stat``."""
@@ -102,7 +115,8 @@ def fit(
     cs2: float | None = None,
 ) -> QueueFit:
     """Predict every point with every model (Kingman's when ca², cs² are given), anchored
-    at the lightest load's latencies; score the models; find where p99 meets the SLO."""
+    at the lightest load's latencies; score the models; find where p99 meets the SLO.
+    Only runs where the server set the latencies are used (fitted_rows), and counted."""
     points = load_points(results, target, mu)
     lightest = points.iloc[0]
     unloaded = {stat: float(lightest[stat]) for stat in q.STATISTICS}
@@ -116,7 +130,8 @@ def fit(
         slo_rho = {
             m: q.slo_utilisation(s["p99"], slo_ms, mu, unloaded["p99"]) for m, s in models.items()
         }
-    return QueueFit(target, mu, unloaded, points, errors, slo_ms, slo_rho, ca2, cs2)
+    _rows, left_out = fitted_rows(results, target)
+    return QueueFit(target, mu, unloaded, points, errors, slo_ms, slo_rho, ca2, cs2, left_out)
 
 
 def measured_slo_rho(fit: QueueFit) -> float:

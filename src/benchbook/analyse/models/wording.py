@@ -1,14 +1,20 @@
 """The models' numbers as sentences a student can follow: generated, never typed, and
-each model's assumptions and where it fails, so a reader knows what the fit can say."""
+each model's assumptions and where it fails, so a reader knows what the fit can say.
+One sentence per shape a sweep can take (shape_sentence): the USL with its N* only
+when its fit keeps the rule of usl_checks, else the ceiling the rounds show, else
+neither."""
 
 import math
 
 import pandas as pd
 
 from benchbook.analyse import formatting as fmt
+from benchbook.analyse.ceilings import SERVER_BOUND_CPU_PCT
+from benchbook.analyse.models.ceiling import Ceiling
 from benchbook.analyse.models.queueing_fit import FOLLOWS, QueueFit, measured_slo_rho
+from benchbook.analyse.models.shape import SweepShape
 from benchbook.analyse.models.usl import LEVEL, UslFit
-from benchbook.analyse.models.usl_checks import contradictions, worst_holdout
+from benchbook.analyse.models.usl_checks import HOLDOUT_LIMIT, contradictions, worst_holdout
 
 USL_ASSUMES = (
     "The USL assumes one resource shared by N identical workers: throughput grows "
@@ -62,11 +68,100 @@ def usl_sentence(fit: UslFit) -> str:
     lam, sigma, kappa = (fit.interval(n) for n in ("lam", "sigma", "kappa"))
     return (
         f"**{fit.target}** {_peak_words(fit)}, because a share σ = {fmt.share(p.sigma)} of "
-        f"each request's work is serialised ({fmt.share_interval(*sigma)}) and each pair of "
+        f"each request's work is serialised ({_share_words(*sigma)}) and each pair of "
         f"connections costs κ = {_number(p.kappa)} in crosstalk "
         f"({_number(kappa[0])} to {_number(kappa[1])}); alone, one connection would get "
-        f"λ ≈ {fmt.count(p.lam)} req/s ({fmt.count(lam[0])} to {fmt.count(lam[1])})."
+        f"λ ≈ {fmt.count(p.lam)} req/s ({fmt.count(lam[0])} to {fmt.count(lam[1])})"
+        f"{_runs_clause(len(fit.points), fit.left_out)}."
     )
+
+
+def _share_words(low: float, high: float) -> str:
+    """A share's interval; one reaching past 100 % says so rather than print a share above
+    the whole (σ ≥ 1 fits rounds so spread that throughput could fall from N = 1)."""
+    if high < 1:
+        return fmt.share_interval(low, high)
+    return f"{fmt.share(low)} to over 100 %: the rounds cannot bound it"
+
+
+def runs_fitted(used: int, left_out: int) -> str:
+    """'fitted to 14 of 20 runs; 6 left out where the load tool was the limit'."""
+    return (
+        f"fitted to {used} of {used + left_out} runs; {left_out} left out where the load "
+        "tool was the limit"
+    )
+
+
+def _runs_clause(used: int, left_out: int) -> str:
+    return f" ({runs_fitted(used, left_out)})" if left_out else ""
+
+
+def _cpu_range(cpu: pd.Series) -> str:
+    low, high = float(cpu.min()), float(cpu.max())
+    return f"{low:.0f} %" if round(low) == round(high) else f"{low:.0f}–{high:.0f} %"
+
+
+def ceiling_sentence(
+    target: str, ceiling: Ceiling, broken: list[str], used: int, left_out: int = 0
+) -> str:
+    """'go: a ceiling — throughput stops rising at ≈ 38,000 req/s from 200 connections,
+    while the server used 95–96 % of a core: one core's limit, not contention …'."""
+    medians = ceiling.medians
+    spread = (
+        f"the levels' medians {fmt.count(medians.min())}–{fmt.count(medians.max())}"
+        if len(medians) > 1
+        else "one level"
+    )
+    if ceiling.at_one_core:
+        cause = (
+            f"while the server used {_cpu_range(ceiling.server_cpu)} of a core: the limit of "
+            "one core, reached at every level from there, not contention between connections"
+        )
+    elif ceiling.server_cpu.notna().all():
+        cause = (
+            f"while the server used {_cpu_range(ceiling.server_cpu)} of a core (below "
+            f"{SERVER_BOUND_CPU_PCT:.0f} % at some level): something other than its CPU set "
+            "the limit (the load tool, the network, a lock)"
+        )
+    else:
+        cause = "(the server's CPU was not recorded, so what set the limit is not known)"
+    return (
+        f"**{target}**: a ceiling, not a peak — throughput stops rising at ≈ "
+        f"{fmt.count(ceiling.rate)} req/s ({spread}) from {ceiling.start:g} connections on, "
+        f"{cause}; left out in turn, each of those levels is predicted by the others within "
+        f"{fmt.share(ceiling.holdout['error'].abs().max())}. The USL is not summarised by a "
+        f"peak N*: {'; '.join(broken)}{_runs_clause(used, left_out)}."
+    )
+
+
+def no_shape_sentence(target: str, broken: list[str], used: int, left_out: int = 0) -> str:
+    """Neither the USL nor a ceiling describes the rounds: no model's figure is stated."""
+    return (
+        f"**{target}**: neither the USL nor a ceiling describes these rounds, so no peak N* "
+        f"or limit is stated: {'; '.join(broken)}. The medians per level are in the "
+        f"sweep's table{_runs_clause(used, left_out)}."
+    )
+
+
+def shape_sentence(shape: SweepShape) -> str:
+    """The one sentence for a target's sweep: which model describes it, and its figures."""
+    fit = shape.fit
+    if shape.usl_holds:
+        return usl_sentence(fit)
+    if shape.ceiling is not None:
+        return ceiling_sentence(
+            fit.target, shape.ceiling, shape.broken, len(fit.points), fit.left_out
+        )
+    return no_shape_sentence(fit.target, shape.broken, len(fit.points), fit.left_out)
+
+
+USL_RULE = (
+    "A USL fit is summarised by its peak N* only when it misses fewer than half of the "
+    "concurrency levels beyond their rounds' spread and every level between two others, "
+    f"left out and predicted by a refit, is within {fmt.share(HOLDOUT_LIMIT)}. Simulated at "
+    "this sweep's design, about nine in ten sweeps of a true USL keep this rule, and few "
+    "of a curve that rises and then stays flat."
+)
 
 
 def holdout_sentence(fit: UslFit) -> str:
@@ -113,6 +208,15 @@ def ratio_sentence(
     return text + "."
 
 
+def no_ratio_sentence(pair: tuple[str, str], shapes: dict[str, SweepShape]) -> str:
+    """Why a pair's ratio over N is not predicted: a side's USL fit breaks the rule."""
+    broken = " and ".join(t for t in pair if not shapes[t].usl_holds)
+    return (
+        f"No ratio {pair[0]} / {pair[1]} is predicted over concurrency: the USL does not "
+        f"describe {broken}'s rounds (above), so its curve is no model to divide by."
+    )
+
+
 def queue_sentence(fit: QueueFit, stat: str = "p99") -> str:
     """'its p99 follows M/M/1 up to ρ ≈ 0.5; the model puts the SLO at ρ ≈ 0.96 …'."""
     best = fit.best(stat)
@@ -135,27 +239,42 @@ def queue_sentence(fit: QueueFit, stat: str = "p99") -> str:
             "within it up to "
             + (f"ρ ≈ {measured:.2f}" if not math.isnan(measured) else "no rate measured")
         )
-    return text + "."
+    return text + _runs_clause(fit.runs, fit.left_out) + "."
 
 
-def usl_table(fits: dict[str, UslFit]) -> pd.DataFrame:
-    """Per target: λ, σ, κ and N* with their intervals, the worst hold-out miss, and how
-    many ways the rounds contradict the model."""
+def usl_table(shapes: dict[str, SweepShape]) -> pd.DataFrame:
+    """Per target: which model describes the sweep, the runs fitted, λ, σ, κ with their
+    intervals, N* (only where the USL keeps its rule), the worst hold-out miss, and how
+    many ways the rounds contradict the USL."""
     rows = {}
-    for target, fit in fits.items():
+    for target, shape in shapes.items():
+        fit = shape.fit
         p, level = fit.params, worst_holdout(fit)
         lam, sigma, kappa = (fit.interval(n) for n in ("lam", "sigma", "kappa"))
         peak_low, peak_high = fit.peak_interval()
+        stated = shape.usl_holds
         rows[target] = {
+            "model": shape.kind,
+            "runs fitted": f"{len(fit.points)} of {len(fit.points) + fit.left_out}",
             "λ req/s": fmt.count(p.lam),
             "λ interval": f"{fmt.count(lam[0])}–{fmt.count(lam[1])}",
             "σ": _number(p.sigma),
             "σ interval": f"{_number(sigma[0])}–{_number(sigma[1])}",
             "κ": _number(p.kappa),
             "κ interval": f"{_number(kappa[0])}–{_number(kappa[1])}",
-            "N*": "none (κ = 0)" if math.isinf(p.peak) else fmt.count(p.peak),
-            "N* interval": f"{fmt.count(peak_low)}–"
-            + ("none" if math.isinf(peak_high) else fmt.count(peak_high)),
+            "N*": (
+                "not stated (misfit)"
+                if not stated
+                else "none (κ = 0)"
+                if math.isinf(p.peak)
+                else fmt.count(p.peak)
+            ),
+            "N* interval": (
+                "–"
+                if not stated
+                else f"{fmt.count(peak_low)}–"
+                + ("none" if math.isinf(peak_high) else fmt.count(peak_high))
+            ),
             "worst hold-out miss": f"{fmt.share(abs(level[1]))} at {level[0]:g}",
             "contradictions": ", ".join(c.kind for c in contradictions(fit)) or "none",
         }
@@ -171,6 +290,7 @@ def queue_table(fits: dict[str, QueueFit], stat: str = "p99") -> pd.DataFrame:
             model = row["model"]
             rows.append({
                 "target": target, "model": model, "capacity μ req/s": fmt.count(fit.mu),
+                "runs fitted": f"{fit.runs} of {fit.runs + fit.left_out}",
                 "median miss": fmt.share(math.expm1(row["median_log_error"])),
                 "follows up to ρ": row["follows_up_to_rho"],
                 "ρ at the SLO": fit.slo_rho.get(model, float("nan")),
