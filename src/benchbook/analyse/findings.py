@@ -17,6 +17,7 @@ from benchbook.analyse import formatting as fmt
 from benchbook.analyse.conclusions import caution, compare_targets, metric
 from benchbook.analyse.explanation import Explanation
 from benchbook.analyse.findings_format import FINDINGS_MIME, LOWER_BOUND
+from benchbook.analyse.kinds import kind_sessions
 from benchbook.analyse.names import language, reader_name
 from benchbook.analyse.pairing import aa_band, comparison, count_text
 from benchbook.analyse.published import source
@@ -149,7 +150,7 @@ def headline(
     c = comparison(valid, a, b, column)
     current = set(data["run_id"]) if "run_id" in data else set()
     runs = spread(experiment, a, b, column, select, current, ignore=same_conditions_ignore)
-    sessions = replication(c, runs, _go_side(languages))
+    sessions = replication(c, runs, _go_side(languages), kind_sessions(column))
     shared = {"languages": languages, "sides": names, "metric": column, "spread": runs,
               "like_for_like": _like_for_like(data, a, b), "cross_check": cross_check}  # fmt: skip
     if lower_bound and c is not None:
@@ -205,11 +206,13 @@ def _control_band(
     select: Callable[[pd.DataFrame], pd.DataFrame] | None,
     current: set[str],
 ) -> float | None:
-    """The smallest ratio this setup resolves, from its A/A control: over the sessions of
-    this machine class when three or more measured it (how far the next session's A/A
-    estimate may stray: the farther end of its prediction interval), else this session's
-    band. The control of the rows compared, else of the whole run (a selection, such as
-    one pooled over paths, may leave it out); None without a control."""
+    """The smallest ratio this setup resolves, from its A/A control: how far one session's
+    A/A estimate may stray from 1, the farther end of the interval a verdict on the control
+    would be judged on (Replication.judged, with the spread of the class's A/A controls):
+    the same rule at every count of sessions, so the band does not jump as sessions are
+    added. This session's band where the control has no such interval. The control of the
+    rows compared, else of the whole run (a selection, such as one pooled over paths, may
+    leave it out); None without a control."""
     control, chosen = aa_band(valid, column), select
     if control is None:
         control, chosen = aa_band(valid_rows(results), column), None
@@ -219,10 +222,12 @@ def _control_band(
     copy = aa_copy_of(original)
     rows = valid if chosen else valid_rows(results)
     c = comparison(rows, original, copy, column)
-    model = replication(c, spread(experiment, original, copy, column, chosen, current)).pooled
-    if model is None:
+    runs = spread(experiment, original, copy, column, chosen, current)
+    model = replication(c, runs, kinds=kind_sessions(column, control=True))
+    if c is None or model.sessions == 0:
         return band
-    return math.exp(max(abs(math.log(model.predict_low)), abs(math.log(model.predict_high))))
+    low, high = model.judged(c)
+    return math.exp(max(abs(math.log(low)), abs(math.log(high))))
 
 
 def _sides(data: pd.DataFrame, a: str, b: str) -> tuple[tuple[str, str], tuple[str, str]]:
@@ -238,15 +243,15 @@ def _sides(data: pd.DataFrame, a: str, b: str) -> tuple[tuple[str, str], tuple[s
 
 def _sessions_fields(sessions: Replication) -> dict:
     """A headline's model of its sessions on this machine class, and the other classes."""
-    pooled = sessions.pooled
+    predicted = sessions.predicted  # own model from 3 sessions, borrowed spread below
     return {
         "machine_class": sessions.machine_class,
         "sessions": sessions.sessions,
-        "pooled_ratio": pooled.estimate if pooled else None,
-        "pooled_low": pooled.low if pooled else None,
-        "pooled_high": pooled.high if pooled else None,
-        "predict_low": pooled.predict_low if pooled else None,
-        "predict_high": pooled.predict_high if pooled else None,
+        "pooled_ratio": predicted.estimate if predicted else None,
+        "pooled_low": predicted.low if predicted else None,
+        "pooled_high": predicted.high if predicted else None,
+        "predict_low": predicted.predict_low if predicted else None,
+        "predict_high": predicted.predict_high if predicted else None,
         "held_out": [asdict(h) for h in sessions.held_out],
         "other_classes": [asdict(o) for o in sessions.others],
     }

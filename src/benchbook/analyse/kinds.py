@@ -1,0 +1,48 @@
+"""The sessions of every stored headline of one kind, by machine class: what a headline with
+one or two sessions borrows its spread between sessions from (replication.borrowed_spread).
+
+A kind is the compared column (req/s ratios, time-per-call ratios, latency ratios,
+capacities): sessions of a req/s ratio scatter like other req/s ratios, not like latencies.
+A/A controls (one server measured as two targets) are a kind of their own: two copies of
+one server scatter less between sessions than two different servers do, and the A/A band
+is built from them.
+The headlines are those the store's checks sweep (session_sweep: each experiment's newest
+session's first target against each other target), each over its sessions measured under
+the newest one's conditions.
+"""
+
+from functools import cache
+
+from benchbook.analyse.replication import KindSessions, headline_key, spread
+from benchbook.analyse.session_sweep import experiments, pairs
+from benchbook.runs.labels import is_aa_copy
+from benchbook.store.query import open_store
+from benchbook.store.sessions import SessionSource
+
+
+def kind_sessions(
+    column: str, control: bool = False, source: SessionSource | None = None
+) -> KindSessions:
+    """Machine class → headline → its sessions' ratios on ``column``: A/A controls only
+    (``control``) or no A/A control (the results store of data/runs/ unless ``source``)."""
+    if source is None:
+        return _stored(column, control)
+    found: dict[str, dict[str, list[float]]] = {}
+    for experiment in experiments(source):
+        sessions = source.sessions(experiment)
+        for a, b in pairs(source, experiment):
+            if (is_aa_copy(a) or is_aa_copy(b)) != control:
+                continue
+            current = {sessions[-1].run_id}
+            rows = spread(experiment, a, b, column, current=current, source=source)
+            for row in rows:
+                if row["same_conditions"]:
+                    group = found.setdefault(row["machine_class"], {})
+                    group.setdefault(headline_key(experiment, a, b), []).append(row["ratio"])
+    return found
+
+
+@cache
+def _stored(column: str, control: bool) -> KindSessions:
+    """The store's, once per process: every notebook's headlines borrow from the same."""
+    return kind_sessions(column, control, open_store())
