@@ -68,10 +68,14 @@ def test_a_run_without_a_cpu_identity_joins_the_class_its_speed_matches(go_s, py
 def test_one_or_two_sessions_are_not_yet_replicated() -> None:
     c = paired(4.0)
     one = replication(c, [session(c.ratio, current=True)])
-    assert one.pooled is None and one.text() == "one session: not yet replicated"
-    assert one.judged(c) == (c.ratio_low, c.ratio_high)
-    two = replication(c, [session(4.2), session(c.ratio, current=True)])
-    assert two.sessions == 2 and "not yet replicated, a prediction needs 3" in two.text()
+    assert one.pooled is None and one.text().startswith("one session: not yet replicated")
+    assert "this session's rounds alone" in one.text()  # nothing of its kind to borrow
+    assert one.judged(c) == one.alone and one.alone[0] < c.ratio < one.alone[1]
+    kinds = {FAMILY_25: {"other": [2.0, 2.1, 1.9]}}
+    two = replication(c, [session(4.2), session(c.ratio, current=True)], kinds=kinds)
+    assert two.sessions == 2 and two.text().startswith("2 sessions: not yet replicated")
+    assert "1 other headline of this kind on this machine class" in two.text()
+    assert two.predicted is not None and two.judged(c) == two.verdict
 
 
 def test_this_class_is_pooled_and_other_classes_stand_apart() -> None:

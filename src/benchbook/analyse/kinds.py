@@ -15,7 +15,7 @@ from functools import cache
 
 from benchbook.analyse.replication import KindSessions, headline_key, spread
 from benchbook.analyse.session_sweep import experiments, pairs
-from benchbook.runs.labels import is_aa_copy
+from benchbook.runs.labels import aa_copy_of
 from benchbook.store.query import open_store
 from benchbook.store.sessions import SessionSource
 
@@ -30,8 +30,10 @@ def kind_sessions(
     found: dict[str, dict[str, list[float]]] = {}
     for experiment in experiments(source):
         sessions = source.sessions(experiment)
+        if any(column not in session.rows for session in sessions):
+            continue  # another kind of experiment: its runs do not measure this column
         for a, b in pairs(source, experiment):
-            if (is_aa_copy(a) or is_aa_copy(b)) != control:
+            if (b == aa_copy_of(a) or a == aa_copy_of(b)) != control:
                 continue
             current = {sessions[-1].run_id}
             rows = spread(experiment, a, b, column, current=current, source=source)
