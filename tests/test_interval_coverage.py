@@ -12,32 +12,34 @@ LOW, HIGH = 0.93, 0.97
 
 
 @pytest.fixture(scope="module")
-def cells() -> list[ic.Cell]:
+def cells() -> tuple[ic.Cell, ...]:
     return ic.coverage()
 
 
-def test_every_cell_is_simulated(cells: list[ic.Cell]) -> None:
+def test_every_cell_is_simulated(cells: tuple[ic.Cell, ...]) -> None:
     assert len(cells) == len(ic.DESIGNS) * len(ic.TAUS) * len(ic.SESSIONS)
 
 
-def test_the_next_session_interval_covers_nominally_in_every_cell(cells: list[ic.Cell]) -> None:
+def test_the_next_session_interval_covers_nominally_in_every_cell(
+    cells: tuple[ic.Cell, ...],
+) -> None:
     outside = [(c.design, c.tau, c.sessions, c.plain_t) for c in cells]
     assert all(LOW <= c[3] <= HIGH for c in outside), [
         c for c in outside if not LOW <= c[3] <= HIGH
     ]
 
 
-def test_the_pooled_interval_covers_the_class_mean(cells: list[ic.Cell]) -> None:
+def test_the_pooled_interval_covers_the_class_mean(cells: tuple[ic.Cell, ...]) -> None:
     assert all(LOW <= c.pooled <= HIGH for c in cells)
 
 
-def test_the_old_rule_is_too_wide_at_few_sessions(cells: list[ic.Cell]) -> None:
+def test_the_old_rule_is_too_wide_at_few_sessions(cells: tuple[ic.Cell, ...]) -> None:
     """Why it was replaced: Higgins–Thompson–Spiegelhalter with t(k − 2) over-covers at k = 3."""
     assert all(c.hts > HIGH for c in cells if c.sessions == 3)
     assert all(np.isnan(c.hts) for c in cells if c.sessions == 2)
 
 
-def test_the_verdict_interval_never_undercovers(cells: list[ic.Cell]) -> None:
+def test_the_verdict_interval_never_undercovers(cells: tuple[ic.Cell, ...]) -> None:
     assert all(c.verdict >= LOW for c in cells)
 
 

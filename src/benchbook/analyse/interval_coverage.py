@@ -26,7 +26,7 @@ The rules compared:
 The pooled interval (the class mean's) is ȳ ± t(k−1) · s / √k, checked against the true mean.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -168,8 +168,10 @@ class Cell:
     verdict: float  # the verdict interval (borrowed, one-session width) covering k + 1
 
 
-def coverage(replicates: int = REPLICATES, seed: int = SEED) -> list[Cell]:
-    """Every cell of design × τ × k, seeded."""
+@cache
+def coverage(replicates: int = REPLICATES, seed: int = SEED) -> tuple[Cell, ...]:
+    """Every cell of design × τ × k, seeded (once per process: the test suite and the
+    report ask for the same figures)."""
     rng = np.random.default_rng(seed)
     cells = []
     for design in DESIGNS:
@@ -191,7 +193,7 @@ def coverage(replicates: int = REPLICATES, seed: int = SEED) -> list[Cell]:
                         verdict=_covers(borrowed(built, spread, df, 1), following),
                     )
                 )
-    return cells
+    return tuple(cells)
 
 
 def _other_headlines(
@@ -205,6 +207,7 @@ def _other_headlines(
     return y.reshape(replicates, OTHER_HEADLINES, OTHER_SESSIONS)
 
 
+@cache
 def borrowed_coverage(
     sessions: int, replicates: int = REPLICATES, seed: int = SEED
 ) -> dict[tuple[str, float], float]:
@@ -231,7 +234,7 @@ RULE = (
 Column = tuple[str, float]
 
 
-def table(cells: list[Cell], value: Callable[[Cell], float]) -> list[tuple[int, list[float]]]:
+def table(cells: Sequence[Cell], value: Callable[[Cell], float]) -> list[tuple[int, list[float]]]:
     """Rows k, columns design × τ (in DESIGNS × TAUS order) of ``value``."""
     by_key = {(c.design, c.tau, c.sessions): value(c) for c in cells}
     return [(k, [by_key[(d, t, k)] for d in DESIGNS for t in TAUS]) for k in SESSIONS]
