@@ -212,3 +212,18 @@ def test_the_conditions_ignore_rounds_other_targets_and_calibration() -> None:
     )
     unrestarted = {**params, "restart": None}
     assert conditions(params, {"go", "py"}) != conditions(unrestarted, {"go", "py"})
+
+
+def test_the_judged_interval_does_not_jump_as_agreeing_sessions_are_counted() -> None:
+    """What a verdict and the A/A band are read from (findings._control_band): the same for
+    1…10 sessions at one ratio, across the step from borrowed to own model at three."""
+    c = paired(1.01)
+    kinds = {FAMILY_25: {"control a": [1.0, 1.03, 0.98], "control b": [0.99, 1.02]}}
+    judged = set()
+    for k in range(1, 11):
+        runs = [session(c.ratio, run_id=f"s{i}") for i in range(k - 1)]
+        runs.append(session(c.ratio, current=True, run_id="now"))
+        model = replication(c, runs, kinds=kinds)
+        assert (model.pooled is None) == (k < 3)
+        judged.add(tuple(round(x, 12) for x in model.judged(c)))
+    assert len(judged) == 1, judged
