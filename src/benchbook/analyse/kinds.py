@@ -1,5 +1,5 @@
 """The sessions of every stored headline of one kind, by machine class: what a headline with
-one or two sessions borrows its spread between sessions from (replication.borrowed_spread).
+one or two sessions borrows its spread between sessions from (levels.borrowed_spread).
 
 A kind is the compared column (req/s ratios, time-per-call ratios, latency ratios,
 capacities): sessions of a req/s ratio scatter like other req/s ratios, not like latencies.
@@ -12,10 +12,13 @@ the newest one's conditions.
 """
 
 from functools import cache
+from pathlib import Path
 
-from benchbook.analyse.replication import KindSessions, headline_key, spread
+from benchbook.analyse.levels import KindSessions
+from benchbook.analyse.replication import headline_key, spread
 from benchbook.analyse.session_sweep import experiments, pairs
 from benchbook.runs.labels import aa_copy_of
+from benchbook.runs.layout import runs_dir
 from benchbook.store.query import open_store
 from benchbook.store.sessions import SessionSource
 
@@ -26,7 +29,7 @@ def kind_sessions(
     """Machine class → headline → its sessions' ratios on ``column``: A/A controls only
     (``control``) or no A/A control (the results store of data/runs/ unless ``source``)."""
     if source is None:
-        return _stored(column, control)
+        return _stored(column, control, runs_dir())
     found: dict[str, dict[str, list[float]]] = {}
     for experiment in experiments(source):
         sessions = source.sessions(experiment)
@@ -45,6 +48,6 @@ def kind_sessions(
 
 
 @cache
-def _stored(column: str, control: bool) -> KindSessions:
-    """The store's, once per process: every notebook's headlines borrow from the same."""
-    return kind_sessions(column, control, open_store())
+def _stored(column: str, control: bool, runs: Path) -> KindSessions:
+    """The store's of ``runs``, once per process: every headline borrows from the same."""
+    return kind_sessions(column, control, open_store(runs))

@@ -21,8 +21,8 @@ sessions (`pooled`):
 The simulation of the report's designs (interval_coverage) chose it: it covers the next
 session 93–97 % in every cell of k = 2…10 and tau = 0…0.15, where Higgins–Thompson–
 Spiegelhalter (random effects ± t(k−2) · √(tau² + SE² + v), this module's old rule) covers
-97.7–100 % at k = 3 and 4 and has none at k = 2. tau (Paule–Mandel, with the rounds' v_i) is still reported: how much
-sessions disagree beyond their noise.
+97.7–100 % at k = 3 and 4 and has none at k = 2. tau (Paule–Mandel, with the rounds' v_i)
+is still reported: how much sessions disagree beyond their noise.
 
 With 1 or 2 sessions a headline's own s says little, so it borrows (`borrowed`): the spread S
 of one session around its headline's mean, pooled over the class's other headlines of the
@@ -32,7 +32,7 @@ Across machine classes a random-effects model is applied one level up (across_cl
 """
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 from statistics import median
@@ -177,6 +177,12 @@ def pooled(sessions: Sequence[Session]) -> Pooled | None:
     return replace(model, tau=math.sqrt(_fit(y, v)[2]))
 
 
+# The sessions' ratios of every headline of one kind (one compared column), by machine
+# class, then by headline (replication.headline_key): what a headline with few sessions
+# borrows its spread from (analyse.kinds gathers them from the store).
+KindSessions = Mapping[str, Mapping[str, Sequence[float]]]
+
+
 @dataclass(frozen=True)
 class Spread:
     """How far one session's log estimate lies from its headline's mean, pooled over other
@@ -201,6 +207,17 @@ def kind_spread(headlines: Sequence[Sequence[float]], scope: str) -> Spread | No
     if not counted:
         return None
     return Spread(sd=math.sqrt(squares / df), df=df, headlines=counted, scope=scope)
+
+
+def borrowed_spread(kinds: KindSessions, machine_class: str, key: str) -> Spread | None:
+    """The spread between sessions of the other headlines of this kind: on this class, else
+    on every class (named so); None where no other headline has two sessions."""
+    here = [ratios for name, ratios in kinds.get(machine_class, {}).items() if name != key]
+    spread = kind_spread(here, THIS_CLASS)
+    if spread is not None:
+        return spread
+    every = [r for group in kinds.values() for name, r in group.items() if name != key]
+    return kind_spread(every, EVERY_CLASS)
 
 
 def borrowed(sessions: Sequence[Session], spread: Spread) -> Pooled | None:

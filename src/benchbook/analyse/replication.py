@@ -13,7 +13,7 @@ what that reference predicts for it.
 
 import math
 import statistics
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
@@ -53,11 +53,6 @@ class OtherClass:
     # This class's estimate (pooled, else this session's) moved by the two references'
     # speeds (Go over Python comparisons only): what the machine's speed alone predicts.
     expected: float | None = None
-
-
-# The sessions' ratios of every headline of one kind (one compared column), by machine
-# class, then by headline_key: what a headline with few sessions borrows its spread from.
-KindSessions = Mapping[str, Mapping[str, Sequence[float]]]
 
 
 def headline_key(experiment: str, a: str, b: str) -> str:
@@ -309,7 +304,10 @@ def _session(row: dict) -> levels.Session:
 
 
 def replication(
-    c: Comparison | None, runs: list[dict], go_side: str = "", kinds: KindSessions | None = None
+    c: Comparison | None,
+    runs: list[dict],
+    go_side: str = "",
+    kinds: levels.KindSessions | None = None,
 ) -> Replication:
     """This session (``c``) and the stored sessions of the same comparison under the same
     conditions (``runs``: ``spread``'s rows): the model of this class's sessions, its
@@ -322,7 +320,9 @@ def replication(
     same = [r for r in runs if r.get("same_conditions")]
     here = [r for r in same if r["machine_class"] == current["machine_class"]]
     sessions = [_session(r) for r in here]
-    spread = borrowed_spread(kinds or {}, current["machine_class"], current.get("headline", ""))
+    spread = levels.borrowed_spread(
+        kinds or {}, current["machine_class"], current.get("headline", "")
+    )
     pooled = levels.pooled(sessions)
     predicted = pooled or (levels.borrowed(sessions, spread) if spread else None)
     estimate = predicted.estimate if predicted else c.ratio
@@ -342,17 +342,6 @@ def replication(
         verdict=levels.verdict_interval(sessions, spread) if spread else None,
         alone=_alone(c),
     )
-
-
-def borrowed_spread(kinds: KindSessions, machine_class: str, key: str) -> levels.Spread | None:
-    """The spread between sessions of the other headlines of this kind: on this class, else
-    on every class (named so); None where no other headline has two sessions."""
-    here = [ratios for name, ratios in kinds.get(machine_class, {}).items() if name != key]
-    spread = levels.kind_spread(here, levels.THIS_CLASS)
-    if spread is not None:
-        return spread
-    every = [r for group in kinds.values() for name, r in group.items() if name != key]
-    return levels.kind_spread(every, levels.EVERY_CLASS)
 
 
 def _alone(c: Comparison) -> tuple[float, float] | None:
