@@ -51,7 +51,9 @@ class Headline:
     # The sessions of the same comparison on this session's machine class (this one
     # included) and their model (levels): the pooled estimate with its 95 % interval, the
     # 95 % prediction interval for the next session, and the leave-one-session-out check
-    # (each held-out session: run id, estimate, whether it fell inside); None below three.
+    # (each held-out session: run id, estimate, whether it fell inside); the pooled ones
+    # None below three sessions, where the prediction borrows the spread of the other
+    # headlines of its kind (Replication.predicted) and ``sessions_text`` says so.
     machine_class: str = ""
     sessions: int = 1
     pooled_ratio: float | None = None
@@ -60,6 +62,7 @@ class Headline:
     predict_low: float | None = None
     predict_high: float | None = None
     held_out: list[dict] = field(default_factory=list)
+    sessions_text: str = ""  # Replication.text(): how many sessions, and what predicts
     # Sessions on other machine classes, each apart (replication.OtherClass as a dict).
     other_classes: list[dict] = field(default_factory=list)
     languages: tuple[str, str] = ("", "")  # the two sides' servers' languages
@@ -243,13 +246,14 @@ def _sides(data: pd.DataFrame, a: str, b: str) -> tuple[tuple[str, str], tuple[s
 
 def _sessions_fields(sessions: Replication) -> dict:
     """A headline's model of its sessions on this machine class, and the other classes."""
-    predicted = sessions.predicted  # own model from 3 sessions, borrowed spread below
+    pooled, predicted = sessions.pooled, sessions.predicted  # predicted: borrowed below 3
     return {
         "machine_class": sessions.machine_class,
         "sessions": sessions.sessions,
-        "pooled_ratio": predicted.estimate if predicted else None,
-        "pooled_low": predicted.low if predicted else None,
-        "pooled_high": predicted.high if predicted else None,
+        "sessions_text": sessions.text(),
+        "pooled_ratio": pooled.estimate if pooled else None,
+        "pooled_low": pooled.low if pooled else None,
+        "pooled_high": pooled.high if pooled else None,
         "predict_low": predicted.predict_low if predicted else None,
         "predict_high": predicted.predict_high if predicted else None,
         "held_out": [asdict(h) for h in sessions.held_out],
