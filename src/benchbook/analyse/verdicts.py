@@ -113,7 +113,7 @@ def _judged_on(sessions: Replication) -> str:
     if sessions.across is not None:
         return "the prediction interval for a new machine class"
     if sessions.verdict is not None:
-        return f"the interval for one session on this machine class ({sessions.text()})"
+        return f"the prediction interval for one session on this machine class ({sessions.text()})"
     if sessions.predicted is not None:
         return f"the prediction interval for the next session ({sessions.text()})"
     return f"this session's interval ({sessions.text()})"
