@@ -42,10 +42,12 @@ def test_no_go_against_python_comparison_says_nothing() -> None:
 
 
 def test_the_sessions_behind_the_headlines_are_counted() -> None:
-    one = sessions_sentence([{"sessions": 1}, {"sessions": 2}])
+    # one or two sessions: a borrowed prediction, but no model of their own
+    one = sessions_sentence([{"sessions": 1, "predict_low": 4.0}, {"sessions": 2}])
     assert one.startswith("Every headline rests on fewer than three sessions")
     held = [{"inside": True}] * 6 + [{"inside": False}]
-    modelled = {"sessions": 7, "predict_low": 4.0, "predict_high": 6.0, "held_out": held}
+    modelled = {"sessions": 7, "pooled_ratio": 5.0, "predict_low": 4.0, "predict_high": 6.0,
+                "held_out": held}  # fmt: skip
     assert sessions_sentence([modelled, {"sessions": 1}]) == (
         "1 of 2 headlines rest on 7–7 sessions of this machine class and give a 95 % "
         "prediction interval for the next one; left out one at a time, 6 of 7 sessions fell "

@@ -137,10 +137,14 @@ def test_the_width_keeps_95_percent_of_new_sessions_of_the_class() -> None:
 def test_one_or_two_sessions_are_not_yet_replicated() -> None:
     c = paired(4.0)
     one = replication(c, [session(c.ratio, current=True)])
-    assert one.pooled is None and one.text() == "one session: not yet replicated"
-    assert one.judged(c) == (c.ratio_low, c.ratio_high)
-    two = replication(c, [session(4.2), session(c.ratio, current=True)])
-    assert two.sessions == 2 and "not yet replicated, a prediction needs 3" in two.text()
+    assert one.pooled is None and one.text().startswith("one session: not yet replicated")
+    assert "this session's rounds alone" in one.text()  # nothing of its kind to borrow
+    assert one.judged(c) == one.alone and one.alone[0] < c.ratio < one.alone[1]
+    kinds = {FAMILY_25: {"other": [2.0, 2.1, 1.9]}}
+    two = replication(c, [session(4.2), session(c.ratio, current=True)], kinds=kinds)
+    assert two.sessions == 2 and two.text().startswith("2 sessions: not yet replicated")
+    assert "1 other headline of this kind on this machine class" in two.text()
+    assert two.predicted is not None and two.judged(c) == two.verdict
 
 
 def test_this_class_is_pooled_and_other_classes_stand_apart() -> None:
@@ -309,3 +313,18 @@ def test_the_sessions_page_counts_each_class_and_its_inferred_sessions() -> None
     census = machine_census([section], None)
     assert census.classes == (ClassSessions(FAMILY_25, 3, 1),)  # d: not pooled, c: no class
     assert census.unrecorded == 1
+
+
+def test_the_judged_interval_does_not_jump_as_agreeing_sessions_are_counted() -> None:
+    """What a verdict and the A/A band are read from (findings._control_band): the same for
+    1…10 sessions at one ratio, across the step from borrowed to own model at three."""
+    c = paired(1.01)
+    kinds = {FAMILY_25: {"control a": [1.0, 1.03, 0.98], "control b": [0.99, 1.02]}}
+    judged = set()
+    for k in range(1, 11):
+        runs = [session(c.ratio, run_id=f"s{i}") for i in range(k - 1)]
+        runs.append(session(c.ratio, current=True, run_id="now"))
+        model = replication(c, runs, kinds=kinds)
+        assert (model.pooled is None) == (k < 3)
+        judged.add(tuple(round(x, 12) for x in model.judged(c)))
+    assert len(judged) == 1, judged

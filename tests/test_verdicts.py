@@ -44,7 +44,7 @@ def paired(ratio: float, rounds: int = 8):
 def model(estimate: float, low: float, high: float, predict_low: float, predict_high: float):
     """Seven sessions on this class, pooled as given."""
     pooled = Pooled(7, estimate, low, high, predict_low, predict_high, tau=0.05)
-    return Replication(machine_class="this class", sessions=7, pooled=pooled)
+    return Replication(machine_class="this class", sessions=7, pooled=pooled, predicted=pooled)
 
 
 LOOP_404 = Explanation("its HTTP backend answered 404 (its loop gives 101× here)", 101.0)
@@ -71,17 +71,18 @@ LOOP_404_FAR = Explanation("its HTTP backend answered 404 (its loop gives 1.18×
         # 4. nothing to judge on
         (None, {"article_ratio": 3.0}, NO_VALID_RUNS, "no valid runs"),
         (paired(2.0, rounds=5), {"article_ratio": 3.0}, TOO_FEW_RUNS, "5 rounds"),
-        # 5. reproduced: inside this session's interval (one session) …
-        (paired(2.0), {"article_ratio": 2.0}, REPRODUCED, "(one session: not yet replicated)"),
+        # 5. reproduced: inside this session's interval (one session, nothing to borrow) …
+        (paired(2.0), {"article_ratio": 2.0}, REPRODUCED, "(one session: not yet replicated"),
         # … or inside the prediction interval, once the class has a model
         (paired(2.0), {"article_ratio": 2.6, "sessions": model(2.2, 2.0, 2.4, 1.8, 2.7)},
-         REPRODUCED, "prediction interval for the next session, 1.80–2.70×"),
-        # 6. not resolvable: within the A/A band
+         REPRODUCED, "the next session (7 sessions on this machine class), 1.80–2.70×"),
+        # 6. not resolvable: within the A/A band, even where the article's figure is inside
+        (paired(1.05), {"article_ratio": 1.05, "band": 1.08}, NOT_RESOLVABLE, "A/A control"),
         (paired(1.05), {"article_ratio": 1.5, "band": 1.08}, NOT_RESOLVABLE, "A/A control"),
         # 7. no difference; the same direction, another size; the opposite direction
-        (paired(1.0), {"article_ratio": 1.3}, NOT_REPRODUCED, "no significant difference"),
+        (paired(1.0), {"article_ratio": 1.3}, NOT_REPRODUCED, "holds 1: no difference"),
         (paired(2.0), {"article_ratio": 1.3, "sessions": model(1.1, 0.9, 1.3, 0.8, 1.25)},
-         NOT_REPRODUCED, "no significant difference"),
+         NOT_REPRODUCED, "holds 1: no difference"),
         (paired(2.0), {"article_ratio": 4.9, "differences": "one core per server"},
          SAME_DIRECTION, "smaller here; what differs: one core"),
         (paired(5.0), {"article_ratio": 4.0}, SAME_DIRECTION, "larger here"),

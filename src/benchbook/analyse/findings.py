@@ -19,6 +19,7 @@ from benchbook.analyse.bounds import extremes, over_sessions, own_spread, senten
 from benchbook.analyse.conclusions import caution, compare_targets, metric
 from benchbook.analyse.explanation import Explanation
 from benchbook.analyse.findings_format import FINDINGS_MIME, LOWER_BOUND
+from benchbook.analyse.kinds import kind_sessions
 from benchbook.analyse.names import language, reader_name
 from benchbook.analyse.pairing import aa_band, comparison, count_text
 from benchbook.analyse.published import source
@@ -52,7 +53,9 @@ class Headline:
     # The sessions of the same comparison on this session's machine class (this one
     # included) and their model (levels): the pooled estimate with its 95 % interval, the
     # 95 % prediction interval for the next session, and the leave-one-session-out check
-    # (each held-out session: run id, estimate, whether it fell inside); None below three.
+    # (each held-out session: run id, estimate, whether it fell inside); the pooled ones
+    # None below three sessions, where the prediction borrows the spread of the other
+    # headlines of its kind (Replication.predicted) and ``sessions_text`` says so.
     machine_class: str = ""
     sessions: int = 1
     pooled_ratio: float | None = None
@@ -61,6 +64,7 @@ class Headline:
     predict_low: float | None = None
     predict_high: float | None = None
     held_out: list[dict] = field(default_factory=list)
+    sessions_text: str = ""  # Replication.text(): how many sessions, and what predicts
     # Sessions on other machine classes, each apart (replication.OtherClass as a dict).
     other_classes: list[dict] = field(default_factory=list)
     languages: tuple[str, str] = ("", "")  # the two sides' servers' languages
@@ -152,7 +156,7 @@ def headline(
     current = set(data["run_id"]) if "run_id" in data else set()
     runs = spread(experiment, a, b, column, select, current, ignore=same_conditions_ignore)
     go_side, limit = _speed_model(data, languages, [a, b], column, unit, different_conditions)
-    sessions = replication(c, runs, "" if limit else go_side)
+    sessions = replication(c, runs, "" if limit else go_side, kind_sessions(column))
     shared = {"languages": languages, "sides": names, "metric": column, "spread": runs,
               "like_for_like": _like_for_like(data, a, b), "cross_check": cross_check}  # fmt: skip
     if lower_bound and c is not None:
@@ -224,11 +228,13 @@ def _control_band(
     select: Callable[[pd.DataFrame], pd.DataFrame] | None,
     current: set[str],
 ) -> float | None:
-    """The smallest ratio this setup resolves, from its A/A control: over the sessions of
-    this machine class when three or more measured it (how far the next session's A/A
-    estimate may stray: the farther end of its prediction interval), else this session's
-    band. The control of the rows compared, else of the whole run (a selection, such as
-    one pooled over paths, may leave it out); None without a control."""
+    """The smallest ratio this setup resolves, from its A/A control: how far one session's
+    A/A estimate may stray from 1, the farther end of the interval a verdict on the control
+    would be judged on (Replication.judged, with the spread of the class's A/A controls):
+    the same rule at every count of sessions, so the band does not jump as sessions are
+    added. This session's band where the control has no such interval. The control of the
+    rows compared, else of the whole run (a selection, such as one pooled over paths, may
+    leave it out); None without a control."""
     control, chosen = aa_band(valid, column), select
     if control is None:
         control, chosen = aa_band(valid_rows(results), column), None
@@ -238,10 +244,12 @@ def _control_band(
     copy = aa_copy_of(original)
     rows = valid if chosen else valid_rows(results)
     c = comparison(rows, original, copy, column)
-    model = replication(c, spread(experiment, original, copy, column, chosen, current)).pooled
-    if model is None:
+    runs = spread(experiment, original, copy, column, chosen, current)
+    model = replication(c, runs, kinds=kind_sessions(column, control=True))
+    if c is None or model.sessions == 0:
         return band
-    return math.exp(max(abs(math.log(model.predict_low)), abs(math.log(model.predict_high))))
+    low, high = model.judged(c)
+    return math.exp(max(abs(math.log(low)), abs(math.log(high))))
 
 
 def _sides(data: pd.DataFrame, a: str, b: str) -> tuple[tuple[str, str], tuple[str, str]]:
@@ -257,15 +265,16 @@ def _sides(data: pd.DataFrame, a: str, b: str) -> tuple[tuple[str, str], tuple[s
 
 def _sessions_fields(sessions: Replication) -> dict:
     """A headline's model of its sessions on this machine class, and the other classes."""
-    pooled = sessions.pooled
+    pooled, predicted = sessions.pooled, sessions.predicted  # predicted: borrowed below 3
     return {
         "machine_class": sessions.machine_class,
         "sessions": sessions.sessions,
+        "sessions_text": sessions.text(),
         "pooled_ratio": pooled.estimate if pooled else None,
         "pooled_low": pooled.low if pooled else None,
         "pooled_high": pooled.high if pooled else None,
-        "predict_low": pooled.predict_low if pooled else None,
-        "predict_high": pooled.predict_high if pooled else None,
+        "predict_low": predicted.predict_low if predicted else None,
+        "predict_high": predicted.predict_high if predicted else None,
         "held_out": [asdict(h) for h in sessions.held_out],
         "other_classes": [asdict(o) for o in sessions.others],
     }

@@ -3,40 +3,37 @@
 A headline (Go req/s ÷ Python req/s, say) is measured in sessions, one complete run of an
 experiment each. A session's confidence interval covers only what varied inside it; between
 sessions the machine itself changes speed, so estimates scatter more than their intervals
-say, and machine classes (one CPU identity + core count) may differ again. We treat this as
-a random-effects meta-analysis on the log scale, where a ratio and its inverse are mirror
-images and effects add (Borenstein et al. 2009, Introduction to Meta-Analysis):
+say, and machine classes (one CPU identity + core count) may differ again. On the log scale,
+where a ratio and its inverse are mirror images:
 
     y_i = log(estimate of session i) = mu + u_i + e_i,   u_i ~ N(0, tau²),   e_i ~ N(0, v_i)
 
-mu is the class's true log ratio, u_i the session's own shift (tau: how much sessions
-disagree beyond their noise), e_i the session's noise, whose variance v_i is read off its
-interval (log_variance). With weights w_i = 1 / (v_i + tau²):
+mu is the class's true log ratio, u_i the session's own shift, e_i its noise, whose variance
+v_i comes from the session's own rounds (stats.log_ratio_variance).
 
-1. tau² by Paule–Mandel: the tau² at which Q = Σ w_i (y_i − m)² equals its expectation
-   k − 1 (tau² = 0 if Q < k − 1 already at 0). Not DerSimonian–Laird: DL is one step of the
-   same moment equation with fixed-effect weights and underestimates tau² when k is small and
-   the v_i differ, which is our case (Veroniki et al. 2016 and Langan et al. 2019 recommend PM).
-2. The pooled mean m = Σ w_i y_i / Σ w_i, reported as exp(m).
-3. Its interval m ± t(k−1) · SE with SE² = max(1, Q / (k − 1)) / Σ w_i: Hartung–Knapp–
-   Sidik–Jonkman, which uses t with k − 1 degrees of freedom because tau² itself was estimated
-   from only k sessions (the normal interval is far too narrow for k = 3…5, IntHout et al.
-   2014). Under PM, Q = k − 1 whenever tau² > 0, so the max(1, ·) of Knapp & Hartung (2003)
-   only acts when tau² = 0: it keeps k identical sessions from a zero-width interval.
-4. The prediction interval for the NEXT session's estimate (Higgins, Thompson & Spiegelhalter
-   2009; IntHout et al. 2016):   m ± t(k−2) · sqrt(tau² + SE² + v_typical).
-   A new estimate misses m for three independent reasons whose variances add: m is uncertain
-   (SE²), the new session has its own shift (tau²), and it measures with noise (v_typical, the
-   median v_i): we predict the estimate the next session will report, not its true value. The
-   t has k − 2 degrees of freedom because two quantities, mu and tau², were estimated from the
-   k sessions (Higgins et al. 2009); with k = 3 that is t(1), an honestly wide interval.
+Sessions of one headline share its design, so their estimates are draws from one
+distribution whatever part of the scatter is the machine and whatever the rounds. From k >= 3
+sessions (`pooled`):
+- the estimate is exp(ȳ), ȳ the mean of the log estimates;
+- its 95 % interval ȳ ± t(k−1) · s / √k (s their SD): Hartung–Knapp with equal weights;
+- the prediction interval for the next session's estimate ȳ ± t(k−1) · s · √(1 + 1/k), the
+  classic interval for one more draw; its centre is the estimate.
+The simulation of the report's designs (interval_coverage) chose it: it covers the next
+session 93–97 % in every cell of k = 2…10 and tau = 0…0.15, where Higgins–Thompson–
+Spiegelhalter (random effects ± t(k−2) · √(tau² + SE² + v), this module's old rule) covers
+97.7–100 % at k = 3 and 4 and has none at k = 2. tau (Paule–Mandel, with the rounds' v_i)
+is still reported: how much sessions disagree beyond their noise.
 
-Across machine classes the same model is applied one level up (across_classes).
+With 1 or 2 sessions a headline's own s says little, so it borrows (`borrowed`): the spread S
+of one session around its headline's mean, pooled over the class's other headlines of the
+same kind (`kind_spread`), gives ȳ ± t(df) · S · √(1 + 1/k).
+
+Across machine classes a random-effects model is applied one level up (across_classes).
 """
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from functools import cache
 from statistics import median
 
@@ -49,6 +46,7 @@ MIN_HELD_OUT = 4  # a headline takes part in the leave-one-session-out check fro
 # The within-session variance of a session whose interval has no width or no coverage: an SD
 # of 0.01 % on the ratio, finer than any headline is read to, yet a finite weight.
 VARIANCE_FLOOR = 1e-8
+THIS_CLASS, EVERY_CLASS = "this machine class", "every machine class"  # a Spread's scope
 
 
 @dataclass(frozen=True)
@@ -59,6 +57,7 @@ class Session:
     ci_level: float  # achieved coverage of [ci_low, ci_high]
     machine_class: str = ""
     run_id: str = ""
+    variance: float = math.nan  # of log(ratio), from its rounds (Comparison.log_variance)
 
 
 @cache
@@ -68,10 +67,19 @@ def _quantile(level: float, df: int | None = None) -> float:
     return float(stats.norm.ppf(p) if df is None else stats.t.ppf(p, df))
 
 
+def normal_quantile() -> float:
+    """z at CONFIDENCE (1.96)."""
+    return _quantile(CONFIDENCE)
+
+
 def log_variance(s: Session) -> float:
-    """Within-session variance of log(ratio) implied by its interval, read as a normal one on
-    the log scale: ((log hi − log lo) / (2 z))², z = norm.ppf(0.5 + level / 2). An interval
-    without width or coverage (hi <= lo, level 0, 1 or NaN) gets VARIANCE_FLOOR."""
+    """Within-session variance of log(ratio): from the session's rounds where it has one.
+    Else (a session stored without its runs' variance) read off its interval as a normal one
+    on the log scale, ((log hi − log lo) / (2 z))², z = norm.ppf(0.5 + level / 2), which
+    overstates it where that interval is the min–max of the runs. An interval without width
+    or coverage (hi <= lo, level 0, 1 or NaN) gets VARIANCE_FLOOR."""
+    if math.isfinite(s.variance):
+        return max(VARIANCE_FLOOR, s.variance)
     if not (0 < s.ci_level < 1 and 0 < s.ci_low < s.ci_high):
         return VARIANCE_FLOOR
     width = math.log(s.ci_high) - math.log(s.ci_low)
@@ -83,10 +91,10 @@ class Pooled:
     """A random-effects pool of sessions (or of classes), back on the ratio scale."""
 
     sessions: int  # k
-    estimate: float  # exp(random-effects mean of the log ratios)
-    low: float  # CONFIDENCE interval of the pooled estimate (HKSJ, t with k − 1 df)
+    estimate: float  # exp(mean of the log ratios): the centre of both intervals
+    low: float  # CONFIDENCE interval of the pooled estimate
     high: float
-    predict_low: float  # prediction interval for the next session's estimate (t, k − 2 df)
+    predict_low: float  # prediction interval for the next session's estimate
     predict_high: float
     tau: float  # between-session (or between-class) SD on the log scale, Paule–Mandel
     classes: int = 1  # the machine classes pooled: > 1 only from across_classes
@@ -141,14 +149,98 @@ def _logs(sessions: Sequence[Session]) -> tuple[np.ndarray, np.ndarray]:
     return np.log([s.ratio for s in sessions]), np.array([log_variance(s) for s in sessions])
 
 
+def _interval(y: np.ndarray, spread: float, df: int, k: int) -> Pooled:
+    """ȳ ± t(df) · spread / √k, and for the next session ± t(df) · spread · √(1 + 1/k)."""
+    m = float(y.mean())
+    q = _quantile(CONFIDENCE, df)
+    half, predict = q * spread / math.sqrt(k), q * spread * math.sqrt(1 + 1 / k)
+    return Pooled(
+        sessions=k,
+        estimate=math.exp(m),
+        low=math.exp(m - half),
+        high=math.exp(m + half),
+        predict_low=math.exp(m - predict),
+        predict_high=math.exp(m + predict),
+        tau=0.0,  # set by the caller that estimates it
+    )
+
+
 def pooled(sessions: Sequence[Session]) -> Pooled | None:
-    """The sessions of one class pooled; None below MIN_SESSIONS usable sessions (NaN and
-    non-positive ratios are dropped first): too few to tell sessions' shifts from noise."""
+    """The sessions of one class pooled by the plain t rule of the module's docstring; None
+    below MIN_SESSIONS usable sessions (NaN and non-positive ratios are dropped first)."""
     valid = _valid(sessions)
     if len(valid) < MIN_SESSIONS:
         return None
     y, v = _logs(valid)
-    return _pool(y, v, median(v.tolist()), sessions=len(valid), classes=1)
+    k = len(y)
+    model = _interval(y, float(np.std(y, ddof=1)), k - 1, k)
+    return replace(model, tau=math.sqrt(_fit(y, v)[2]))
+
+
+# The sessions' ratios of every headline of one kind (one compared column), by machine
+# class, then by headline (replication.headline_key): what a headline with few sessions
+# borrows its spread from (analyse.kinds gathers them from the store).
+KindSessions = Mapping[str, Mapping[str, Sequence[float]]]
+
+
+@dataclass(frozen=True)
+class Spread:
+    """How far one session's log estimate lies from its headline's mean, pooled over other
+    headlines of one kind: S² = Σ (y − ȳ_headline)² / df, df = Σ (sessions − 1)."""
+
+    sd: float
+    df: int
+    headlines: int
+    scope: str  # THIS_CLASS, or EVERY_CLASS when no other headline of this class has two
+
+
+def kind_spread(headlines: Sequence[Sequence[float]], scope: str) -> Spread | None:
+    """The pooled spread of ``headlines`` (each its sessions' ratios); only headlines with
+    two or more usable sessions count. None without any."""
+    squares, df, counted = 0.0, 0, 0
+    for ratios in headlines:
+        y = np.log([r for r in ratios if math.isfinite(r) and r > 0])
+        if len(y) >= 2:
+            squares += float(((y - y.mean()) ** 2).sum())
+            df += len(y) - 1
+            counted += 1
+    if not counted:
+        return None
+    return Spread(sd=math.sqrt(squares / df), df=df, headlines=counted, scope=scope)
+
+
+def borrowed_spread(kinds: KindSessions, machine_class: str, key: str) -> Spread | None:
+    """The spread between sessions of the other headlines of this kind: on this class, else
+    on every class (named so); None where no other headline has two sessions."""
+    here = [ratios for name, ratios in kinds.get(machine_class, {}).items() if name != key]
+    spread = kind_spread(here, THIS_CLASS)
+    if spread is not None:
+        return spread
+    every = [r for group in kinds.values() for name, r in group.items() if name != key]
+    return kind_spread(every, EVERY_CLASS)
+
+
+def borrowed(sessions: Sequence[Session], spread: Spread) -> Pooled | None:
+    """The sessions' mean with the kind's spread: ȳ ± t(df) · S / √k, and for the next
+    session ± t(df) · S · √(1 + 1/k). None without a usable session."""
+    valid = _valid(sessions)
+    if not valid:
+        return None
+    y = np.log([s.ratio for s in valid])
+    return _interval(y, spread.sd, spread.df, len(y))
+
+
+def verdict_interval(sessions: Sequence[Session], spread: Spread) -> tuple[float, float] | None:
+    """The interval a verdict is judged on: the sessions' mean ± t(df) · S · √2 — as wide as
+    the prediction for the next session from one session, whatever k. Neither its centre
+    (the mean) nor its width (other headlines' spread) moves when a session equal to the
+    estimate is added, so counting such a session cannot change a verdict."""
+    valid = _valid(sessions)
+    if not valid:
+        return None
+    m = float(np.mean(np.log([s.ratio for s in valid])))
+    half = _quantile(CONFIDENCE, spread.df) * spread.sd * math.sqrt(2)
+    return math.exp(m - half), math.exp(m + half)
 
 
 @dataclass(frozen=True)

@@ -63,6 +63,11 @@ class OtherClass:
     cpu_expected: float | None = None
 
 
+def headline_key(experiment: str, a: str, b: str) -> str:
+    """One comparison whichever side is on top (a ratio and its inverse spread alike)."""
+    return f"{experiment}: " + " / ".join(sorted((a, b)))
+
+
 @dataclass(frozen=True)
 class Replication:
     """The sessions behind one headline on this session's machine class, the model of
@@ -70,25 +75,41 @@ class Replication:
 
     machine_class: str = ""
     sessions: int = 1  # on this class under the same conditions, this one included
-    pooled: levels.Pooled | None = None  # None below levels.MIN_SESSIONS
+    pooled: levels.Pooled | None = None  # own sessions' model; None below levels.MIN_SESSIONS
     held_out: tuple[levels.HeldOut, ...] = ()
     others: tuple[OtherClass, ...] = ()
     # With sessions on three or more classes: the prediction for a session on a new class.
     across: levels.Pooled | None = None
+    # The spread between sessions of the other headlines of this kind (levels.kind_spread):
+    # on this class, else on every class; None where no other headline has two sessions.
+    spread: levels.Spread | None = None
+    # The prediction for the next session at every k: ``pooled`` from MIN_SESSIONS on,
+    # below that the sessions' mean with ``spread`` (levels.borrowed).
+    predicted: levels.Pooled | None = None
+    verdict: tuple[float, float] | None = None  # levels.verdict_interval, with ``spread``
+    # This session's own prediction where nothing else gives one: its estimate ± z · √(2 v).
+    alone: tuple[float, float] | None = None
 
     def judged(self, c: Comparison) -> tuple[float, float]:
         """The interval a verdict against an article uses — the article's machine is
         another class: the prediction for a new class where three or more classes were
-        measured, else the prediction for the next session on this class; this session's
-        interval until there is one."""
-        model = self.across or self.pooled
-        if model is None:
-            return c.ratio_low, c.ratio_high
-        return model.predict_low, model.predict_high
+        measured; else the verdict interval (levels.verdict_interval), which counting a
+        session equal to the estimate cannot move; without another headline's spread, the
+        prediction from this class's sessions, else from this session's rounds alone."""
+        if self.across is not None:
+            return self.across.predict_low, self.across.predict_high
+        if self.verdict is not None:
+            return self.verdict
+        if self.predicted is not None:
+            return self.predicted.predict_low, self.predicted.predict_high
+        if self.alone is not None:
+            return self.alone
+        return c.ratio_low, c.ratio_high
 
     def estimate(self, c: Comparison) -> float:
-        """The headline's estimate: pooled over this class's sessions, else this one's."""
-        return self.pooled.estimate if self.pooled else c.ratio
+        """The headline's estimate: the mean (log scale) of this class's sessions, the
+        centre of its prediction; this session's own without a model."""
+        return self.predicted.estimate if self.predicted else c.ratio
 
     def within_band(self, c: Comparison, band: float | None) -> bool:
         """The estimate lies no farther from 1 than the A/A control strays (``band``)."""
@@ -102,14 +123,24 @@ class Replication:
         return not self.pooled.low <= 1 <= self.pooled.high
 
     def text(self) -> str:
-        """'7 sessions on this machine class' or 'one session: not yet replicated'."""
+        """'7 sessions on this machine class', or for fewer than MIN_SESSIONS 'one session:
+        not yet replicated; …' with what its interval is built from."""
         if self.pooled is not None:
             return f"{self.sessions} sessions on this machine class"
-        if self.sessions <= 1:
-            return "one session: not yet replicated"
+        count = "one session" if self.sessions <= 1 else f"{self.sessions} sessions"
+        if self.spread is None:
+            return (
+                f"{count}: not yet replicated; no other headline of this kind has two "
+                "sessions, so its interval is this session's rounds alone, which leave out "
+                "how far sessions move"
+            )
+        others = f"{self.spread.headlines} other headline{'s' if self.spread.headlines > 1 else ''}"
+        where = "on this machine class"
+        if self.spread.scope != levels.THIS_CLASS:
+            where = "on any machine class (none other on this class has two sessions)"
         return (
-            f"{self.sessions} sessions: not yet replicated, a prediction needs "
-            f"{levels.MIN_SESSIONS}"
+            f"{count}: not yet replicated; its interval takes how far sessions move from "
+            f"the spread between sessions of {others} of this kind {where}"
         )
 
 
@@ -197,6 +228,9 @@ def spread(
                 "ci_low": c.ratio_low,
                 "ci_high": c.ratio_high,
                 "ci_level": c.ratio_confidence,
+                "log_variance": c.log_variance,
+                "kind": column,
+                "headline": headline_key(experiment, a, b),
                 "n": count_text(c),
                 "current": run.run_id in (current or set()),
             }
@@ -259,22 +293,33 @@ def _session(row: dict) -> levels.Session:
         ci_level=row["ci_level"],
         machine_class=row["machine_class"],
         run_id=row["run_id"],
+        variance=row.get("log_variance", math.nan),
     )
 
 
-def replication(c: Comparison | None, runs: list[dict], go_side: str = "") -> Replication:
+def replication(
+    c: Comparison | None,
+    runs: list[dict],
+    go_side: str = "",
+    kinds: levels.KindSessions | None = None,
+) -> Replication:
     """This session (``c``) and the stored sessions of the same comparison under the same
-    conditions (``runs``: ``spread``'s rows): the pooled model of this class's sessions,
-    its leave-one-session-out check, and the other classes (``go_side``: 'a' or 'b' when
-    the comparison is Go against Python, so the speed references can predict a shift)."""
+    conditions (``runs``: ``spread``'s rows): the model of this class's sessions, its
+    leave-one-session-out check, the other classes (``go_side``: 'a' or 'b' when the
+    comparison is Go against Python, so the speed references can predict a shift), and
+    the spread of the other headlines of its kind (``kinds``: kind_sessions of its column)."""
     current = next((r for r in runs if r.get("current")), None)
     if c is None or c.ratio != c.ratio or current is None:
         return Replication(sessions=0 if c is None or c.ratio != c.ratio else 1)
     same = [r for r in runs if r.get("same_conditions")]
     here = [r for r in same if r["machine_class"] == current["machine_class"]]
     sessions = [_session(r) for r in here]
+    spread = levels.borrowed_spread(
+        kinds or {}, current["machine_class"], current.get("headline", "")
+    )
     pooled = levels.pooled(sessions)
-    estimate = pooled.estimate if pooled else c.ratio
+    predicted = pooled or (levels.borrowed(sessions, spread) if spread else None)
+    estimate = predicted.estimate if predicted else c.ratio
     others = []
     for name, members in levels.by_class([_session(r) for r in same if r not in here]).items():
         rows = [r for r in same if r["machine_class"] == name]
@@ -286,7 +331,20 @@ def replication(c: Comparison | None, runs: list[dict], go_side: str = "") -> Re
         held_out=tuple(levels.leave_one_out(sessions)),
         others=tuple(others),
         across=levels.across_classes([_session(r) for r in same]),
+        spread=spread,
+        predicted=predicted,
+        verdict=levels.verdict_interval(sessions, spread) if spread else None,
+        alone=_alone(c),
     )
+
+
+def _alone(c: Comparison) -> tuple[float, float] | None:
+    """This session's estimate ± z · √(2 v): the next session's estimate from this one's
+    rounds alone (both have the noise v, neither the shift between sessions)."""
+    if not (math.isfinite(c.log_variance) and c.ratio > 0):
+        return None
+    half = levels.normal_quantile() * math.sqrt(2 * c.log_variance)
+    return c.ratio * math.exp(-half), c.ratio * math.exp(half)
 
 
 def other_class(

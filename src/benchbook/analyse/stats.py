@@ -66,6 +66,10 @@ class Comparison:
     median_a: float
     median_b: float
     paired: bool = False
+    # The variance of log(ratio) from this session's own runs (log_ratio_variance): what
+    # the next session on the same machine would scatter by if nothing else changed. NaN
+    # where the runs cannot give one (a side of one run, a value that is not positive).
+    log_variance: float = float("nan")
 
     @property
     def significant(self) -> bool:
@@ -110,6 +114,20 @@ def _critical_rank(n: int, m: int, confidence: float) -> tuple[int, float]:
     return max(k, 1), confidence
 
 
+def log_ratio_variance(log_a: np.ndarray, log_b: np.ndarray, paired: bool) -> float:
+    """The variance of a session's log ratio, from its runs: var(d) / n over the n paired
+    per-round log ratios d, or var(log a) / n_a + var(log b) / n_b for runs compared as two
+    samples (sample variances). Not read off the order-statistic interval: at a few runs that
+    interval is the min–max, and reading it as a normal one inflates the variance 1.7–2.2×.
+    NaN with fewer than two values on a side."""
+    if paired:
+        d = log_a - log_b
+        return float(np.var(d, ddof=1) / len(d)) if len(d) >= 2 else float("nan")
+    if len(log_a) < 2 or len(log_b) < 2:
+        return float("nan")
+    return float(np.var(log_a, ddof=1) / len(log_a) + np.var(log_b, ddof=1) / len(log_b))
+
+
 EXACT_POOLED = 20  # two samples of at most this many runs together: the exact p of U
 
 
@@ -148,9 +166,10 @@ def compare(a: Sequence[float], b: Sequence[float], confidence: float = CONFIDEN
         p = _rank_sum_p(a_arr, b_arr)
     else:
         p = scipy_stats.mannwhitneyu(a_arr, b_arr, alternative="two-sided").pvalue
-    ratio = low = high = float("nan")
+    ratio = low = high = variance = float("nan")
     coverage = 0.0
     if (a_arr > 0).all() and (b_arr > 0).all():
+        variance = log_ratio_variance(np.log(a_arr), np.log(b_arr), paired=False)
         diffs = np.sort(np.subtract.outer(np.log(a_arr), np.log(b_arr)).ravel())
         ratio = float(np.exp(np.median(diffs)))
         if len(diffs) > 1:
@@ -166,6 +185,7 @@ def compare(a: Sequence[float], b: Sequence[float], confidence: float = CONFIDEN
         n_b=len(b_arr),
         median_a=float(np.median(a_arr)),
         median_b=float(np.median(b_arr)),
+        log_variance=variance,
     )
 
 
@@ -284,9 +304,10 @@ def compare_paired(
             f"a paired comparison needs at least 2 rounds with a value on both sides; "
             f"got {len(a_arr)}"
         )
-    ratio = low = high = float("nan")
+    ratio = low = high = variance = float("nan")
     coverage = 0.0
     if (a_arr > 0).all() and (b_arr > 0).all():
+        variance = log_ratio_variance(np.log(a_arr), np.log(b_arr), paired=True)
         d = np.log(a_arr / b_arr)
         ratio, low, high, coverage = _paired_ratio(d, confidence)
     else:
@@ -302,6 +323,7 @@ def compare_paired(
         median_a=float(np.median(a_arr)),
         median_b=float(np.median(b_arr)),
         paired=True,
+        log_variance=variance,
     )
 
 

@@ -9,15 +9,25 @@ here, or why the comparison says something else, with the reason a reader needs.
 3. the article measured something else, when reproducing that lands near the article's
    figure (Explanation.explains); one that does not is named in the reason of whatever
    verdict follows;
-4. no valid runs; too few runs to show any difference (while the class has no model);
-5. "reproduced" only when the article's figure lies inside the prediction interval for the
-   next session on this machine class — for a session on a new class once three or more
-   classes were measured, since the article's machine is another class — and this
-   session's interval until three sessions make one: adding a session changes a verdict
-   only by moving the data;
-6. within what an A/A control strays: not resolvable;
-7. no significant difference (the pooled interval holds 1); the same direction with
-   another size, naming what differs in the setup; or the opposite direction.
+4. no valid runs; too few runs to show any difference (while nothing else gives the
+   session an interval);
+5. the estimate within what an A/A control strays: not resolvable — decided first, since
+   then no figure, the article's included, can be told from no difference;
+6. "reproduced" when the article's figure lies inside the interval the verdict is judged
+   on (Replication.judged);
+7. that interval holds 1: not reproduced, no difference that the next session keeps;
+8. the same direction with another size, naming what differs; or the opposite direction.
+
+Why counting a session cannot flip a verdict. Every rule reads only the estimate (the mean
+of the class's sessions' log ratios), the judged interval and the A/A band. The judged
+interval is the mean ± t · S · √2: S is how far one session lies from its headline's mean,
+pooled over the class's OTHER headlines of the same kind, and √2 makes it as wide as the
+prediction from one session at every k. A session equal to the estimate leaves the mean
+where it is and does not enter S, so all three stay put and so does the verdict; k identical
+sessions have one mean and one S, so one verdict. Only data that move the mean move a
+verdict. (Two exceptions, named in the reason: with three or more machine classes the
+verdict uses the prediction for a new class, and where no other headline of the kind has
+two sessions, the headline's own prediction, which does narrow as sessions agree.)
 """
 
 import math
@@ -69,27 +79,25 @@ def reproduction(
     if c is None or c.ratio != c.ratio:
         return NO_VALID_RUNS, "no valid runs to compare"
     sessions = sessions or Replication()
-    if too_few(c) and sessions.pooled is None:
+    low, high = sessions.judged(c)
+    if too_few(c) and sessions.predicted is None and sessions.verdict is None:
         return TOO_FEW_RUNS, (
             f"{count_text(c)} runs cannot show any difference at p < {ALPHA} "
             f"({article} in the article): run more repetitions{unexplained}"
         )
-    low, high = sessions.judged(c)
-    where = f"this session's interval ({sessions.text()})"
-    if sessions.across is not None:
-        where = f"the prediction interval for a new machine class, {fmt.interval(low, high)}"
-    elif sessions.pooled is not None:
-        where = f"the prediction interval for the next session, {fmt.interval(low, high)}"
     estimate = sessions.estimate(c)
+    if sessions.within_band(c, band):
+        return NOT_RESOLVABLE, (
+            f"{fmt.ratio(estimate)} is within what an A/A control strays here; {article} in "
+            f"the article{unexplained}"
+        )
+    where = f"{_judged_on(sessions)}, {fmt.interval(low, high)}"
     if low <= article_ratio <= high:
         return REPRODUCED, f"the article's {article} lies within {where}{unexplained}"
-    if sessions.significant(c) and sessions.within_band(c, band):
-        return NOT_RESOLVABLE, (
-            f"within what an A/A control strays here; {article} in the article{unexplained}"
-        )
-    if not sessions.significant(c):
+    if low <= 1 <= high:
         return NOT_REPRODUCED, (
-            f"no significant difference here; {article} in the article{unexplained}"
+            f"{where} holds 1: no difference that the next session keeps; {article} in the "
+            f"article{unexplained}"
         )
     if (estimate > 1) == (article_ratio > 1):
         size = "larger" if abs(math.log(estimate)) > abs(math.log(article_ratio)) else "smaller"
@@ -98,6 +106,17 @@ def reproduction(
             why = f"{why}; what differs: {differences}"
         return SAME_DIRECTION, why + unexplained
     return NOT_REPRODUCED, f"the opposite direction to the article's {article}{unexplained}"
+
+
+def _judged_on(sessions: Replication) -> str:
+    """What the judged interval is, in words (Replication.judged's cases, in its order)."""
+    if sessions.across is not None:
+        return "the prediction interval for a new machine class"
+    if sessions.verdict is not None:
+        return f"the prediction interval for one session on this machine class ({sessions.text()})"
+    if sessions.predicted is not None:
+        return f"the prediction interval for the next session ({sessions.text()})"
+    return f"this session's interval ({sessions.text()})"
 
 
 def _unexplained(measured_else: Explanation | None, article: str) -> str:

@@ -106,7 +106,7 @@ def go_vs_python(headlines: Sequence[dict]) -> str:
 def sessions_sentence(headlines: Sequence[dict]) -> str:
     """How many sessions of this machine class stand behind the headlines, and how the
     prediction rule held when each session was left out."""
-    modelled = [h for h in headlines if not missing(h.get("predict_low"))]
+    modelled = [h for h in headlines if not missing(h.get("pooled_ratio"))]  # 3+ sessions
     held = [s for h in headlines for s in h.get("held_out") or []]
     if not modelled:
         return (

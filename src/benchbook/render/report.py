@@ -37,7 +37,12 @@ from benchbook.render.provenance import (
     split_provenance,
 )
 from benchbook.render.repeated_notes import link_repeated_notes
-from benchbook.render.spread_page import held_out_check, machine_census, spread_items
+from benchbook.render.spread_page import (
+    coverage_table,
+    held_out_check,
+    machine_census,
+    spread_items,
+)
 from benchbook.render.templates import TEMPLATE_DIR, page_environment
 from benchbook.runs.manifest import KILLED, UNRECORDED
 from benchbook.runs.provenance import git_state
@@ -97,6 +102,7 @@ def render_report(executed: list[Path]) -> str:
             explorer_script=SCRIPT,
             held_out=held_out_check(sections),
             classes=machine_census(sections, stored_width()),
+            coverage=coverage_table(),
             not_sessions=not_sessions(),
             killed=KILLED,
             unrecorded=UNRECORDED,

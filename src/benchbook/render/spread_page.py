@@ -1,12 +1,12 @@
 """The page of run-to-run spread: for every headline of every notebook, its ratio in each
 stored run, as a table and a dot plot drawn for the page."""
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from markupsafe import Markup
 
-from benchbook.analyse import plots
+from benchbook.analyse import interval_coverage, plots
 from benchbook.analyse.across_classes import Check, check, check_over, classes
 from benchbook.analyse.machine_classes import SpeedWidth
 from benchbook.analyse.replication import UNRECORDED, OtherClass
@@ -103,6 +103,45 @@ def _across(sections: Sequence[Section]) -> list[tuple[str, float, list[OtherCla
                 if estimate and others:
                     found.append((headline.get("machine_class", ""), estimate, others))
     return found
+
+
+@dataclass(frozen=True)
+class CoverageTable:
+    """The simulation that chose the next-session interval (analyse.interval_coverage): how
+    often each rule covers the next session, rows k, columns design × τ, in per cent."""
+
+    rule: str
+    columns: tuple[str, ...]  # "6 paired rounds, τ = 0.05"
+    rows: tuple[tuple[int, tuple[str, ...]], ...]  # k, the chosen rule's coverage per column
+    old_rows: tuple[tuple[int, tuple[str, ...]], ...]  # the same for the old rule
+    pooled: tuple[float, float]  # lowest and highest coverage of the pooled interval
+    verdict: tuple[float, float]  # and of the verdict interval
+    borrowed: tuple[float, float]  # the borrowed prediction from 1 or 2 sessions
+    replicates: int
+
+
+def coverage_table() -> CoverageTable:
+    """The simulation run now (seeded: the same figures every time)."""
+    cells = interval_coverage.coverage()
+    borrowed = [share for k in (1, 2) for share in interval_coverage.borrowed_coverage(k).values()]
+
+    def percent(value: float) -> str:
+        return "–" if value != value else f"{100 * value:.1f}"
+
+    def rows(value: Callable[[interval_coverage.Cell], float]) -> tuple:
+        table = interval_coverage.table(cells, value)
+        return tuple((k, tuple(percent(v) for v in row)) for k, row in table)
+
+    return CoverageTable(
+        rule=interval_coverage.RULE,
+        columns=tuple(f"{d}, τ = {t:.2f}" for d, t in interval_coverage.columns()),
+        rows=rows(lambda c: c.plain_t),
+        old_rows=rows(lambda c: c.hts),
+        pooled=(min(c.pooled for c in cells), max(c.pooled for c in cells)),
+        verdict=(min(c.verdict for c in cells), max(c.verdict for c in cells)),
+        borrowed=(min(borrowed), max(borrowed)),
+        replicates=interval_coverage.REPLICATES,
+    )
 
 
 @dataclass
