@@ -173,7 +173,27 @@ def test_incidents_read_once_per_target_with_how_many_more() -> None:
         }
     )
     assert incident_notes(data) == [
-        "What happened: a lost 3 in repetition 1 (and 1 more in a's other runs, each in its "
-        "results.csv).",
+        "What happened: a lost 3 in repetition 1 (and in 1 more of its runs, each told in "
+        "that run's results.csv).",
         "What happened: b died.",
     ]
+
+
+def test_records_lost_under_reused_ids_say_how_often_an_id_was_reused() -> None:
+    from benchbook.analyse.conclusions import incident_notes
+
+    harness = (
+        "s lost data in repetition 1: 2,410 records confirmed but only 38 distinct ids: "
+        "2,372 were handed out twice, and each overwrote another; the store holds 38 new "
+        "records for 38 confirmed ids"
+    )
+    data = pd.DataFrame(
+        {"target": ["s"], "repetition": [1], "incident": [harness], "created": [2410],
+         "distinct_ids": [38]}
+    )  # fmt: skip
+    (note,) = incident_notes(data)
+    assert "handed out twice" not in note
+    # 2,410 / 38 = 63.4 records an id, 2,410 − 38 overwritten; the harness's other finding stays
+    assert "2,410 records confirmed under only 38 distinct ids (about 63 records an id)" in note
+    assert "2,372 were overwritten by a later record given the same id" in note
+    assert note.endswith("; the store holds 38 new records for 38 confirmed ids.")

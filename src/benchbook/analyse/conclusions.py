@@ -6,10 +6,13 @@ Every ratio comes with the interval that belongs to it (stats.ESTIMATOR), the le
 interval reaches, the runs it rests on and the flags that change its meaning.
 """
 
+import re
+
 import pandas as pd
 
 from benchbook.analyse import formatting as fmt
 from benchbook.analyse.flag_wording import FLAG_CONSEQUENCES, FLAG_MEANINGS, FLAG_PLAIN
+from benchbook.analyse.lost_records import reused_ids
 from benchbook.analyse.pairing import comparison, count_text, needed, runs_text, too_few
 from benchbook.analyse.stats import ALPHA, ESTIMATOR, PAIRED_ESTIMATOR, Comparison
 from benchbook.analyse.tables import flag_counts, valid_rows, with_derived
@@ -262,12 +265,33 @@ def incident_notes(data: pd.DataFrame) -> list[str]:
     happened = data[data["incident"].fillna("").astype(bool)]
     notes = []
     for target, rows in happened.groupby("target", sort=False):
-        texts = list(dict.fromkeys(rows["incident"]))
-        others = len(texts) - 1
-        more = f" (and {others} more in {target}'s other runs, each in its results.csv)"
-        more = more if others else ""
+        texts = list(dict.fromkeys(incident_text(row) for _, row in rows.iterrows()))
+        others = len(rows) - 1
+        more = (
+            f" (and in {others} more of its runs, each told in that run's results.csv)"
+            if others
+            else ""
+        )
         notes.append(f"What happened: {texts[0]}{more}.")
     return notes
+
+
+# How the harness words records lost under reused ids ("handed out twice", whatever the
+# count): replaced by lost_records.reused_ids, worded from the same run's counts.
+REUSED_IDS = re.compile(
+    r"[\d,]+ records confirmed but only [\d,]+ distinct ids: [\d,]+ were handed out twice, "
+    r"and each overwrote another"
+)
+
+
+def incident_text(row: pd.Series) -> str:
+    """A run's incident as its results.csv words it, with lost records under reused ids
+    worded from the run's counts (lost_records.reused_ids)."""
+    created, distinct = row.get("created"), row.get("distinct_ids")
+    text = str(row["incident"])
+    if pd.notna(created) and pd.notna(distinct) and 0 < distinct < created:
+        return REUSED_IDS.sub(lambda _: reused_ids(int(created), int(distinct)), text)
+    return text
 
 
 def headroom_note(results: pd.DataFrame) -> str:

@@ -98,8 +98,16 @@ def milliseconds(value: float) -> str:
     return significant(value, 3) if abs(value) < 100 else f"{value:,.0f}"
 
 
+def p_number(p: float) -> str:
+    """A p-value as a table cell: '0.031', or '< 0.001' (never '0.000', which reads as
+    impossible)."""
+    return "< 0.001" if p < 0.0005 else f"{p:.3f}"
+
+
 def p_value(p: float) -> str:
-    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+    """A p-value in a sentence: 'p = 0.031', 'p < 0.001'."""
+    number = p_number(p)
+    return f"p {number}" if number.startswith("<") else f"p = {number}"
 
 
 def times_fewer(value: float) -> str:

@@ -78,6 +78,11 @@ def runs_text(c: Comparison) -> str:
     return f"{c.n_a} and {c.n_b} runs"
 
 
+def which_test(c: Comparison) -> str:
+    """The test behind a comparison's p, as the tables and sentences name it."""
+    return "signed-rank" if c.paired else "Mann-Whitney"
+
+
 def count_text(c: Comparison) -> str:
     """'6 rounds' for a paired comparison, '4+4' runs for two samples."""
     return f"{c.n_a} rounds" if c.paired else f"{c.n_a}+{c.n_b}"

@@ -60,10 +60,10 @@ def claim_rows(experiment: str, table: pd.DataFrame) -> pd.DataFrame:
         reference = _mean_share(table, claim.category, claim.reference) if claim.reference else None
         rows.append({
             "claim": claim.claim, "cause (category)": claim.category,
-            "targets": f"'{claim.subject}'",
-            "their share": percent(share) if share is not None else "",
-            "reference": f"'{claim.reference}'" if claim.reference else "",
-            "its share": percent(reference) if reference is not None else "",
+            "targets": f"named “{claim.subject}”",
+            "their share": percent(share) if share is not None else "–",
+            "reference": f"named “{claim.reference}”" if claim.reference else "–",
+            "its share": percent(reference) if reference is not None else "–",
             "the profile": verdict(claim, share, reference),
         })  # fmt: skip
     return pd.DataFrame(rows)

@@ -245,9 +245,23 @@ def flame_graphs(rows: pd.DataFrame) -> list[tuple[str, Path]]:
 CAPTION = (
     "Flame graph of {target} under load: each box is a function, its width the share of "
     "samples in which it was on the stack; callers below, callees above. Look at the widest "
-    "boxes near the top: that is where the CPU was. In the HTML version a box names its "
-    "function when the pointer rests on it; start-up is left out."
+    "boxes near the top: that is where the CPU was. A name too long for its box is cut "
+    "('net.(*..'); the profile's folded stacks in the run's folder hold every name whole. "
+    "Start-up is left out."
 )
+# The flame graph's interactive parts (search, zoom, the script that drives them): a
+# figure shown as an image, on screen or on paper, cannot use them, and "Search" would be
+# printed over the graph.
+INTERACTIVE = re.compile(
+    rb'<script\b.*?</script>|<text id="(?:search|unzoom|matched|details)"[^>]*>[^<]*</text>'
+    rb'|\sonload="[^"]*"',
+    re.S,
+)
+
+
+def static_flame_graph(svg: bytes) -> bytes:
+    """A flame graph without its interactive parts (INTERACTIVE)."""
+    return INTERACTIVE.sub(b"", svg)
 
 
 def method_note() -> str:
@@ -287,7 +301,12 @@ def section(runs: object, experiment: str) -> list[object]:
     ]
     claims = claim_rows(experiment, table)
     if not claims.empty:
-        shown += [Markdown("The article's causes, against the profiles:"), claims]
+        # A Styler without its index: a row label "0" means nothing to a reader, and a
+        # Styler prints every cell whole where a DataFrame's repr cuts long text.
+        shown += [
+            Markdown("The article's causes, against the profiles:"),
+            claims.style.hide(axis="index"),
+        ]
     return shown
 
 
@@ -314,7 +333,10 @@ def details(runs: object, measured: pd.DataFrame) -> list[object]:
     ]  # fmt: skip
     graphs = flame_graphs(rows)
     for target, svg in graphs:
-        shown += [SVG(data=outputs.read_bytes(svg)), Markdown(CAPTION.format(target=target))]
+        shown += [
+            SVG(data=static_flame_graph(outputs.read_bytes(svg))),
+            Markdown(CAPTION.format(target=target)),
+        ]
     if not graphs:
         shown.append(
             Markdown(

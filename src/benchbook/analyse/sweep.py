@@ -148,7 +148,7 @@ def crossover_sentences(
             sentences.append(
                 f"With {curve} = {value}, **{a} never significantly beat {b}** on {what} "
                 f"within the sweep (its best: {a}/{b} = {fmt.ratio(row[f'{a}/{b}'])}, "
-                f"{_ci(row)}, p = {row['p']:.3f}, at {x} = {best})."
+                f"{_ci(row)}, {fmt.p_value(row['p'])}, at {x} = {best})."
             )
         else:
             row = part.loc[found]
@@ -159,7 +159,7 @@ def crossover_sentences(
             )
             sentences.append(
                 f"With {curve} = {value}, **{a} beats {b} from {x} = {found}** on {what} "
-                f"({a}/{b} = {fmt.ratio(row[f'{a}/{b}'])}, {_ci(row)}, p = {row['p']:.3f}), "
+                f"({a}/{b} = {fmt.ratio(row[f'{a}/{b}'])}, {_ci(row)}, {fmt.p_value(row['p'])}), "
                 f"{beyond}."
             )
     return sentences

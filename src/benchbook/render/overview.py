@@ -127,6 +127,13 @@ def sessions_sentence(headlines: Sequence[dict]) -> str:
     return text + "."
 
 
+def cores(pinned: Sequence[int] | None) -> str:
+    """'1 core', '2 cores', or 'all cores' when nothing was pinned."""
+    if not pinned:
+        return "all cores"
+    return f"{len(pinned)} core{'s' if len(pinned) != 1 else ''}"
+
+
 def conditions_line(runs: Sequence[RunProvenance]) -> str:
     """One line: machine, cores per server and per load tool, run lengths, rounds."""
     manifests = [read_manifest(run.manifest_path.parent) for run in runs]
@@ -141,13 +148,11 @@ def conditions_line(runs: Sequence[RunProvenance]) -> str:
         if load.get("duration_s")
     ]
     rounds = [m["params"]["repetitions"] for m in manifests if "repetitions" in m["params"]]
-    server_cpus = len(pinning.get("server_cpus") or []) or "all"
-    load_cpus = len(pinning.get("load_cpus") or []) or "all"
     parts = [
         f"{machine.get('cpu_model', 'an unrecorded machine')}, "
         f"{machine.get('logical_cpus', '?')} logical CPUs",
-        f"servers on {server_cpus} core(s) (a Go server's GOMAXPROCS follows), the load tool "
-        f"on {load_cpus}",
+        f"servers on {cores(pinning.get('server_cpus'))} (a Go server's GOMAXPROCS follows), "
+        f"the load tool on {cores(pinning.get('load_cpus'))}",
     ]
     if durations:
         parts.append(
