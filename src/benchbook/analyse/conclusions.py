@@ -264,7 +264,7 @@ def incident_notes(data: pd.DataFrame) -> list[str]:
     one is in its run's results.csv), so one failure repeated in four runs reads once."""
     happened = data[data["incident"].fillna("").astype(bool)]
     notes = []
-    for target, rows in happened.groupby("target", sort=False):
+    for _, rows in happened.groupby("target", sort=False):
         texts = list(dict.fromkeys(incident_text(row) for _, row in rows.iterrows()))
         others = len(rows) - 1
         more = (

@@ -10,7 +10,7 @@ import pandas as pd
 from pandas.io.formats.style import Styler
 
 from benchbook.analyse import formatting as fmt
-from benchbook.analyse.pairing import comparison, count_text, which_test, too_few
+from benchbook.analyse.pairing import comparison, count_text, too_few, which_test
 from benchbook.analyse.stats import summarize
 from benchbook.runs.flags import is_valid
 from benchbook.runs.labels import is_aa_copy
@@ -226,8 +226,8 @@ def comparison_table(
     each group of ``by`` (all rows pooled when ``by`` is empty): medians, the ratio a/b
     with its own CI and the level it reaches (stats.ESTIMATOR), p from the test the rows
     allow (pairing.comparison: signed-rank over paired rounds, else Mann-Whitney), which
-    test that was, and the verdict in words. Invalid runs are left out. Groups come in sorted order, or in order
-    of appearance with ``sort=False``."""
+    test that was, and the verdict in words. Invalid runs are left out. Groups come in
+    sorted order, or in order of appearance with ``sort=False``."""
     rows = []
     groups = results.groupby(list(by), sort=sort) if by else [((), results)]
     for keys, group in groups:
