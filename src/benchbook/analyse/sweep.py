@@ -147,8 +147,10 @@ def crossover_sentences(
             row = part.loc[best]
             sentences.append(
                 f"With {curve} = {value}, **{a} never significantly beat {b}** on {what} "
-                f"within the sweep (its best: {a}/{b} = {fmt.ratio(row[f'{a}/{b}'])}, "
-                f"{_ci(row)}, {fmt.p_value(row['p'])}, at {x} = {best})."
+                f"within this session's sweep, {row['n']} runs a point (its best: "
+                f"{a}/{b} = {fmt.ratio(row[f'{a}/{b}'])}, {_ci(row)}, "
+                f"{fmt.p_value(row['p'])}, at {x} = {best}); a headline pooling the sessions "
+                "of this machine class can resolve what one session's runs cannot."
             )
         else:
             row = part.loc[found]
