@@ -5,6 +5,7 @@ findings the notebooks published and the manifests of the runs behind them."""
 
 from collections.abc import Sequence
 
+from benchbook.analyse import answers
 from benchbook.analyse.findings_format import LOWER_BOUND, comparison, missing, ratio_text
 from benchbook.render.notebook_html import Section
 from benchbook.render.provenance import RunProvenance
@@ -33,6 +34,20 @@ def overview_sentences(sections: Sequence[Section]) -> list[str]:
         )
     sentences.append(sessions_sentence(headlines))
     return sentences
+
+
+def answers_note(sections: Sequence[Section]) -> str:
+    """The note under page 1's answers, computed from the answers as printed (each
+    findings' plain answer, or its full answer without one) and their headlines."""
+    kinds = [
+        answers.figure_kinds(
+            f.get("plain") or f.get("answer", ""),
+            [answers.headline_from_json(h) for h in f["headlines"]],
+        )
+        for s in sections
+        for f in s.findings
+    ]
+    return answers.answers_note(kinds)
 
 
 def published_figures(all_findings: Sequence[dict]) -> list[str]:
