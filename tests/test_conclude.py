@@ -197,3 +197,16 @@ def test_records_lost_under_reused_ids_say_how_often_an_id_was_reused() -> None:
     assert "2,410 records confirmed under only 38 distinct ids (about 63 records an id)" in note
     assert "2,372 were overwritten by a later record given the same id" in note
     assert note.endswith("; the store holds 38 new records for 38 confirmed ids.")
+
+
+def test_a_time_below_one_reads_lower_on_one_scale_and_alike_wherever_it_prints() -> None:
+    from benchbook.analyse.conclusions import ranked_interval, ranking
+
+    # a session's 0.5224 and the pooled 0.5215 both print 0.522×: both read 1.92× lower
+    assert "**1.92× lower**" in ranking(0.5224, "h", "g", "ns_per_op", "ns/op")
+    assert "**1.92× lower**" in ranking(0.5215, "h", "g", "ns_per_op", "ns/op")
+    # the interval on the same scale as the '× lower' it stands beside: 1/0.532, 1/0.511
+    assert ranked_interval(0.522, 0.511, 0.532, "ns_per_op", "ns/op") == "1.88–1.96×"
+    # a rate below 1 reads as a share, and so does its interval
+    assert ranked_interval(0.52, 0.51, 0.53, "rps") == "51–53 %"
+    assert ranked_interval(1.3, 1.2, 1.4, "rps") == "1.20–1.40×"

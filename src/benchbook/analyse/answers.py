@@ -227,9 +227,17 @@ POOLED, POOLED_BARE, BOUND, ONE_SESSION = (
 
 
 def headline_from_json(data: Mapping) -> Headline:
-    """A headline as a findings output stores it (Findings.as_json), back as a Headline."""
-    names = {f.name for f in dataclasses.fields(Headline)}
-    return Headline(**{key: value for key, value in data.items() if key in names})
+    """A headline as a findings output stores it (Findings.as_json), back as a Headline;
+    a field it lacks (a hand-made findings output may give only a label and a verdict) is
+    None."""
+    fields = dataclasses.fields(Headline)
+    required = {
+        f.name: None
+        for f in fields
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+    }
+    names = {f.name for f in fields}
+    return Headline(**(required | {key: value for key, value in data.items() if key in names}))
 
 
 def figure_kinds(plain: str, headlines: Sequence[Headline]) -> set[str]:

@@ -119,8 +119,27 @@ def ranking(ratio: float, a: str, b: str, column: str, unit: str = "") -> str:
         size = f"{fmt.share(ratio)} of" if below else fmt.ratio(ratio)
         return f"**{a}** served **{size} the {m.name}** of **{b}**"
     direction = "lower" if below else "higher"
-    times = fmt.ratio(1 / ratio if below else ratio)  # 1.04×, not 1.0×, near 1
+    times = fmt.ratio(inverted(ratio) if below else ratio)  # 1.04×, not 1.0×, near 1
     return f"**{a}**'s {m.name} was **{times} {direction}** than **{b}**'s"
+
+
+def inverted(ratio: float) -> float:
+    """1 / the ratio as printed (0.522× → 1.92): two estimates that print alike (a
+    session's 0.5224, the pooled 0.5215) invert alike, so '0.522×' never reads as 1.91×
+    in one sentence and 1.92× in the next."""
+    return 1 / float(fmt.significant(ratio, fmt.ratio_digits(ratio)).replace(",", ""))
+
+
+def ranked_interval(ratio: float, low: float, high: float, column: str, unit: str = "") -> str:
+    """An interval on the scale ranking() words its ratio in: a share ('51–53 %') where a
+    rate below 1 reads '52 % of', inverted ('1.88–1.96×') where a time below 1 reads
+    '1.92× lower', the ratio's own scale otherwise."""
+    m = metric(column, unit)
+    if ratio >= 1:
+        return fmt.interval(low, high)
+    if m.higher_is_better:
+        return fmt.share_interval(low, high)
+    return fmt.interval(inverted(high), inverted(low))
 
 
 # What a rate measured when the only doubt about its row is Little's law (a latency

@@ -4,7 +4,7 @@ replicated" where they do not, and each other machine class apart with what its
 machine-speed reference predicted there."""
 
 from benchbook.analyse import formatting as fmt
-from benchbook.analyse.conclusions import metric, ranking, verdict
+from benchbook.analyse.conclusions import metric, ranked_interval, ranking, verdict
 from benchbook.analyse.replication import OtherClass, Replication, explained_share
 from benchbook.analyse.stats import Comparison
 
@@ -41,6 +41,12 @@ def brief(
             f"**No significant difference** in {metric(column, unit).name} between **{a}** "
             f"and **{b}** over {over}: {fmt.ratio(estimate)} ({interval}; {predicted})."
         )
+    # The intervals on the ranking's own scale: '1.92× lower (… 95 % CI 1.88–1.96×)',
+    # never '1.92× lower (95 % CI 0.511–0.532×)'.
+    interval = f"95 % CI {ranked_interval(estimate, pooled.low, pooled.high, column, unit)}"
+    predicted = "the next session: " + ranked_interval(
+        estimate, pooled.predict_low, pooled.predict_high, column, unit
+    )
     return f"{ranking(estimate, a, b, column, unit)} (over {over}: {interval}; {predicted})."
 
 
