@@ -125,7 +125,7 @@ def test_tool_limit_says_the_tool_was_measured_only_when_the_server_was_idle(
     sentence = tool_limit_sentence(limited, "go")
     assert sentence.startswith(
         "For **go**, the load tool was at its limit in 5 of 5 runs (locust HttpUser x1 used a "
-        "median 99 % CPU and reached 97% of its ceiling)"
+        "median 99 % CPU and reached 97 % of its ceiling)"
     )
     assert sentence.endswith(ending)
     assert tool_limit_sentence(pd.DataFrame(runs("go", FAST, "short_run")), "go") == ""
@@ -133,7 +133,7 @@ def test_tool_limit_says_the_tool_was_measured_only_when_the_server_was_idle(
 
 def test_headroom_note_with_and_without_a_calibration() -> None:
     calibrated = pd.DataFrame(runs("go", FAST, "", headroom=0.95) + runs("py", SLOW, "", 0.5))
-    assert "5 of 10 runs reached 90% or more" in headroom_note(calibrated)
+    assert "5 of 10 runs reached 90 % or more" in headroom_note(calibrated)
     assert "No run has a load-tool headroom" in headroom_note(pd.DataFrame(runs("go", FAST, "")))
 
 

@@ -323,9 +323,9 @@ def headroom_note(results: pd.DataFrame) -> str:
         )
     near = int((headroom >= NEAR_CEILING_HEADROOM).sum())
     return (
-        f"Load-tool headroom: the runs reached a median {headroom.median():.0%} (at most "
-        f"{headroom.max():.0%}) of the most their tool setting produced in notebook 00; "
-        f"{near} of {len(headroom)} runs reached {NEAR_CEILING_HEADROOM:.0%} or more."
+        f"Load-tool headroom: the runs reached a median {fmt.percent(headroom.median())} (at most "
+        f"{fmt.percent(headroom.max())}) of the most their tool setting produced in notebook 00; "
+        f"{near} of {len(headroom)} runs reached {fmt.percent(NEAR_CEILING_HEADROOM)} or more."
     )
 
 
@@ -339,7 +339,7 @@ def tool_limit_sentence(results: pd.DataFrame, target: str) -> str:
         return ""
     setting = ", ".join(dict.fromkeys(runs["tool_setting"]))
     headroom = runs["headroom"].median()
-    reached = "" if pd.isna(headroom) else f" and reached {headroom:.0%} of its ceiling"
+    reached = "" if pd.isna(headroom) else f" and reached {fmt.percent(headroom)} of its ceiling"
     server_cpu = runs["server_cpu_pct"].median()
     rps = fmt.count(runs["rps"].median())
     tool = (

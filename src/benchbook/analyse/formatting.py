@@ -56,6 +56,14 @@ def share(value: float) -> str:
     return f"{significant(100 * value, 2)} %"
 
 
+def percent(value: float, places: int = 0) -> str:
+    """A share with the report's one percent style: 0.46 → '46 %', 0.013 → '1.3 %' with
+    ``places=1`` (never '46%' in one sentence and '46 %' in the next)."""
+    if _absent(value):
+        return "–"
+    return f"{100 * value:.{places}f} %"
+
+
 def share_interval(low: float, high: float) -> str:
     """'51–53 %': an interval of ratios below 1 as shares, with the digits to tell its
     ends apart."""

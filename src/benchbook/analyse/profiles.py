@@ -30,6 +30,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from benchbook.analyse import formatting as fmt
 from benchbook.analyse.names import titled
 from benchbook.analyse.profile_claims import claim_rows
 from benchbook.runs import outputs
@@ -208,7 +209,7 @@ def why(table: pd.DataFrame, names: Mapping[str, str] | None = None) -> str:
     for target in table.columns:
         top = _top(table[target])
         if top:
-            said = " and ".join(f"{share:.0%} in {category}" for category, share in top)
+            said = " and ".join(f"{fmt.percent(share)} in {category}" for category, share in top)
             parts.append(f"{(names or {}).get(target, target)} spent {said}")
     if not parts:
         return ""
@@ -292,7 +293,7 @@ def section(runs: object, experiment: str) -> list[object]:
     shares_index = [c for c in table.index if c != "samples"]
     shown: list[object] = [
         Markdown("Share of each server's CPU samples under load, by category:"),
-        table.style.format("{:.0%}", subset=pd.IndexSlice[shares_index, :]).format(
+        table.style.format(fmt.percent, subset=pd.IndexSlice[shares_index, :]).format(
             "{:,.0f}", subset=pd.IndexSlice[["samples"], :]
         ),
         Markdown(

@@ -51,7 +51,7 @@ class Curve:
         if self.fall >= KNEE_GAIN and peak < len(r) - 1:
             return (
                 f"**{target}**: throughput **peaks at {c[peak]} connections** "
-                f"({fmt.count(r[peak])} req/s) and **falls {self.fall:.0%}** by {c[-1]} "
+                f"({fmt.count(r[peak])} req/s) and **falls {fmt.percent(self.fall)}** by {c[-1]} "
                 f"({fmt.count(r[-1])} req/s): beyond its peak, more connections make it "
                 "slower, not just slower to answer."
             )
@@ -60,7 +60,7 @@ class Curve:
             return (
                 f"**{target}**: the knee is at **{knee} connections** "
                 f"({fmt.count(r[c.index(knee)])} req/s) — beyond it, each step adds less "
-                f"than {KNEE_GAIN:.0%} throughput while p99 latency keeps rising "
+                f"than {fmt.percent(KNEE_GAIN)} throughput while p99 latency keeps rising "
                 f"({fmt.milliseconds(self.p99[c.index(knee)])} → "
                 f"{fmt.milliseconds(self.p99[-1])} ms)."
             )
@@ -68,7 +68,8 @@ class Curve:
         if gain >= KNEE_GAIN:
             return (
                 f"**{target}**: no knee within the sweep — throughput still grows "
-                f"{gain:.0%} from {c[-2]} to {c[-1]} connections ({fmt.count(r[-1])} req/s)."
+                f"{fmt.percent(gain)} from {c[-2]} to {c[-1]} connections "
+                f"({fmt.count(r[-1])} req/s)."
             )
         return (
             f"**{target}**: throughput levels off at {fmt.count(r[-1])} req/s, but p99 "
