@@ -69,3 +69,13 @@ def test_the_note_under_the_answers_names_the_answers_each_claim_is_true_of() ->
     assert "Answer 1 gives a lower bound" in note
     assert "Answer 3 gives figures of one session" in note
     assert answers.answers_note([{"pooled"}, {"pooled"}]).startswith("Each answer gives")
+
+
+def test_a_bound_with_many_sessions_says_why_it_is_not_pooled() -> None:
+    from benchbook.analyse.findings_format import unpooled
+
+    bound = {"sessions": 8, "reproduced_why": "a lower bound"}
+    assert unpooled(bound) == (
+        "8 sessions on this machine class: a lower bound, not pooled; each session's bound is below"
+    )
+    assert unpooled({"sessions": 1}) == "1 session on this machine class: not yet replicated"
