@@ -79,3 +79,18 @@ def test_a_bound_with_many_sessions_says_why_it_is_not_pooled() -> None:
         "8 sessions on this machine class: a lower bound, not pooled; each session's bound is below"
     )
     assert unpooled({"sessions": 1}) == "1 session on this machine class: not yet replicated"
+
+
+def test_a_pooled_gain_beside_a_session_that_could_not_show_it_says_why() -> None:
+    # the crossover: 1.33× pooled over 8 sessions, this session's 4+4 runs p = 0.343
+    crossover = headline(1.30, n="4+4", p=0.343, pooled_ratio=1.33, pooled_low=1.27,
+                         pooled_high=1.39, sessions=8)  # fmt: skip
+    pooled = headline(0.83, metric="rps", pooled_ratio=0.83, pooled_low=0.81, pooled_high=0.86)
+    text = answers.fan_out([pooled, crossover])
+    assert text.endswith(
+        "1.33× (95 % CI 1.27–1.39×), pooled over 8 sessions; one session alone (4+4 runs) "
+        "could not tell it from no difference (p = 0.343)."
+    )
+    shown = headline(1.30, n="6 rounds", p=0.03, pooled_ratio=1.33, pooled_low=1.27,
+                     pooled_high=1.39, sessions=8)  # fmt: skip
+    assert answers.fan_out([pooled, shown]).endswith("1.33× (95 % CI 1.27–1.39×).")

@@ -100,6 +100,22 @@ def test_each_answer_on_page_one_is_its_notebooks_answer() -> None:
     assert not missing, missing
 
 
+def test_no_answer_box_says_a_sentence_twice() -> None:
+    """Notebook 07's box printed its trend in the plain answer and again after it."""
+    repeated = []
+    for box in page().select("aside.answer-box"):
+        sentences = [
+            sentence
+            for paragraph in box.select("p")
+            for sentence in re.split(r"(?<=[.])\s+(?=[A-Z])", text_of(paragraph))
+            if len(sentence) > 40
+        ]
+        repeated += [
+            a for i, a in enumerate(sentences) for b in sentences[i + 1 :] if a in b or b in a
+        ]
+    assert not repeated, repeated
+
+
 # --- every "at least" is a bound ------------------------------------------------------------
 
 AT_LEAST_RATIO = re.compile(r"at least (\d[\d.,]*×)")

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from benchbook.analyse import formatting as fmt
 from benchbook.analyse.findings import Headline
 from benchbook.analyse.findings_format import LOWER_BOUND, comparison
+from benchbook.analyse.pairing import runs_of
 from benchbook.analyse.stats import ALPHA
 
 if TYPE_CHECKING:
@@ -102,10 +103,9 @@ def pooled_beyond_one_session(h: Headline) -> str:
     (its p over its own runs): '' when the session alone showed it too."""
     if h.pooled_ratio is None or h.p is None or h.p < ALPHA:
         return ""
-    runs = h.n if "round" in h.n else f"{h.n} runs"
     return (
-        f", pooled over {h.sessions} sessions; one session alone ({runs}) could not tell it "
-        f"from no difference ({fmt.p_value(h.p)})"
+        f", pooled over {h.sessions} sessions; one session alone ({runs_of(h.n)}) could not "
+        f"tell it from no difference ({fmt.p_value(h.p)})"
     )
 
 

@@ -78,9 +78,9 @@ def runs_text(c: Comparison) -> str:
     return f"{c.n_a} and {c.n_b} runs"
 
 
-def which_test(c: Comparison) -> str:
-    """The test behind a comparison's p, as the tables and sentences name it."""
-    return "signed-rank" if c.paired else "Mann-Whitney"
+def runs_of(n: str) -> str:
+    """A count_text as words: '6 rounds' stays, '4+4' is '4+4 runs'."""
+    return n if "round" in n else f"{n} runs"
 
 
 def count_text(c: Comparison) -> str:

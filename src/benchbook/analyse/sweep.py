@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from benchbook.analyse import formatting as fmt
+from benchbook.analyse.pairing import runs_of
 from benchbook.analyse.tables import medians_with_ci
 
 KNEE_GAIN = 0.05
@@ -148,7 +149,7 @@ def crossover_sentences(
             row = part.loc[best]
             sentences.append(
                 f"With {curve} = {value}, **{a} never significantly beat {b}** on {what} "
-                f"within this session's sweep, {row['n']} runs a point (its best: "
+                f"within this session's sweep, {runs_of(row['n'])} a point (its best: "
                 f"{a}/{b} = {fmt.ratio(row[f'{a}/{b}'])}, {_ci(row)}, "
                 f"{fmt.p_value(row['p'])}, at {x} = {best}); a headline pooling the sessions "
                 "of this machine class can resolve what one session's runs cannot."

@@ -10,7 +10,7 @@ import pandas as pd
 from pandas.io.formats.style import Styler
 
 from benchbook.analyse import formatting as fmt
-from benchbook.analyse.pairing import comparison, count_text, too_few, which_test
+from benchbook.analyse.pairing import comparison, count_text, too_few
 from benchbook.analyse.stats import summarize
 from benchbook.runs.flags import is_valid
 from benchbook.runs.labels import is_aa_copy
@@ -225,9 +225,9 @@ def comparison_table(
     """Compare rows whose ``split`` column is ``a`` with those where it is ``b``, within
     each group of ``by`` (all rows pooled when ``by`` is empty): medians, the ratio a/b
     with its own CI and the level it reaches (stats.ESTIMATOR), p from the test the rows
-    allow (pairing.comparison: signed-rank over paired rounds, else Mann-Whitney), which
-    test that was, and the verdict in words. Invalid runs are left out. Groups come in
-    sorted order, or in order of appearance with ``sort=False``."""
+    allow (pairing.comparison: signed-rank over paired rounds, else Mann-Whitney), ``n``
+    saying which ('6 rounds' or '4+4'), and the verdict in words. Invalid runs are left
+    out. Groups come in sorted order, or in order of appearance with ``sort=False``."""
     rows = []
     groups = results.groupby(list(by), sort=sort) if by else [((), results)]
     for keys, group in groups:
@@ -262,8 +262,9 @@ def comparison_table(
                 "CI high": c.ratio_high if c else np.nan,
                 "CI level": fmt.level(c.ratio_confidence).removesuffix(" CI") if c else "–",
                 "p": c.p_value if c else np.nan,
+                # '6 rounds' (paired: a signed-rank test) or '4+4' (Mann-Whitney): the
+                # column says which test gave p, without a column of its own.
                 "n": count_text(c) if c else f"{len(va)}+{len(vb)}",
-                "test": which_test(c) if c else "–",
                 "verdict": verdict,
                 "flags": flag_counts(group.loc[group[split].isin([a, b]), "flags"]),
             }
