@@ -1,8 +1,10 @@
 """Each notebook's question answered in at most two sentences that start with the answer
 ("No: …", "By …", "It depends on …"), for page 1 and the top of each answer box. Every
 number comes from the headlines (pooled over this machine class's sessions where they
-make a model); the first word follows from the same numbers, so a new session that moves
-them changes the words too."""
+make a model) or, where an answer needs what one session measured, says it is one
+session's; the first word follows from the same numbers, so a new session that moves
+them changes the words too. figure_kinds and answers_note say which answer gives which
+kind of figure, for the note under page 1's answers."""
 
 import dataclasses
 import math

@@ -177,8 +177,8 @@ def formatted(table: pd.DataFrame) -> pd.DataFrame:
 
     # Targets' names ('go-fanout /cc/9', 'go-iodelay (A/A copy)') hold slashes that read
     # as ratios: an axis of names says nothing about what its numbers are.
-    columns_are_names = table.columns.name in NAME_AXES
-    rows_are_names = table.index.name in NAME_AXES
+    columns_are_names = any(name in NAME_AXES for name in table.columns.names)
+    rows_are_names = any(name in NAME_AXES for name in table.index.names)
     out = table.astype(object).copy()
     for column in table.columns:
         for row in table.index:
