@@ -37,8 +37,12 @@ def page() -> BeautifulSoup:
 
 
 def text_of(element: object) -> str:
-    """An element's text with its whitespace collapsed, as it reads."""
-    return re.sub(r"\s+", " ", element.get_text(" ")).strip()  # type: ignore[attr-defined]
+    """An element's text with its whitespace collapsed, as it reads: without the spaces
+    that separating its elements puts inside brackets and quotes around a link
+    ('( 95 % CI …)', '" at least "')."""
+    text = re.sub(r"\s+", " ", element.get_text(" ")).strip()  # type: ignore[attr-defined]
+    text = re.sub(r"\( ", "(", re.sub(r" \)", ")", text))
+    return re.sub(r'" ([^"]*?) "', r'"\1"', text)
 
 
 @cache
