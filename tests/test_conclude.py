@@ -200,7 +200,8 @@ def test_records_lost_under_reused_ids_say_how_often_an_id_was_reused() -> None:
 
 
 def test_a_time_below_one_reads_lower_on_one_scale_and_alike_wherever_it_prints() -> None:
-    from benchbook.analyse.conclusions import ranked_interval, ranking
+    from benchbook.analyse.conclusions import ranking
+    from benchbook.analyse.session_wording import ranked_interval
 
     # a session's 0.5224 and the pooled 0.5215 both print 0.522×: both read 1.92× lower
     assert "**1.92× lower**" in ranking(0.5224, "h", "g", "ns_per_op", "ns/op")

@@ -6,13 +6,11 @@ Every ratio comes with the interval that belongs to it (stats.ESTIMATOR), the le
 interval reaches, the runs it rests on and the flags that change its meaning.
 """
 
-import re
-
 import pandas as pd
 
 from benchbook.analyse import formatting as fmt
 from benchbook.analyse.flag_wording import FLAG_CONSEQUENCES, FLAG_MEANINGS, FLAG_PLAIN
-from benchbook.analyse.lost_records import reused_ids
+from benchbook.analyse.lost_records import incident_text
 from benchbook.analyse.pairing import comparison, count_text, needed, runs_text, too_few
 from benchbook.analyse.stats import ALPHA, ESTIMATOR, PAIRED_ESTIMATOR, Comparison
 from benchbook.analyse.tables import flag_counts, valid_rows, with_derived
@@ -119,27 +117,8 @@ def ranking(ratio: float, a: str, b: str, column: str, unit: str = "") -> str:
         size = f"{fmt.share(ratio)} of" if below else fmt.ratio(ratio)
         return f"**{a}** served **{size} the {m.name}** of **{b}**"
     direction = "lower" if below else "higher"
-    times = fmt.ratio(inverted(ratio) if below else ratio)  # 1.04×, not 1.0×, near 1
+    times = fmt.ratio(fmt.inverted(ratio) if below else ratio)  # 1.04×, not 1.0×, near 1
     return f"**{a}**'s {m.name} was **{times} {direction}** than **{b}**'s"
-
-
-def inverted(ratio: float) -> float:
-    """1 / the ratio as printed (0.522× → 1.92): two estimates that print alike (a
-    session's 0.5224, the pooled 0.5215) invert alike, so '0.522×' never reads as 1.91×
-    in one sentence and 1.92× in the next."""
-    return 1 / float(fmt.significant(ratio, fmt.ratio_digits(ratio)).replace(",", ""))
-
-
-def ranked_interval(ratio: float, low: float, high: float, column: str, unit: str = "") -> str:
-    """An interval on the scale ranking() words its ratio in: a share ('51–53 %') where a
-    rate below 1 reads '52 % of', inverted ('1.88–1.96×') where a time below 1 reads
-    '1.92× lower', the ratio's own scale otherwise."""
-    m = metric(column, unit)
-    if ratio >= 1:
-        return fmt.interval(low, high)
-    if m.higher_is_better:
-        return fmt.share_interval(low, high)
-    return fmt.interval(inverted(high), inverted(low))
 
 
 # What a rate measured when the only doubt about its row is Little's law (a latency
@@ -293,24 +272,6 @@ def incident_notes(data: pd.DataFrame) -> list[str]:
         )
         notes.append(f"What happened: {texts[0]}{more}.")
     return notes
-
-
-# How the harness words records lost under reused ids ("handed out twice", whatever the
-# count): replaced by lost_records.reused_ids, worded from the same run's counts.
-REUSED_IDS = re.compile(
-    r"[\d,]+ records confirmed but only [\d,]+ distinct ids: [\d,]+ were handed out twice, "
-    r"and each overwrote another"
-)
-
-
-def incident_text(row: pd.Series) -> str:
-    """A run's incident as its results.csv words it, with lost records under reused ids
-    worded from the run's counts (lost_records.reused_ids)."""
-    created, distinct = row.get("created"), row.get("distinct_ids")
-    text = str(row["incident"])
-    if pd.notna(created) and pd.notna(distinct) and 0 < distinct < created:
-        return REUSED_IDS.sub(lambda _: reused_ids(int(created), int(distinct)), text)
-    return text
 
 
 def headroom_note(results: pd.DataFrame) -> str:

@@ -39,6 +39,13 @@ def ratio(value: float) -> str:
     return f"{significant(value, ratio_digits(value))}×"
 
 
+def inverted(value: float) -> float:
+    """1 / a ratio as printed (0.522× → 1.92): two estimates that print alike (a session's
+    0.5224, the pooled 0.5215) invert alike, so '0.522×' never reads as 1.91× in one
+    sentence and 1.92× in the next."""
+    return 1 / float(significant(value, ratio_digits(value)).replace(",", ""))
+
+
 def interval(low: float, high: float, unit: str = "×") -> str:
     """'11–21×': both ends with the digits of a ratio, more if they would read the same."""
     if any(v is None or math.isnan(v) for v in (low, high)):

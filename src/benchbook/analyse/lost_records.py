@@ -4,6 +4,7 @@ from their sample to the whole run with the sample's binomial uncertainty, and t
 own count beside them."""
 
 import math
+import re
 
 import pandas as pd
 from scipy.stats import binomtest
@@ -217,3 +218,21 @@ def lost_brief(results: pd.DataFrame) -> str:
     found = " that sampled reads could find" if sampled else ""
     rest = f"; the other {clean} lost none{found}" if clean else ""
     return f"{' and '.join(losing)} URLs confirmed with 201{rest}."
+
+
+# How the harness words records lost under reused ids ("handed out twice", whatever the
+# count): replaced by lost_records.reused_ids, worded from the same run's counts.
+REUSED_IDS = re.compile(
+    r"[\d,]+ records confirmed but only [\d,]+ distinct ids: [\d,]+ were handed out twice, "
+    r"and each overwrote another"
+)
+
+
+def incident_text(row: pd.Series) -> str:
+    """A run's incident as its results.csv words it, with lost records under reused ids
+    worded from the run's counts (lost_records.reused_ids)."""
+    created, distinct = row.get("created"), row.get("distinct_ids")
+    text = str(row["incident"])
+    if pd.notna(created) and pd.notna(distinct) and 0 < distinct < created:
+        return REUSED_IDS.sub(lambda _: reused_ids(int(created), int(distinct)), text)
+    return text

@@ -4,7 +4,7 @@ replicated" where they do not, and each other machine class apart with what its
 machine-speed reference predicted there."""
 
 from benchbook.analyse import formatting as fmt
-from benchbook.analyse.conclusions import metric, ranked_interval, ranking, verdict
+from benchbook.analyse.conclusions import metric, ranking, verdict
 from benchbook.analyse.replication import OtherClass, Replication, explained_share
 from benchbook.analyse.stats import Comparison
 
@@ -48,6 +48,18 @@ def brief(
         estimate, pooled.predict_low, pooled.predict_high, column, unit
     )
     return f"{ranking(estimate, a, b, column, unit)} (over {over}: {interval}; {predicted})."
+
+
+def ranked_interval(ratio: float, low: float, high: float, column: str, unit: str = "") -> str:
+    """An interval on the scale ranking() words its ratio in: a share ('51–53 %') where a
+    rate below 1 reads '52 % of', inverted ('1.88–1.96×') where a time below 1 reads
+    '1.92× lower', the ratio's own scale otherwise."""
+    m = metric(column, unit)
+    if ratio >= 1:
+        return fmt.interval(low, high)
+    if m.higher_is_better:
+        return fmt.share_interval(low, high)
+    return fmt.interval(fmt.inverted(high), fmt.inverted(low))
 
 
 def across(c: Comparison | None, sessions: Replication) -> str:
