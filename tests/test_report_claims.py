@@ -83,11 +83,24 @@ def test_a_ratio_and_its_inverse_print_the_same_value() -> None:
     assert not wrong, wrong
 
 
+# "served 18 % of … (over 7 sessions on this machine class: 95 % CI 18–19 %".
+SHARE_BESIDE_ITS_INTERVAL = re.compile(
+    r"served (?P<n>\d[\d.]*) % of [^()]{0,160}?\([^()]{0,80}?95 % CI "
+    r"(?P<low>\d[\d.,]*)–(?P<high>\d[\d.,]*) ?(?P<unit>×|%)"
+)
+
+
 def test_a_figure_and_the_interval_beside_it_are_on_one_scale() -> None:
-    """'1.92× lower (95 % CI 0.511–0.532×)' mixes two scales: an interval printed beside a
-    'lower'/'higher' figure must hold that figure."""
+    """'1.92× lower (95 % CI 0.511–0.532×)' and 'served 18 % of … (95 % CI 0.18–0.19×)'
+    mix two scales: an interval printed beside a figure is on its scale and holds it."""
     found = list(BESIDE_ITS_INTERVAL.finditer(body_text()))
     wrong = [m[0] for m in found if not number(m["low"]) <= number(m["n"]) <= number(m["high"])]
+    shares = list(SHARE_BESIDE_ITS_INTERVAL.finditer(body_text()))
+    wrong += [
+        m[0]
+        for m in shares
+        if m["unit"] != "%" or not number(m["low"]) <= number(m["n"]) <= number(m["high"])
+    ]
     assert not wrong, wrong
 
 
