@@ -1,7 +1,7 @@
 """Each question's plain answer starts with the answer, and its first word follows the
 numbers: constructed headlines, as analyse.findings makes them."""
 
-from benchbook.analyse import answers
+from benchbook.analyse import answer_note, answers
 from benchbook.analyse.findings import Headline
 
 
@@ -50,25 +50,25 @@ def test_an_answers_figures_are_sorted_by_what_they_rest_on() -> None:
     pooled = headline(7.0, pooled_ratio=7.8, pooled_low=7.4, pooled_high=8.2)
     bound = headline(31.0, reproduced_why="a lower bound")
     session = headline(1.27)
-    assert answers.figure_kinds(f"By {answers.figure(pooled)}.", [pooled]) == {"pooled"}
-    assert answers.figure_kinds(f"It reached {answers.figure(bound)}.", [bound]) == {"bound"}
+    assert answer_note.figure_kinds(f"By {answers.figure(pooled)}.", [pooled]) == {"pooled"}
+    assert answer_note.figure_kinds(f"It reached {answers.figure(bound)}.", [bound]) == {"bound"}
     # a condition ("waits 1 ms") is no figure; a ratio of medians is one session's
-    assert answers.figure_kinds("Yes, when every request waits 1 ms.", []) == set()
-    assert answers.figure_kinds("1.27× with nothing added.", []) == {"one session"}
-    assert answers.figure_kinds(f"{answers.figure(session)}.", [session]) == {"one session"}
-    assert answers.figure_kinds("lost 12,797 of 48,471 URLs", []) == {"one session"}
+    assert answer_note.figure_kinds("Yes, when every request waits 1 ms.", []) == set()
+    assert answer_note.figure_kinds("1.27× with nothing added.", []) == {"one session"}
+    assert answer_note.figure_kinds(f"{answers.figure(session)}.", [session]) == {"one session"}
+    assert answer_note.figure_kinds("lost 12,797 of 48,471 URLs", []) == {"one session"}
     # a pooled estimate printed bare, without its interval
-    assert answers.figure_kinds("in 3 of 3 comparisons, 7.8× at most", [pooled]) == {
+    assert answer_note.figure_kinds("in 3 of 3 comparisons, 7.8× at most", [pooled]) == {
         "pooled, no interval"
     }
 
 
 def test_the_note_under_the_answers_names_the_answers_each_claim_is_true_of() -> None:
-    note = answers.answers_note([{"bound"}, {"pooled"}, {"pooled", "one session"}])
+    note = answer_note.answers_note([{"bound"}, {"pooled"}, {"pooled", "one session"}])
     assert note.startswith("Answers 2 and 3 give the estimate pooled over this machine ")
     assert "Answer 1 gives a lower bound" in note
     assert "Answer 3 gives figures of one session" in note
-    assert answers.answers_note([{"pooled"}, {"pooled"}]).startswith("Each answer gives")
+    assert answer_note.answers_note([{"pooled"}, {"pooled"}]).startswith("Each answer gives")
 
 
 def test_a_bound_with_many_sessions_says_why_it_is_not_pooled() -> None:

@@ -3,13 +3,10 @@
 number comes from the headlines (pooled over this machine class's sessions where they
 make a model) or, where an answer needs what one session measured, says it is one
 session's; the first word follows from the same numbers, so a new session that moves
-them changes the words too. figure_kinds and answers_note say which answer gives which
-kind of figure, for the note under page 1's answers."""
+them changes the words too (answer_note says which kind of figure each answer gives)."""
 
-import dataclasses
 import math
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from benchbook.analyse import formatting as fmt
@@ -213,112 +210,3 @@ def _closer_to(value: float, far: float | None, article: float) -> bool:
     if far is None or value <= 0 or far <= 0 or article <= 0:
         return False
     return abs(math.log(value / far)) < abs(math.log(article / value))
-
-
-# A figure in an answer: a ratio, a share, a time, a rate, or a count of a measured
-# total ("12,797 of 48,471"; "3 of 3 comparisons" counts headlines, not a measurement).
-FIGURE = re.compile(r"\d[\d,]*(?:\.\d+)?\s?(?:×|%|ms\b|req/s)|\d[\d,]{3,} of [\d,]+")
-# A condition, not a result: "waits 1 ms", "adding 10 ms", "at +1 ms".
-CONDITION = re.compile(r"(?:waits?|adding|over|at \+)\s?\d+ ms")
-POOLED, POOLED_BARE, BOUND, ONE_SESSION = (
-    "pooled",
-    "pooled, no interval",
-    "bound",
-    "one session",
-)
-
-
-def headline_from_json(data: Mapping) -> Headline:
-    """A headline as a findings output stores it (Findings.as_json), back as a Headline;
-    a field it lacks (a hand-made findings output may give only a label and a verdict) is
-    None."""
-    fields = dataclasses.fields(Headline)
-    required = {
-        f.name: None
-        for f in fields
-        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-    }
-    names = {f.name for f in fields}
-    return Headline(**(required | {key: value for key, value in data.items() if key in names}))
-
-
-def figure_kinds(plain: str, headlines: Sequence[Headline]) -> set[str]:
-    """What kinds of figure an answer gives: a headline's estimate pooled over sessions
-    with its interval (POOLED), a lower bound (BOUND), and any other figure — a headline's
-    one-session estimate, a count, a time, a ratio of medians — which is one session's
-    (ONE_SESSION)."""
-    kinds, rest = set(), plain
-    for h in headlines:
-        shown = figure(h)
-        if shown not in rest:
-            continue
-        rest = rest.replace(shown, "")
-        if h.reproduced_why == LOWER_BOUND:
-            kinds.add(BOUND)
-        else:
-            kinds.add(POOLED if h.pooled_ratio is not None else ONE_SESSION)
-    for h in headlines:
-        value = h.pooled_ratio if h.pooled_ratio is not None else h.ratio
-        if value is None:
-            continue
-        bare = re.compile(rf"(?<![\d.,]){re.escape(fmt.ratio(value).rstrip('×'))}(?![\d])")
-        if bare.search(rest):
-            rest = bare.sub("", rest)
-            kinds.add(POOLED_BARE if h.pooled_ratio is not None else ONE_SESSION)
-    if FIGURE.search(CONDITION.sub("", rest)):
-        kinds.add(ONE_SESSION)
-    return kinds
-
-
-def _numbers(found: Sequence[int]) -> str:
-    """'Answer 3', 'Answers 2, 4 and 6'."""
-    listed = [str(n) for n in found]
-    if len(listed) == 1:
-        return f"Answer {listed[0]}"
-    return f"Answers {', '.join(listed[:-1])} and {listed[-1]}"
-
-
-def answers_note(kinds: Sequence[set[str]]) -> str:
-    """The note under page 1's answers, true of each answer (their figure_kinds, in
-    order): which give pooled estimates, which bounds, which one session's figures."""
-    by_kind = {
-        kind: [i for i, found in enumerate(kinds, 1) if kind in found]
-        for kind in (POOLED, POOLED_BARE, BOUND, ONE_SESSION)
-    }
-    every = len(kinds)
-    parts = []
-    if by_kind[POOLED]:
-        who = (
-            "Each answer gives"
-            if len(by_kind[POOLED]) == every
-            else (
-                f"{_numbers(by_kind[POOLED])} give"
-                if len(by_kind[POOLED]) > 1
-                else f"{_numbers(by_kind[POOLED])} gives"
-            )
-        )
-        parts.append(
-            f"{who} the estimate pooled over this machine class's sessions and its 95 % CI; "
-            "the chart adds the prediction interval for the next session and the article's "
-            "figure."
-        )
-    if by_kind[POOLED_BARE]:
-        verb = "give" if len(by_kind[POOLED_BARE]) > 1 else "gives"
-        parts.append(
-            f"{_numbers(by_kind[POOLED_BARE])} {verb} pooled estimates without their "
-            "intervals, which Appendix B prints."
-        )
-    if by_kind[BOUND]:
-        verb = "give" if len(by_kind[BOUND]) > 1 else "gives"
-        parts.append(
-            f'{_numbers(by_kind[BOUND])} {verb} a lower bound ("at least"): what the load '
-            "tool could show, not the servers' gap."
-        )
-    if by_kind[ONE_SESSION]:
-        verb = "give" if len(by_kind[ONE_SESSION]) > 1 else "gives"
-        parts.append(
-            f"{_numbers(by_kind[ONE_SESSION])} {verb} figures of one session (counts, times, "
-            "ratios of medians, a session's own interval), not pooled over sessions: another "
-            "session will give other values."
-        )
-    return " ".join(parts)

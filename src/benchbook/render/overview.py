@@ -5,7 +5,7 @@ findings the notebooks published and the manifests of the runs behind them."""
 
 from collections.abc import Sequence
 
-from benchbook.analyse import answers
+from benchbook.analyse import answer_note
 from benchbook.analyse.findings_format import LOWER_BOUND, comparison, missing, ratio_text
 from benchbook.render.notebook_html import Section
 from benchbook.render.provenance import RunProvenance
@@ -40,14 +40,14 @@ def answers_note(sections: Sequence[Section]) -> str:
     """The note under page 1's answers, computed from the answers as printed (each
     findings' plain answer, or its full answer without one) and their headlines."""
     kinds = [
-        answers.figure_kinds(
+        answer_note.figure_kinds(
             f.get("plain") or f.get("answer", ""),
-            [answers.headline_from_json(h) for h in f["headlines"]],
+            [answer_note.headline_from_json(h) for h in f["headlines"]],
         )
         for s in sections
         for f in s.findings
     ]
-    return answers.answers_note(kinds)
+    return answer_note.answers_note(kinds)
 
 
 def published_figures(all_findings: Sequence[dict]) -> list[str]:
