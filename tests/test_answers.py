@@ -3,7 +3,7 @@ numbers: constructed headlines, as analyse.findings makes them."""
 
 from dataclasses import replace
 
-from benchbook.analyse import answers
+from benchbook.analyse import answer_note, answers
 from benchbook.analyse.findings import Headline
 
 
@@ -49,3 +49,53 @@ def test_the_articles_tool_as_the_limit_answers_no() -> None:
     text = answers.under_the_articles_tool([article, headline(10.0)], "wrk")
     assert text.startswith("No: under the article's settings the load tool, not the servers")
     assert "With wrk, Go served 10× (95 % CI 9.0–11×) FastAPI's" in text
+
+
+def test_an_answers_figures_are_sorted_by_what_they_rest_on() -> None:
+    pooled = headline(7.0, pooled_ratio=7.8, pooled_low=7.4, pooled_high=8.2)
+    bound = headline(31.0, reproduced_why="a lower bound")
+    session = headline(1.27)
+    assert answer_note.figure_kinds(f"By {answers.figure(pooled)}.", [pooled]) == {"pooled"}
+    assert answer_note.figure_kinds(f"It reached {answers.figure(bound)}.", [bound]) == {"bound"}
+    # a condition ("waits 1 ms") is no figure; a ratio of medians is one session's
+    assert answer_note.figure_kinds("Yes, when every request waits 1 ms.", []) == set()
+    assert answer_note.figure_kinds("1.27× with nothing added.", []) == {"one session"}
+    assert answer_note.figure_kinds(f"{answers.figure(session)}.", [session]) == {"one session"}
+    assert answer_note.figure_kinds("lost 12,797 of 48,471 URLs", []) == {"one session"}
+    # a pooled estimate printed bare, without its interval
+    assert answer_note.figure_kinds("in 3 of 3 comparisons, 7.8× at most", [pooled]) == {
+        "pooled, no interval"
+    }
+
+
+def test_the_note_under_the_answers_names_the_answers_each_claim_is_true_of() -> None:
+    note = answer_note.answers_note([{"bound"}, {"pooled"}, {"pooled", "one session"}])
+    assert note.startswith("Answers 2 and 3 give the estimate pooled over this machine ")
+    assert "Answer 1 gives a lower bound" in note
+    assert "Answer 3 gives figures of one session" in note
+    assert answer_note.answers_note([{"pooled"}, {"pooled"}]).startswith("Each answer gives")
+
+
+def test_a_bound_with_many_sessions_says_why_it_is_not_pooled() -> None:
+    from benchbook.analyse.findings_format import unpooled
+
+    bound = {"sessions": 8, "reproduced_why": "a lower bound"}
+    assert unpooled(bound) == (
+        "8 sessions on this machine class: a lower bound, not pooled; each session's bound is below"
+    )
+    assert unpooled({"sessions": 1}) == "1 session on this machine class: not yet replicated"
+
+
+def test_a_pooled_gain_beside_a_session_that_could_not_show_it_says_why() -> None:
+    # the crossover: 1.33× pooled over 8 sessions, this session's 4+4 runs p = 0.343
+    crossover = headline(1.30, n="4+4", p=0.343, pooled_ratio=1.33, pooled_low=1.27,
+                         pooled_high=1.39, sessions=8)  # fmt: skip
+    pooled = headline(0.83, metric="rps", pooled_ratio=0.83, pooled_low=0.81, pooled_high=0.86)
+    text = answers.fan_out([pooled, crossover])
+    assert text.endswith(
+        "1.33× (95 % CI 1.27–1.39×), pooled over 8 sessions; one session alone (4+4 runs) "
+        "could not tell it from no difference (p = 0.343)."
+    )
+    shown = headline(1.30, n="6 rounds", p=0.03, pooled_ratio=1.33, pooled_low=1.27,
+                     pooled_high=1.39, sessions=8)  # fmt: skip
+    assert answers.fan_out([pooled, shown]).endswith("1.33× (95 % CI 1.27–1.39×).")

@@ -125,7 +125,7 @@ def test_tool_limit_says_the_tool_was_measured_only_when_the_server_was_idle(
     sentence = tool_limit_sentence(limited, "go")
     assert sentence.startswith(
         "For **go**, the load tool was at its limit in 5 of 5 runs (locust HttpUser x1 used a "
-        "median 99 % CPU and reached 97% of its ceiling)"
+        "median 99 % CPU and reached 97 % of its ceiling)"
     )
     assert sentence.endswith(ending)
     assert tool_limit_sentence(pd.DataFrame(runs("go", FAST, "short_run")), "go") == ""
@@ -133,7 +133,7 @@ def test_tool_limit_says_the_tool_was_measured_only_when_the_server_was_idle(
 
 def test_headroom_note_with_and_without_a_calibration() -> None:
     calibrated = pd.DataFrame(runs("go", FAST, "", headroom=0.95) + runs("py", SLOW, "", 0.5))
-    assert "5 of 10 runs reached 90% or more" in headroom_note(calibrated)
+    assert "5 of 10 runs reached 90 % or more" in headroom_note(calibrated)
     assert "No run has a load-tool headroom" in headroom_note(pd.DataFrame(runs("go", FAST, "")))
 
 
@@ -173,7 +173,41 @@ def test_incidents_read_once_per_target_with_how_many_more() -> None:
         }
     )
     assert incident_notes(data) == [
-        "What happened: a lost 3 in repetition 1 (and 1 more in a's other runs, each in its "
-        "results.csv).",
+        "What happened: a lost 3 in repetition 1 (and in 1 more of its runs, each told in "
+        "that run's results.csv).",
         "What happened: b died.",
     ]
+
+
+def test_records_lost_under_reused_ids_say_how_often_an_id_was_reused() -> None:
+    from benchbook.analyse.conclusions import incident_notes
+
+    harness = (
+        "s lost data in repetition 1: 2,410 records confirmed but only 38 distinct ids: "
+        "2,372 were handed out twice, and each overwrote another; the store holds 38 new "
+        "records for 38 confirmed ids"
+    )
+    data = pd.DataFrame(
+        {"target": ["s"], "repetition": [1], "incident": [harness], "created": [2410],
+         "distinct_ids": [38]}
+    )  # fmt: skip
+    (note,) = incident_notes(data)
+    assert "handed out twice" not in note
+    # 2,410 / 38 = 63.4 records an id, 2,410 − 38 overwritten; the harness's other finding stays
+    assert "2,410 records confirmed under only 38 distinct ids (about 63 records an id)" in note
+    assert "2,372 were overwritten by a later record given the same id" in note
+    assert note.endswith("; the store holds 38 new records for 38 confirmed ids.")
+
+
+def test_a_time_below_one_reads_lower_on_one_scale_and_alike_wherever_it_prints() -> None:
+    from benchbook.analyse.conclusions import ranking
+    from benchbook.analyse.session_wording import ranked_interval
+
+    # a session's 0.5224 and the pooled 0.5215 both print 0.522×: both read 1.92× lower
+    assert "**1.92× lower**" in ranking(0.5224, "h", "g", "ns_per_op", "ns/op")
+    assert "**1.92× lower**" in ranking(0.5215, "h", "g", "ns_per_op", "ns/op")
+    # the interval on the same scale as the '× lower' it stands beside: 1/0.532, 1/0.511
+    assert ranked_interval(0.522, 0.511, 0.532, "ns_per_op", "ns/op") == "1.88–1.96×"
+    # a rate below 1 reads as a share, and so does its interval
+    assert ranked_interval(0.52, 0.51, 0.53, "rps") == "51–53 %"
+    assert ranked_interval(1.3, 1.2, 1.4, "rps") == "1.20–1.40×"

@@ -26,3 +26,13 @@ def test_the_terms_page_1_uses_are_explained_with_computed_numbers() -> None:
 def test_every_flag_is_in_the_glossary() -> None:
     assert [flag for flag, _ in glossary.flags()] == list(FLAG_MEANINGS)
     assert "(at 90 % of its cores or more)" in dict(glossary.flags())["client_bound"]
+
+
+def test_every_term_the_report_is_checked_for_is_explained() -> None:
+    explained = {term for term, _ in glossary.terms()}
+    assert {term for _, term in glossary.TERMS_IN_USE} <= explained
+
+
+def test_an_interval_is_defined_by_its_procedure_not_as_holding_the_truth() -> None:
+    meaning = dict(glossary.terms())["interval (95 % CI)"]
+    assert "procedure" in meaning and "holds the true ratio 95 times" not in meaning

@@ -40,8 +40,8 @@ def test_duplicate_ids_only_are_counted_exactly() -> None:
     # their own (140 − 10) were all read back, none wrong.
     sentence = only([run("dup", 150, 140, 140, 130, 0)])
     assert sentence == (
-        "**dup**: 150 URLs confirmed with 201 in 1 run(s); 10 lost (10 overwritten under "
-        "ids handed out twice); the store's own count matches the confirmed ids."
+        "**dup**: 150 URLs confirmed with 201 in 1 run; 10 lost (10 overwritten by a "
+        "later URL given the same id); the store's own count matches the confirmed ids."
     )
     assert lost_summary(pd.DataFrame([run("dup", 150, 140, 140, 130, 0)])) == (
         "Of the URLs created in the write runs: **dup** lost 10 of 150 URLs it had "
@@ -56,7 +56,7 @@ def test_a_sample_with_wrong_reads_is_scaled_to_the_run_with_its_interval() -> N
     assert 25 <= lo < 100 < hi <= 2000 - 475
     results = [run("lossy", 2000, 2000, 1940, 500, 25)]
     assert only(results) == (
-        f"**lossy**: 2,000 URLs confirmed with 201 in 1 run(s); about 100 lost "
+        f"**lossy**: 2,000 URLs confirmed with 201 in 1 run; about 100 lost "
         f"(95 % CI {lo}–{hi}: 25 of a 500-record sample read back wrong, scaled to 2,000); "
         "the store's own count is 60 short of the confirmed ids."
     )
@@ -114,13 +114,13 @@ def test_duplicates_and_a_sample_together() -> None:
     # 1,000 − 10 = 990 (each duplicate handed out twice); 50 of 500 wrong → 99 + 10.
     sentence = only([run("both", 1010, 1000, 1000, 500, 50)])
     assert "about 109 lost" in sentence
-    assert "10 overwritten under ids handed out twice" in sentence
+    assert "10 overwritten by a later URL given the same id" in sentence
 
 
 def test_a_fully_checked_run_gives_an_exact_count_and_no_interval() -> None:
     sentence = only([run("full", 300, 300, 294, 300, 6)])
     assert sentence == (
-        "**full**: 300 URLs confirmed with 201 in 1 run(s); 6 lost (6 of all 300 with an id "
+        "**full**: 300 URLs confirmed with 201 in 1 run; 6 lost (6 of all 300 with an id "
         "of their own read back wrong); the store's own count is 6 short of the confirmed ids."
     )
     assert "CI" not in sentence and "about" not in sentence
@@ -134,7 +134,7 @@ def test_the_store_count_is_shown_beside_in_every_direction() -> None:
         "the store's own count is 3 short of the confirmed ids."
     )
     assert store_part(run("s", 300, 300, 304, 300, 3)) == (
-        "the store holds 4 more new record(s) than there are confirmed ids."
+        "the store holds 4 more new records than there are confirmed ids."
     )
     # A run short by 5 and another over by 2 do not cancel out.
     assert store_part(run("s", 300, 300, 295, 300, 3), run("s", 200, 200, 202, 200, 1)) == (
@@ -142,7 +142,7 @@ def test_the_store_count_is_shown_beside_in_every_direction() -> None:
         "in others."
     )
     assert store_part(run("s", 300, 300, None, 300, 3), run("s", 200, 200, 198, 200, 1)) == (
-        "in the 1 run(s) with a count, the store's own count is 2 short of the confirmed ids."
+        "in the 1 run with a count, the store's own count is 2 short of the confirmed ids."
     )
     assert store_part(run("s", 300, 300, None, 300, 3)) == (
         "the store's own count is not available."
@@ -152,7 +152,7 @@ def test_the_store_count_is_shown_beside_in_every_direction() -> None:
 def test_no_loss_when_everything_was_read_back() -> None:
     results = [run("clean", 300, 300, 300, 300, 0), run("clean", 200, 200, 200, 200, 0)]
     assert only(results) == (
-        "**clean**: 500 URLs confirmed with 201 in 2 run(s), each with an id of its own, "
+        "**clean**: 500 URLs confirmed with 201 in 2 runs, each with an id of its own, "
         "each read back as created (checked: 500); the store's own count matches the "
         "confirmed ids — nothing lost."
     )

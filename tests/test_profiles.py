@@ -345,3 +345,18 @@ def _runner(out: Path, server: str) -> None:
 
 if __name__ == "__main__" and sys.argv[1:2] == ["runner"]:
     _runner(Path(sys.argv[2]), sys.argv[3])
+
+
+def test_a_flame_graph_is_shown_without_the_controls_an_image_cannot_use() -> None:
+    from benchbook.analyse.profiles import static_flame_graph
+
+    svg = (
+        b'<svg onload="init(evt)"><script type="text/ecmascript"><![CDATA[var a = 1;]]>'
+        b'</script><text id="title">t</text><text id="search" x="1190">Search</text>'
+        b'<text id="unzoom" class="hide">Reset Zoom</text><text id="matched"> </text>'
+        b"<g><title>main.main (3 samples)</title><text>mai..</text></g></svg>"
+    )
+    assert static_flame_graph(svg) == (
+        b'<svg><text id="title">t</text><g><title>main.main (3 samples)</title>'
+        b"<text>mai..</text></g></svg>"
+    )

@@ -25,12 +25,12 @@ def test_falling_throughput_is_a_peak_never_no_knee() -> None:
     curve = Curve([10, 50, 200, 800], [2_100.0, 3_008.0, 2_500.0, 1_863.0], [5, 20, 90, 700])
     assert curve.knee() == 50
     sentence = curve.sentence("uvloop")
-    assert "peaks at 50 connections** (3,008 req/s) and **falls 38%** by 800 (1,863" in sentence
+    assert "peaks at 50 connections** (3,008 req/s) and **falls 38 %** by 800 (1,863" in sentence
     assert "no knee" not in sentence
 
 
 def test_a_curve_still_rising_says_by_how_much() -> None:
-    assert "still grows 100% from 50 to 100 connections" in Curve(
+    assert "still grows 100 % from 50 to 100 connections" in Curve(
         [10, 50, 100], [10.0, 40.0, 80.0], [1, 2, 3]
     ).sentence("go")
 

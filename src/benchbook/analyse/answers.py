@@ -1,15 +1,23 @@
 """Each notebook's question answered in at most two sentences that start with the answer
 ("No: …", "By …", "It depends on …"), for page 1 and the top of each answer box. Every
 number comes from the headlines (pooled over this machine class's sessions where they
-make a model); the first word follows from the same numbers, so a new session that moves
-them changes the words too."""
+make a model) or, where an answer needs what one session measured, says it is one
+session's; the first word follows from the same numbers, so a new session that moves
+them changes the words too (answer_note says which kind of figure each answer gives)."""
 
+import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from benchbook.analyse import bounds
 from benchbook.analyse import formatting as fmt
 from benchbook.analyse.findings import Headline
 from benchbook.analyse.findings_format import LOWER_BOUND, comparison
+from benchbook.analyse.pairing import runs_of
+from benchbook.analyse.stats import ALPHA
+
+if TYPE_CHECKING:
+    from benchbook.analyse.experiments.network import InFlightLimit
 
 
 def figure(h: Headline) -> str:
@@ -84,7 +92,21 @@ def fan_out(headlines: Sequence[Headline]) -> str:
     else:
         lead = f"Yes, sequential was faster by {figure(pooled)}"
     pays = "pays" if ahead(crossover) else "does not pay even"
-    return f"{lead}. Fan-out {pays} with costly lookups on an idle server: {figure(crossover)}."
+    return (
+        f"{lead}. Fan-out {pays} with costly lookups on an idle server: "
+        f"{figure(crossover)}{pooled_beyond_one_session(crossover)}."
+    )
+
+
+def pooled_beyond_one_session(h: Headline) -> str:
+    """Why a pooled difference can stand beside one session's 'no significant difference'
+    (its p over its own runs): '' when the session alone showed it too."""
+    if h.pooled_ratio is None or h.p is None or h.p < ALPHA:
+        return ""
+    return (
+        f", pooled over {h.sessions} sessions; one session alone ({runs_of(h.n)}) could not "
+        f"tell it from no difference ({fmt.p_value(h.p)})"
+    )
 
 
 def reads_and_losses(headlines: Sequence[Headline], lost: str) -> str:
@@ -128,8 +150,68 @@ def stalls_and_capacity(headlines: Sequence[Headline], tail: str) -> str:
     return f"{tail} Within the p99 objective, {'; '.join(parts)}."
 
 
-def over_a_network(headlines: Sequence[Headline], trend: str) -> str:
-    """Notebook 07: how much of the lead is left across a link."""
-    left = [h for h in headlines if ahead(h)]
-    lead = "Little of it" if len(left) < len(headlines) else "Most of it"
-    return f"{lead}: {trend}"
+def over_a_network(
+    headlines: Sequence[Headline],
+    limit: "InFlightLimit",
+    article_ratio: float | None,
+    protocol_near: float,
+    round_trip_share: tuple[float, float],
+) -> str:
+    """Notebook 07: how much of Go's lead (the first headline: req/s over the far link)
+    and of gRPC's (the second: HTTP's median time over gRPC's there) is left across a
+    link, and what took the rest: with few requests in flight, Little's law caps both
+    servers before any network (``limit``), and the link's round trip caps them again.
+    ``protocol_near``: HTTP's time over gRPC's with nothing added (ratio of medians);
+    ``round_trip_share``: the link's round trip as a share of each side's median time."""
+    rate, protocol = headlines
+    go, other = limit.near
+    near = (
+        f"with {limit.in_flight} requests in flight Go served {fmt.ratio(limit.near_ratio)} "
+        f"FastAPI's requests per second with nothing added ({fmt.count(go)} vs "
+        f"{fmt.count(other)} req/s of the {fmt.count(limit.near_cap)} that Little's law "
+        f"allows when each request waits {limit.wait_ms:g} ms; one session's medians)"
+    )
+    if article_ratio is not None and _closer_to(limit.near_ratio, estimate(rate), article_ratio):
+        near += (
+            f", far below the article's {fmt.ratio(article_ratio)}: the in-flight limit, not "
+            "the network, took most of the lead"
+        )
+    low, high = limit.far_caps
+    capped = min(limit.far) >= LINK_SET_THE_RATE * low
+    far = f"over a link adding {limit.far_rtt} ms, {figure(rate)}" + (
+        f", where Little's law caps both near {fmt.count(low)}–{fmt.count(high)} req/s: the "
+        "link, not the servers, set that rate"
+        if capped
+        else ""
+    )
+    lead = "Most of it" if ahead(rate) and _most_left(rate, article_ratio) else "Little of it"
+    had = "had no lead to lose" if protocol_near < 1 else "led"
+    share = fmt.share_interval(*round_trip_share)
+    return (
+        f"{lead}: {near}; {far}. gRPC {had}: the Python backend's HTTP/JSON took "
+        f"{fmt.ratio(protocol_near)} of gRPC's median time per health check with nothing "
+        f"added (each measured by its own client) and {figure(protocol)} over "
+        f"{limit.far_rtt} ms, where the round trip is {share} of each call."
+    )
+
+
+# Both servers served at least this share of Little's-law cap over the far link: the
+# link, not the servers, set the rate.
+LINK_SET_THE_RATE = 0.8
+
+
+def _most_left(h: Headline, article_ratio: float | None) -> bool:
+    """More than half of the article's lead (on the log scale) is left in ``h``."""
+    value = estimate(h)
+    if value is None or article_ratio is None or article_ratio <= 1 or value <= 0:
+        return False
+    return math.log(value) / math.log(article_ratio) > 0.5
+
+
+def _closer_to(value: float, far: float | None, article: float) -> bool:
+    """Whether ``value`` (nothing added) lies nearer ``far`` (the far link's estimate)
+    than the article's figure, on the log scale: most of the move happened before any
+    network."""
+    if far is None or value <= 0 or far <= 0 or article <= 0:
+        return False
+    return abs(math.log(value / far)) < abs(math.log(article / value))

@@ -10,6 +10,7 @@ import pandas as pd
 
 from benchbook.analyse import formatting as fmt
 from benchbook.analyse.flag_wording import FLAG_CONSEQUENCES, FLAG_MEANINGS, FLAG_PLAIN
+from benchbook.analyse.lost_records import incident_text
 from benchbook.analyse.pairing import comparison, count_text, needed, runs_text, too_few
 from benchbook.analyse.stats import ALPHA, ESTIMATOR, PAIRED_ESTIMATOR, Comparison
 from benchbook.analyse.tables import flag_counts, valid_rows, with_derived
@@ -116,7 +117,7 @@ def ranking(ratio: float, a: str, b: str, column: str, unit: str = "") -> str:
         size = f"{fmt.share(ratio)} of" if below else fmt.ratio(ratio)
         return f"**{a}** served **{size} the {m.name}** of **{b}**"
     direction = "lower" if below else "higher"
-    times = fmt.ratio(1 / ratio if below else ratio)  # 1.04×, not 1.0×, near 1
+    times = fmt.ratio(fmt.inverted(ratio) if below else ratio)  # 1.04×, not 1.0×, near 1
     return f"**{a}**'s {m.name} was **{times} {direction}** than **{b}**'s"
 
 
@@ -261,11 +262,14 @@ def incident_notes(data: pd.DataFrame) -> list[str]:
     one is in its run's results.csv), so one failure repeated in four runs reads once."""
     happened = data[data["incident"].fillna("").astype(bool)]
     notes = []
-    for target, rows in happened.groupby("target", sort=False):
-        texts = list(dict.fromkeys(rows["incident"]))
-        others = len(texts) - 1
-        more = f" (and {others} more in {target}'s other runs, each in its results.csv)"
-        more = more if others else ""
+    for _, rows in happened.groupby("target", sort=False):
+        texts = list(dict.fromkeys(incident_text(row) for _, row in rows.iterrows()))
+        others = len(rows) - 1
+        more = (
+            f" (and in {others} more of its runs, each told in that run's results.csv)"
+            if others
+            else ""
+        )
         notes.append(f"What happened: {texts[0]}{more}.")
     return notes
 
@@ -280,9 +284,9 @@ def headroom_note(results: pd.DataFrame) -> str:
         )
     near = int((headroom >= NEAR_CEILING_HEADROOM).sum())
     return (
-        f"Load-tool headroom: the runs reached a median {headroom.median():.0%} (at most "
-        f"{headroom.max():.0%}) of the most their tool setting produced in notebook 00; "
-        f"{near} of {len(headroom)} runs reached {NEAR_CEILING_HEADROOM:.0%} or more."
+        f"Load-tool headroom: the runs reached a median {fmt.percent(headroom.median())} (at most "
+        f"{fmt.percent(headroom.max())}) of the most their tool setting produced in notebook 00; "
+        f"{near} of {len(headroom)} runs reached {fmt.percent(NEAR_CEILING_HEADROOM)} or more."
     )
 
 
@@ -296,7 +300,7 @@ def tool_limit_sentence(results: pd.DataFrame, target: str) -> str:
         return ""
     setting = ", ".join(dict.fromkeys(runs["tool_setting"]))
     headroom = runs["headroom"].median()
-    reached = "" if pd.isna(headroom) else f" and reached {headroom:.0%} of its ceiling"
+    reached = "" if pd.isna(headroom) else f" and reached {fmt.percent(headroom)} of its ceiling"
     server_cpu = runs["server_cpu_pct"].median()
     rps = fmt.count(runs["rps"].median())
     tool = (

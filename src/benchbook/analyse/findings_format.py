@@ -62,6 +62,7 @@ falls short of it.
 """
 
 import math
+from collections.abc import Mapping
 
 from benchbook.analyse import formatting as fmt
 
@@ -128,3 +129,13 @@ def ratio_with_ci(
     if missing(ratio):
         return "no comparison"
     return f"{ratio_text(ratio)} ({ci_text(low, high, level)})"
+
+
+def unpooled(headline: Mapping) -> str:
+    """Why a headline with sessions on this class has no pooled estimate: a lower bound is
+    never pooled (each session's bound stands alone); otherwise too few sessions."""
+    count = headline.get("sessions") or 0
+    sessions = f"{count} session{'s' if count != 1 else ''} on this machine class"
+    if headline.get("reproduced_why") == LOWER_BOUND:
+        return f"{sessions}: a lower bound, not pooled; each session's bound is below"
+    return f"{sessions}: not yet replicated"

@@ -39,6 +39,13 @@ def ratio(value: float) -> str:
     return f"{significant(value, ratio_digits(value))}×"
 
 
+def inverted(value: float) -> float:
+    """1 / a ratio as printed (0.522× → 1.92): two estimates that print alike (a session's
+    0.5224, the pooled 0.5215) invert alike, so '0.522×' never reads as 1.91× in one
+    sentence and 1.92× in the next."""
+    return 1 / float(significant(value, ratio_digits(value)).replace(",", ""))
+
+
 def interval(low: float, high: float, unit: str = "×") -> str:
     """'11–21×': both ends with the digits of a ratio, more if they would read the same."""
     if any(v is None or math.isnan(v) for v in (low, high)):
@@ -54,6 +61,14 @@ def share(value: float) -> str:
     if _absent(value):
         return "–"
     return f"{significant(100 * value, 2)} %"
+
+
+def percent(value: float, places: int = 0) -> str:
+    """A share with the report's one percent style: 0.46 → '46 %', 0.013 → '1.3 %' with
+    ``places=1`` (never '46%' in one sentence and '46 %' in the next)."""
+    if _absent(value):
+        return "–"
+    return f"{100 * value:.{places}f} %"
 
 
 def share_interval(low: float, high: float) -> str:
@@ -98,8 +113,16 @@ def milliseconds(value: float) -> str:
     return significant(value, 3) if abs(value) < 100 else f"{value:,.0f}"
 
 
+def p_number(p: float) -> str:
+    """A p-value as a table cell: '0.031', or '< 0.001' (never '0.000', which reads as
+    impossible)."""
+    return "< 0.001" if p < 0.0005 else f"{p:.3f}"
+
+
 def p_value(p: float) -> str:
-    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+    """A p-value in a sentence: 'p = 0.031', 'p < 0.001'."""
+    number = p_number(p)
+    return f"p {number}" if number.startswith("<") else f"p = {number}"
 
 
 def times_fewer(value: float) -> str:

@@ -32,8 +32,10 @@ PLAIN_TERMS = (
     ("machine class", "machines with the same CPU (vendor, family, model, stepping) and the "
      "same number of cores; a newer CPU generation is another class, whatever the machine's "
      "name"),
-    ("interval (95 % CI)", "the range that holds the true ratio 95 times in 100; '93.8 % CI' "
-     "means too few runs for 95 %, and the level they reach is printed"),
+    ("interval (95 % CI)", "a range computed from the runs by a procedure that, repeated on "
+     "new runs, gives ranges covering the true ratio 95 times in 100; one interval either "
+     "holds the true ratio or not, and we cannot tell which. '93.8 % CI' means too few runs "
+     "for 95 %, and the level they reach is printed"),
     ("A/A control", "one server measured as two targets in the same rounds: its 'ratio' "
      "should be 1, so how far it strays is the smallest difference this setup can resolve"),
     ("lower bound", "'at least N×': the load tool, not the server, set one side's number, so "
@@ -45,7 +47,68 @@ PLAIN_TERMS = (
      "(vegeta) sends on a schedule whatever happens, as real users do"),
     ("GOMAXPROCS", "how many cores a Go program runs goroutines on; pinned to one core, a Go "
      "server gets GOMAXPROCS = 1"),
+    ("percentiles (p50, p90, p99)", "p99 is the latency 99 % of requests beat: one request "
+     "in 100 took longer; p90 leaves out one in 10; p50 is the median"),
+    ("Little's law", "requests in flight = requests per second × the time each takes; with "
+     "c connections that each wait d per request, no server exceeds c ÷ d requests per "
+     "second, and a run whose numbers break the law lost time somewhere unmeasured"),
+    ("headroom", "a run's requests per second ÷ the most its load-tool setting could "
+     "produce on this machine (notebook 00); near 100 % the tool, not the server, may have "
+     "set the rate"),
+    ("SLO (service-level objective)", "a latency target, e.g. a p99 below 20 ms; a "
+     "server's capacity within the SLO is the highest offered rate at which it still met it"),
+    ("coordinated omission", "a closed-loop tool waits for a stalled answer before sending "
+     "its next request, so the requests that would have arrived during the stall are never "
+     "sent and never timed: its percentiles miss most of the stall"),
+    ("Hodges–Lehmann estimate", "the ratio the report prints for a comparison: the median "
+     "of every average of two per-round log-ratios (paired rounds), or of every ratio of a "
+     "run of one side to a run of the other; one wild run cannot move it far"),
+    ("signed-rank and Mann-Whitney tests", "the tests behind p: the Wilcoxon signed-rank "
+     "test where both sides were measured in the same rounds (it compares round by round), "
+     "the Mann-Whitney U test where they cannot be paired (it compares every run of one "
+     "side with every run of the other)"),
+    ("pooled estimate (Paule–Mandel, HKSJ)", "sessions combined by a random-effects model: "
+     "each session's log-ratio weighted by its precision and by the spread between sessions "
+     "(τ, estimated by Paule–Mandel); its interval uses the Hartung–Knapp–Sidik–Jonkman "
+     "(HKSJ) variance with a t distribution"),
+    ("USL (Universal Scalability Law)", "Gunther's model of throughput X against "
+     "concurrency N: X(N) = λN / (1 + σ(N−1) + κN(N−1)), σ the share of work that waits its "
+     "turn (contention), κ the cost of keeping requests in step (crosstalk); it peaks at "
+     "N* = √((1−σ)/κ)"),
+    ("two-step ids", "a new id made by reading a counter, then writing it back in a second "
+     "request: two requests that read between each other's steps get the same id, and the "
+     "later record overwrites the earlier one though both were confirmed"),
+    ("fsync", "a call that makes the operating system write a file's data to the disk "
+     "before it returns; a store that calls it on every write waits for the disk each time"),
+    ("Nagle's algorithm (TCP_NODELAY)", "TCP holds back a small packet until the previous "
+     "one is acknowledged, to send fewer packets; against a peer that delays its "
+     "acknowledgements a small request can wait tens of ms. TCP_NODELAY turns it off"),
 )  # fmt: skip
+
+# Where the report's text uses a term (a pattern, case-sensitive), the glossary must
+# explain it: tests/test_report_claims.py checks every pattern found in the rendered
+# report against the glossary's terms.
+TERMS_IN_USE = (
+    (r"\b95 % CI\b", "interval (95 % CI)"),
+    (r"prediction interval", "prediction interval"),
+    (r"\bp = |\bp < ", "p-value"),
+    (r"A/A control", "A/A control"),
+    (r"at least \d", "lower bound"),
+    (r"closed loop|open loop|closed-loop|open-loop", "closed and open loop"),
+    (r"GOMAXPROCS", "GOMAXPROCS"),
+    (r"\bp(50|90|99)\b", "percentiles (p50, p90, p99)"),
+    (r"Little's law|Little’s law", "Little's law"),
+    (r"\bheadroom\b", "headroom"),
+    (r"\bSLO\b", "SLO (service-level objective)"),
+    (r"coordinated omission", "coordinated omission"),
+    (r"Hodges-Lehmann|Hodges–Lehmann", "Hodges–Lehmann estimate"),
+    (r"signed-rank|Mann-Whitney", "signed-rank and Mann-Whitney tests"),
+    (r"Paule|HKSJ|Hartung", "pooled estimate (Paule–Mandel, HKSJ)"),
+    (r"Universal Scalability Law|\bUSL\b", "USL (Universal Scalability Law)"),
+    (r"two-step", "two-step ids"),
+    (r"fsync", "fsync"),
+    (r"Nagle|TCP_NODELAY", "Nagle's algorithm (TCP_NODELAY)"),
+)
 
 
 def p_value_text() -> str:
@@ -64,8 +127,9 @@ def p_value_text() -> str:
 def terms() -> list[tuple[str, str]]:
     """(term, its explanation), in the order a reader meets them."""
     predicted = (
-        "where the next session's estimate on this machine class should land, 95 times in "
-        f"100; it needs {MIN_SESSIONS} sessions, and the report checks it by leaving out "
+        "where the next session's estimate on this machine class should land: a range made "
+        "by a procedure that, repeated, holds the next session's estimate 95 times in 100; "
+        f"it needs {MIN_SESSIONS} sessions, and the report checks it by leaving out "
         f"each session of a headline with {MIN_HELD_OUT} or more"
     )
     computed = [("prediction interval", predicted), ("p-value", p_value_text())]

@@ -4,12 +4,28 @@ from their sample to the whole run with the sample's binomial uncertainty, and t
 own count beside them."""
 
 import math
+import re
 
 import pandas as pd
 from scipy.stats import binomtest
 
 from benchbook.analyse import formatting as fmt
 from benchbook.runs.sampling import RESOLVE_AT_MOST
+
+
+def runs_count(n: int) -> str:
+    """'1 run', '4 runs'."""
+    return f"{n} run{'s' if n != 1 else ''}"
+
+
+def reused_ids(created: int, distinct: int) -> str:
+    """What a run with fewer distinct ids than confirmed records lost, in words that say
+    how often an id was reused (2,410 records under 38 ids is about 63 each, not 'twice')."""
+    return (
+        f"{fmt.count(created)} records confirmed under only {fmt.count(distinct)} distinct "
+        f"ids (about {fmt.significant(created / distinct)} records an id): "
+        f"{fmt.count(created - distinct)} were overwritten by a later record given the same id"
+    )
 
 
 def _lost_estimate(runs: pd.DataFrame) -> dict[str, float | int | bool]:
@@ -68,7 +84,7 @@ def _store_count(runs: pd.DataFrame) -> tuple[str, int]:
     counted = runs.dropna(subset=["store_new"])
     gap = counted["store_new"] - counted["distinct_ids"]
     short, more = int(-gap[gap < 0].sum()), int(gap[gap > 0].sum())
-    where = f"in the {len(counted)} run(s) with a count, " if len(counted) < len(runs) else ""
+    where = f"in the {runs_count(len(counted))} with a count, " if len(counted) < len(runs) else ""
     if counted.empty:
         return "the store's own count is not available", short
     if short and more:
@@ -83,8 +99,8 @@ def _store_count(runs: pd.DataFrame) -> tuple[str, int]:
         )
     if more:
         return (
-            f"{where}the store holds {fmt.count(more)} more new record(s) than there are "
-            "confirmed ids"
+            f"{where}the store holds {fmt.count(more)} more new "
+            f"record{'s' if more != 1 else ''} than there are confirmed ids"
         ), short
     return f"{where}the store's own count matches the confirmed ids", short
 
@@ -100,11 +116,15 @@ def lost_records(results: pd.DataFrame) -> list[str]:
         e = _lost_estimate(runs)
         created = int(runs["created"].sum())
         store, short = _store_count(runs)
-        head = f"**{target}**: {fmt.count(created)} URLs confirmed with 201 in {len(runs)} run(s)"
+        head = (
+            f"**{target}**: {fmt.count(created)} URLs confirmed with 201 in {runs_count(len(runs))}"
+        )
         if e["duplicates"] or e["wrong"]:
             how = []
             if e["duplicates"]:
-                how.append(f"{fmt.count(e['duplicates'])} overwritten under ids handed out twice")
+                how.append(
+                    f"{fmt.count(e['duplicates'])} overwritten by a later URL given the same id"
+                )
             if e["wrong"] and e["exact"]:
                 how.append(
                     f"{fmt.count(e['wrong'])} of all {fmt.count(e['checked'])} with an id of "
@@ -198,3 +218,21 @@ def lost_brief(results: pd.DataFrame) -> str:
     found = " that sampled reads could find" if sampled else ""
     rest = f"; the other {clean} lost none{found}" if clean else ""
     return f"{' and '.join(losing)} URLs confirmed with 201{rest}."
+
+
+# How the harness words records lost under reused ids ("handed out twice", whatever the
+# count): replaced by lost_records.reused_ids, worded from the same run's counts.
+REUSED_IDS = re.compile(
+    r"[\d,]+ records confirmed but only [\d,]+ distinct ids: [\d,]+ were handed out twice, "
+    r"and each overwrote another"
+)
+
+
+def incident_text(row: pd.Series) -> str:
+    """A run's incident as its results.csv words it, with lost records under reused ids
+    worded from the run's counts (lost_records.reused_ids)."""
+    created, distinct = row.get("created"), row.get("distinct_ids")
+    text = str(row["incident"])
+    if pd.notna(created) and pd.notna(distinct) and 0 < distinct < created:
+        return REUSED_IDS.sub(lambda _: reused_ids(int(created), int(distinct)), text)
+    return text

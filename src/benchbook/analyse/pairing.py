@@ -78,6 +78,11 @@ def runs_text(c: Comparison) -> str:
     return f"{c.n_a} and {c.n_b} runs"
 
 
+def runs_of(n: str) -> str:
+    """A count_text as words: '6 rounds' stays, '4+4' is '4+4 runs'."""
+    return n if "round" in n else f"{n} runs"
+
+
 def count_text(c: Comparison) -> str:
     """'6 rounds' for a paired comparison, '4+4' runs for two samples."""
     return f"{c.n_a} rounds" if c.paired else f"{c.n_a}+{c.n_b}"

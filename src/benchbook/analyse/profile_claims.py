@@ -6,13 +6,10 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from benchbook.analyse import formatting as fmt
+
 SUPPORT_SHARE = 0.20  # a cause holding a fifth of the samples "supports" a claim
 PARTLY_SHARE = 0.10
-
-
-def percent(share: float) -> str:
-    """0.381 → '38 %'."""
-    return f"{share:.0%}".replace("%", " %")
 
 
 @dataclass(frozen=True)
@@ -60,10 +57,10 @@ def claim_rows(experiment: str, table: pd.DataFrame) -> pd.DataFrame:
         reference = _mean_share(table, claim.category, claim.reference) if claim.reference else None
         rows.append({
             "claim": claim.claim, "cause (category)": claim.category,
-            "targets": f"'{claim.subject}'",
-            "their share": percent(share) if share is not None else "",
-            "reference": f"'{claim.reference}'" if claim.reference else "",
-            "its share": percent(reference) if reference is not None else "",
+            "targets": f"named “{claim.subject}”",
+            "their share": fmt.percent(share) if share is not None else "–",
+            "reference": f"named “{claim.reference}”" if claim.reference else "–",
+            "its share": fmt.percent(reference) if reference is not None else "–",
             "the profile": verdict(claim, share, reference),
         })  # fmt: skip
     return pd.DataFrame(rows)
@@ -81,12 +78,13 @@ def verdict(claim: Claim, share: float | None, reference: float | None) -> str:
         return "partly supports it"
     if claim.off_cpu:
         return (
-            f"does not show it: {percent(share)} of CPU samples; time waiting on the disk is off "
+            f"does not show it: {fmt.percent(share)} of CPU samples; time waiting on the disk "
+            "is off "
             "the CPU, where a CPU profile cannot see (compare req/s with server CPU %)"
         )
     if not above:
         return (
-            f"does not support it: {percent(share)}, no more than the reference's "
-            f"{percent(reference)}"
+            f"does not support it: {fmt.percent(share)}, no more than the reference's "
+            f"{fmt.percent(reference)}"
         )
-    return f"does not support it: {percent(share)} of the samples"
+    return f"does not support it: {fmt.percent(share)} of the samples"

@@ -30,6 +30,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from benchbook.analyse import formatting as fmt
 from benchbook.analyse.names import titled
 from benchbook.analyse.profile_claims import claim_rows
 from benchbook.runs import outputs
@@ -208,7 +209,7 @@ def why(table: pd.DataFrame, names: Mapping[str, str] | None = None) -> str:
     for target in table.columns:
         top = _top(table[target])
         if top:
-            said = " and ".join(f"{share:.0%} in {category}" for category, share in top)
+            said = " and ".join(f"{fmt.percent(share)} in {category}" for category, share in top)
             parts.append(f"{(names or {}).get(target, target)} spent {said}")
     if not parts:
         return ""
@@ -245,9 +246,23 @@ def flame_graphs(rows: pd.DataFrame) -> list[tuple[str, Path]]:
 CAPTION = (
     "Flame graph of {target} under load: each box is a function, its width the share of "
     "samples in which it was on the stack; callers below, callees above. Look at the widest "
-    "boxes near the top: that is where the CPU was. In the HTML version a box names its "
-    "function when the pointer rests on it; start-up is left out."
+    "boxes near the top: that is where the CPU was. A name too long for its box is cut "
+    "('net.(*..'); the profile's folded stacks in the run's folder hold every name whole. "
+    "Start-up is left out."
 )
+# The flame graph's interactive parts (search, zoom, the script that drives them): a
+# figure shown as an image, on screen or on paper, cannot use them, and "Search" would be
+# printed over the graph.
+INTERACTIVE = re.compile(
+    rb'<script\b.*?</script>|<text id="(?:search|unzoom|matched|details)"[^>]*>[^<]*</text>'
+    rb'|\sonload="[^"]*"',
+    re.S,
+)
+
+
+def static_flame_graph(svg: bytes) -> bytes:
+    """A flame graph without its interactive parts (INTERACTIVE)."""
+    return INTERACTIVE.sub(b"", svg)
 
 
 def method_note() -> str:
@@ -278,7 +293,7 @@ def section(runs: object, experiment: str) -> list[object]:
     shares_index = [c for c in table.index if c != "samples"]
     shown: list[object] = [
         Markdown("Share of each server's CPU samples under load, by category:"),
-        table.style.format("{:.0%}", subset=pd.IndexSlice[shares_index, :]).format(
+        table.style.format(fmt.percent, subset=pd.IndexSlice[shares_index, :]).format(
             "{:,.0f}", subset=pd.IndexSlice[["samples"], :]
         ),
         Markdown(
@@ -287,7 +302,12 @@ def section(runs: object, experiment: str) -> list[object]:
     ]
     claims = claim_rows(experiment, table)
     if not claims.empty:
-        shown += [Markdown("The article's causes, against the profiles:"), claims]
+        # A Styler without its index: a row label "0" means nothing to a reader, and a
+        # Styler prints every cell whole where a DataFrame's repr cuts long text.
+        shown += [
+            Markdown("The article's causes, against the profiles:"),
+            claims.style.hide(axis="index"),
+        ]
     return shown
 
 
@@ -314,7 +334,10 @@ def details(runs: object, measured: pd.DataFrame) -> list[object]:
     ]  # fmt: skip
     graphs = flame_graphs(rows)
     for target, svg in graphs:
-        shown += [SVG(data=outputs.read_bytes(svg)), Markdown(CAPTION.format(target=target))]
+        shown += [
+            SVG(data=static_flame_graph(outputs.read_bytes(svg))),
+            Markdown(CAPTION.format(target=target)),
+        ]
     if not graphs:
         shown.append(
             Markdown(

@@ -43,7 +43,25 @@ def brief(
             f"**No significant difference** in {metric(column, unit).name} between **{a}** "
             f"and **{b}** over {over}: {fmt.ratio(estimate)} ({interval}; {predicted})."
         )
+    # The intervals on the ranking's own scale: '1.92× lower (… 95 % CI 1.88–1.96×)',
+    # never '1.92× lower (95 % CI 0.511–0.532×)'.
+    interval = f"95 % CI {ranked_interval(estimate, pooled.low, pooled.high, column, unit)}"
+    predicted = "the next session: " + ranked_interval(
+        estimate, pooled.predict_low, pooled.predict_high, column, unit
+    )
     return f"{ranking(estimate, a, b, column, unit)} (over {over}: {interval}; {predicted})."
+
+
+def ranked_interval(ratio: float, low: float, high: float, column: str, unit: str = "") -> str:
+    """An interval on the scale ranking() words its ratio in: a share ('51–53 %') where a
+    rate below 1 reads '52 % of', inverted ('1.88–1.96×') where a time below 1 reads
+    '1.92× lower', the ratio's own scale otherwise."""
+    m = metric(column, unit)
+    if ratio >= 1:
+        return fmt.interval(low, high)
+    if m.higher_is_better:
+        return fmt.share_interval(low, high)
+    return fmt.interval(fmt.inverted(high), fmt.inverted(low))
 
 
 def across(

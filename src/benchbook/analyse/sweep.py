@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from benchbook.analyse import formatting as fmt
+from benchbook.analyse.pairing import runs_of
 from benchbook.analyse.tables import medians_with_ci
 
 KNEE_GAIN = 0.05
@@ -80,7 +81,7 @@ class Curve:
         if self.falls_after_peak:
             return (
                 f"**{target}**: throughput **peaks at {c[peak]} connections** "
-                f"({fmt.count(r[peak])} req/s) and **falls {self.fall:.0%}** by {c[-1]} "
+                f"({fmt.count(r[peak])} req/s) and **falls {fmt.percent(self.fall)}** by {c[-1]} "
                 f"({fmt.count(r[-1])} req/s): beyond its peak, more connections make it "
                 "slower, not just slower to answer."
             )
@@ -89,8 +90,8 @@ class Curve:
             return (
                 f"**{target}**: the knee is at **{knee} connections** "
                 f"({fmt.count(r[c.index(knee)])} req/s) — beyond it, no step adds "
-                f"{KNEE_GAIN:.0%} throughput or more beyond the rounds' spread while p99 "
-                "latency keeps rising "
+                f"{fmt.percent(KNEE_GAIN)} throughput or more beyond the rounds' spread while "
+                "p99 latency keeps rising "
                 f"({fmt.milliseconds(self.p99[c.index(knee)])} → "
                 f"{fmt.milliseconds(self.p99[-1])} ms)."
             )
@@ -98,7 +99,8 @@ class Curve:
         if len(r) > 1 and self.rises(len(r) - 2, len(r) - 1):
             return (
                 f"**{target}**: no knee within the sweep — throughput still grows "
-                f"{gain:.0%} from {c[-2]} to {c[-1]} connections ({fmt.count(r[-1])} req/s)."
+                f"{fmt.percent(gain)} from {c[-2]} to {c[-1]} connections "
+                f"({fmt.count(r[-1])} req/s)."
             )
         return (
             f"**{target}**: throughput rises no further beyond the rounds' spread by "
@@ -171,8 +173,10 @@ def crossover_sentences(
             row = part.loc[best]
             sentences.append(
                 f"With {curve} = {value}, **{a} never significantly beat {b}** on {what} "
-                f"within the sweep (its best: {a}/{b} = {fmt.ratio(row[f'{a}/{b}'])}, "
-                f"{_ci(row)}, p = {row['p']:.3f}, at {x} = {best})."
+                f"within this session's sweep, {runs_of(row['n'])} a point (its best: "
+                f"{a}/{b} = {fmt.ratio(row[f'{a}/{b}'])}, {_ci(row)}, "
+                f"{fmt.p_value(row['p'])}, at {x} = {best}); a headline pooling the sessions "
+                "of this machine class can resolve what one session's runs cannot."
             )
         else:
             row = part.loc[found]
@@ -183,7 +187,7 @@ def crossover_sentences(
             )
             sentences.append(
                 f"With {curve} = {value}, **{a} beats {b} from {x} = {found}** on {what} "
-                f"({a}/{b} = {fmt.ratio(row[f'{a}/{b}'])}, {_ci(row)}, p = {row['p']:.3f}), "
+                f"({a}/{b} = {fmt.ratio(row[f'{a}/{b}'])}, {_ci(row)}, {fmt.p_value(row['p'])}), "
                 f"{beyond}."
             )
     return sentences

@@ -10,7 +10,7 @@ import pandas as pd
 from pandas.io.formats.style import Styler
 
 from benchbook.analyse import formatting as fmt
-from benchbook.analyse.pairing import comparison, too_few
+from benchbook.analyse.pairing import comparison, count_text, too_few
 from benchbook.analyse.stats import summarize
 from benchbook.runs.flags import is_valid
 from benchbook.runs.labels import is_aa_copy
@@ -89,6 +89,14 @@ def in_reading_order(groups: Iterable, first_level: pd.Series) -> list:
     return sorted(groups, key=key)
 
 
+def as_label(key: object) -> object:
+    """A group key as a row label: 4.0 → 4 (a column with a missing value reads back as
+    floats, and '4.000000 workers' is not what was set)."""
+    if isinstance(key, float | np.floating) and float(key).is_integer():
+        return int(key)
+    return key
+
+
 def summary_table(results: pd.DataFrame, by: Sequence[str] = ("target",)) -> pd.DataFrame:
     """Per target (or per ``by``, e.g. target and connections in a sweep): valid runs,
     median req/s with its CI (and the level the CI reaches with that many runs),
@@ -100,7 +108,7 @@ def summary_table(results: pd.DataFrame, by: Sequence[str] = ("target",)) -> pd.
         group = valid_rows(every)
         rps = summarize(group["rps"])
         row = {
-            **dict(zip(by, keys, strict=True)),
+            **{column: as_label(key) for column, key in zip(by, keys, strict=True)},
             "runs": rps.n,
             "req/s": rps.median,
             "req/s CI": f"{fmt.count(rps.low)}–{fmt.count(rps.high)}" if rps.n else "–",
@@ -138,8 +146,10 @@ def number_kind(label: object) -> str | None:
     return None
 
 
+NAME_AXES = ("target", "server", "tool_setting")
+
 WRITERS = {
-    "p": lambda v: f"{v:.3f}",
+    "p": fmt.p_number,
     "ratio": fmt.significant,
     "ms": fmt.milliseconds,
     "pct": lambda v: f"{v:,.1f}",
@@ -158,10 +168,17 @@ def formatted(table: pd.DataFrame) -> pd.DataFrame:
             return "–"
         if isinstance(value, bool | str) or not isinstance(value, int | float | np.number):
             return str(value)
-        kinds = (number_kind(column), number_kind(row))
+        kinds = (
+            None if columns_are_names else number_kind(column),
+            None if rows_are_names else number_kind(row),
+        )
         kind = next((k for k in ("p", "ratio") if k in kinds), None)
         return WRITERS[kind or kinds[0] or kinds[1] or "count"](float(value))
 
+    # Targets' names ('go-fanout /cc/9', 'go-iodelay (A/A copy)') hold slashes that read
+    # as ratios: an axis of names says nothing about what its numbers are.
+    columns_are_names = any(name in NAME_AXES for name in table.columns.names)
+    rows_are_names = any(name in NAME_AXES for name in table.index.names)
     out = table.astype(object).copy()
     for column in table.columns:
         for row in table.index:
@@ -207,9 +224,10 @@ def comparison_table(
 ) -> pd.DataFrame:
     """Compare rows whose ``split`` column is ``a`` with those where it is ``b``, within
     each group of ``by`` (all rows pooled when ``by`` is empty): medians, the ratio a/b
-    with its own CI and the level it reaches (stats.ESTIMATOR), Mann-Whitney p, and the
-    verdict in words. Invalid runs are left out. Groups come in sorted order, or in order
-    of appearance with ``sort=False``."""
+    with its own CI and the level it reaches (stats.ESTIMATOR), p from the test the rows
+    allow (pairing.comparison: signed-rank over paired rounds, else Mann-Whitney), ``n``
+    saying which ('6 rounds' or '4+4'), and the verdict in words. Invalid runs are left
+    out. Groups come in sorted order, or in order of appearance with ``sort=False``."""
     rows = []
     groups = results.groupby(list(by), sort=sort) if by else [((), results)]
     for keys, group in groups:
@@ -231,7 +249,12 @@ def comparison_table(
             )
         rows.append(
             {
-                **dict(zip(by, keys if isinstance(keys, tuple) else (keys,), strict=True)),
+                **{
+                    column: as_label(key)
+                    for column, key in zip(
+                        by, keys if isinstance(keys, tuple) else (keys,), strict=True
+                    )
+                },
                 f"{a} median": va.median(),
                 f"{b} median": vb.median(),
                 f"{a}/{b}": c.ratio if c else np.nan,
@@ -239,7 +262,9 @@ def comparison_table(
                 "CI high": c.ratio_high if c else np.nan,
                 "CI level": fmt.level(c.ratio_confidence).removesuffix(" CI") if c else "–",
                 "p": c.p_value if c else np.nan,
-                "n": f"{len(va)}+{len(vb)}",
+                # '6 rounds' (paired: a signed-rank test) or '4+4' (Mann-Whitney): the
+                # column says which test gave p, without a column of its own.
+                "n": count_text(c) if c else f"{len(va)}+{len(vb)}",
                 "verdict": verdict,
                 "flags": flag_counts(group.loc[group[split].isin([a, b]), "flags"]),
             }

@@ -5,6 +5,7 @@ findings the notebooks published and the manifests of the runs behind them."""
 
 from collections.abc import Sequence
 
+from benchbook.analyse import answer_note
 from benchbook.analyse.bounds import figure as bound_figure
 from benchbook.analyse.findings_format import LOWER_BOUND, comparison, missing, ratio_text
 from benchbook.render.notebook_html import Section
@@ -34,6 +35,20 @@ def overview_sentences(sections: Sequence[Section]) -> list[str]:
         )
     sentences.append(sessions_sentence(headlines))
     return sentences
+
+
+def answers_note(sections: Sequence[Section]) -> str:
+    """The note under page 1's answers, computed from the answers as printed (each
+    findings' plain answer, or its full answer without one) and their headlines."""
+    kinds = [
+        answer_note.figure_kinds(
+            f.get("plain") or f.get("answer", ""),
+            [answer_note.headline_from_json(h) for h in f["headlines"]],
+        )
+        for s in sections
+        for f in s.findings
+    ]
+    return answer_note.answers_note(kinds)
 
 
 def published_figures(all_findings: Sequence[dict]) -> list[str]:
@@ -127,6 +142,13 @@ def sessions_sentence(headlines: Sequence[dict]) -> str:
     return text + "."
 
 
+def cores(pinned: Sequence[int] | None) -> str:
+    """'1 core', '2 cores', or 'all cores' when nothing was pinned."""
+    if not pinned:
+        return "all cores"
+    return f"{len(pinned)} core{'s' if len(pinned) != 1 else ''}"
+
+
 def conditions_line(runs: Sequence[RunProvenance]) -> str:
     """One line: machine, cores per server and per load tool, run lengths, rounds."""
     manifests = [read_manifest(run.manifest_path.parent) for run in runs]
@@ -141,13 +163,11 @@ def conditions_line(runs: Sequence[RunProvenance]) -> str:
         if load.get("duration_s")
     ]
     rounds = [m["params"]["repetitions"] for m in manifests if "repetitions" in m["params"]]
-    server_cpus = len(pinning.get("server_cpus") or []) or "all"
-    load_cpus = len(pinning.get("load_cpus") or []) or "all"
     parts = [
         f"{machine.get('cpu_model', 'an unrecorded machine')}, "
         f"{machine.get('logical_cpus', '?')} logical CPUs",
-        f"servers on {server_cpus} core(s) (a Go server's GOMAXPROCS follows), the load tool "
-        f"on {load_cpus}",
+        f"servers on {cores(pinning.get('server_cpus'))} (a Go server's GOMAXPROCS follows), "
+        f"the load tool on {cores(pinning.get('load_cpus'))}",
     ]
     if durations:
         parts.append(

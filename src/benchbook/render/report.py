@@ -27,7 +27,7 @@ from benchbook.analyse.machine_classes import stored_width
 from benchbook.render.explorer import SCRIPT, explorer_rows
 from benchbook.render.findings_html import page_chart
 from benchbook.render.notebook_html import Section, make_exporter, render_notebook
-from benchbook.render.overview import conditions_line, overview_sentences
+from benchbook.render.overview import answers_note, conditions_line, overview_sentences
 from benchbook.render.provenance import (
     ReportError,
     RunProvenance,
@@ -96,6 +96,7 @@ def render_report(executed: list[Path]) -> str:
             summary=[s for s in sections if s.findings],
             answer_chart=page_chart(sections),
             overview=overview_sentences(sections),
+            answers_note=answers_note([s for s in sections if s.findings]),
             conditions=conditions_line(list(runs.values())),
             spread=spread_items(sections),
             explorer=explorer_rows(sections),

@@ -17,6 +17,7 @@ from benchbook.analyse.findings_format import (
     missing,
     ratio_text,
     ratio_with_ci,
+    unpooled,
 )
 
 TEMPLATE_DIR = Path(__file__).resolve().parent / "report_template"
@@ -108,5 +109,6 @@ def page_environment() -> jinja2.Environment:
         glossary_links=glossary_links,
         unsaid_headlines=unsaid_headlines,
         p_value=lambda p: "—" if missing(p) else fmt.p_value(p),
+        unpooled=unpooled,
     )
     return environment

@@ -216,7 +216,8 @@ def freeze_brief(runs: pd.DataFrame, pause_s: float, period_s: float) -> str:
         f"open loop measured p90 {fmt.milliseconds(value[OPEN, 0.9])} ms and p99 "
         f"{fmt.milliseconds(value[OPEN, 0.99])} ms (the pause model: "
         f"{fmt.milliseconds(model[0.9])} and {fmt.milliseconds(model[0.99])} ms plus the fast "
-        f"path). Against it, {'; '.join(parts)}. {share:.1%} of wrk's requests met a pause "
+        f"path). Against it, {'; '.join(parts)}. {fmt.percent(share, 1)} of wrk's requests "
+        "met a pause "
         f"(one per connection per pause), {'more' if share > 1 - 0.99 else 'fewer'} than the "
         "1 % above a p99."
     )
@@ -247,9 +248,11 @@ def stall_share_sentence(runs: pd.DataFrame, pause_s: float, period_s: float) ->
     share = stalled_share(closed, period_s)
     above = 100 * (1 - share)
     return (
-        f"At most {share:.1%} of wrk's requests met a pause (one per connection per pause: "
+        f"At most {fmt.percent(share, 1)} of wrk's requests met a pause (one per connection "
+        "per pause: "
         f"{closed['connections'].median():.0f} connections, {fmt.count(closed['rps'].median())} "
-        f"req/s), against {pause_s / period_s:.0%} of requests sent on a schedule (P/T); so "
+        f"req/s), against {fmt.percent(pause_s / period_s)} of requests sent on a schedule "
+        "(P/T); so "
         f"every percentile of what wrk timed below about p{above:.3g} is the fast path, "
         f"and only those above it show the stall."
     )

@@ -9,6 +9,7 @@ delay added) plus the link's extra round trip ``d``, throughput can be at most
 
 import math
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -200,4 +201,45 @@ def link_sets_the_latency(
         f"over a link adding {rtt} ms, the round trip as measured ({measured:.1f} ms) is "
         f"{100 * low:.0f}–{100 * high:.0f} % of each side's median time per health check, "
         "so the link, not the protocol, set it; the article measured on one machine"
+    )
+
+
+@dataclass(frozen=True)
+class InFlightLimit:
+    """What capped two servers with few requests in flight: with nothing added, the
+    simulated I/O each request waits (Little's law: in flight ÷ that wait); over the far
+    link, the round trip as well. The medians are one session's, without an interval."""
+
+    in_flight: int
+    wait_ms: float  # the simulated I/O every request waits, with nothing added
+    near: tuple[float, float]  # each side's median req/s with nothing added
+    far_rtt: int  # the largest round trip added (ms)
+    far: tuple[float, float]  # each side's median req/s there
+    far_caps: tuple[float, float]  # Little's law req/s there, lowest and highest of the two
+
+    @property
+    def near_cap(self) -> float:
+        """The most any server can serve with nothing added: in flight ÷ the wait."""
+        return 1000 * self.in_flight / self.wait_ms
+
+    @property
+    def near_ratio(self) -> float:
+        return self.near[0] / self.near[1]
+
+
+def in_flight_limit(
+    rows: pd.DataFrame, links: pd.DataFrame, a: str, b: str, in_flight: int, wait_ms: float
+) -> InFlightLimit:
+    """The two servers' medians and Little's-law caps with nothing added and over the
+    largest delay (rows_by_rtt's rows, link_table's links)."""
+    data = without_controls(valid_rows(rows))
+    medians = data.groupby(["added_rtt_ms", "target"])["rps"].median()
+    near_rtt, far_rtt = int(links.index.min()), int(links.index.max())
+    return InFlightLimit(
+        in_flight=in_flight,
+        wait_ms=wait_ms,
+        near=(float(medians[(near_rtt, a)]), float(medians[(near_rtt, b)])),
+        far_rtt=far_rtt,
+        far=(float(medians[(far_rtt, a)]), float(medians[(far_rtt, b)])),
+        far_caps=littles_law_caps(rows, links, (a, b), far_rtt),
     )

@@ -105,6 +105,7 @@ def tail_sentence(freeze: pd.DataFrame, period_s: float) -> str:
     why = "more" if share > 0.01 else "fewer"
     lead = "hid part of" if hid else "saw"
     return (
-        f"A closed loop {lead} the stall: {said[0]}, and {said[1]}, because {share:.1%} of "
+        f"A closed loop {lead} the stall: {said[0]}, and {said[1]}, because "
+        f"{fmt.percent(share, 1)} of "
         f"wrk's requests met a pause, {why} than the 1 % a p99 leaves out."
     )

@@ -3,6 +3,7 @@ what the author's Locust wait did to the rate (Little's law with the wait in it)
 
 import pandas as pd
 
+from benchbook.analyse import formatting as fmt
 from benchbook.analyse.tables import summary_table
 from benchbook.runs.durations import parse_duration
 
@@ -36,6 +37,7 @@ def wait_sentence(waiting: pd.DataFrame, users: int) -> str:
         return "The Locust runs were too short to settle (see the Little's-law section)."
     return (
         f"Under Locust with the author's wait, {users} users sent {steady:,.0f} req/s once "
-        f"running, {share:.0%} of what Little's law predicts from the wait alone: the wait, "
+        f"running, {fmt.percent(share)} of what Little's law predicts from the wait alone: "
+        "the wait, "
         "not Locust, set the rate."
     )

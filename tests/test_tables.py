@@ -1,0 +1,55 @@
+"""Results tables print numbers as a reader reads them: counts as counts whatever a
+target's name holds, whole-number keys without decimals, and a p-value never as 0.000."""
+
+import numpy as np
+import pandas as pd
+
+from benchbook.analyse import tables
+
+
+def results(targets: dict[str, list[float]], **columns: list[object]) -> pd.DataFrame:
+    rows = [
+        {"target": target, "rps": rps, "repetition": i, "run_id": "r", "flags": ""}
+        for target, values in targets.items()
+        for i, rps in enumerate(values)
+    ]
+    frame = pd.DataFrame(rows)
+    for name, values in columns.items():
+        frame[name] = values
+    for column in ("err_connect", "err_read", "err_write", "err_timeout", "non_2xx"):
+        frame[column] = 0
+    frame["requests"] = 1000
+    frame["headroom"] = np.nan
+    for column in tables.MEDIAN_COLUMNS:
+        if column not in frame:
+            frame[column] = np.nan
+    return frame
+
+
+def test_a_targets_name_with_slashes_does_not_make_its_counts_ratios() -> None:
+    # '/cc/5' and 'A/A' read as ratios by their slash; under them are runs and req/s
+    data = results({"go /cc/5": [36466.0] * 6, "go (A/A copy)": [36012.0] * 6})
+    shown = tables.formatted(tables.summary_table(data).T)
+    assert list(shown.loc["runs"]) == ["6", "6"]
+    assert list(shown.loc["req/s"]) == ["36,466", "36,012"]
+
+
+def test_whole_number_keys_are_printed_without_decimals() -> None:
+    # a workers column with a missing value reads back as floats: 1.0, 4.0
+    data = results({"py": [4266.0] * 3 + [4130.0] * 3}, workers=[1.0] * 3 + [4.0] * 3)
+    assert list(tables.summary_table(data, by=["workers"]).index) == [1, 4]
+
+
+def test_a_p_value_below_a_thousandth_is_not_printed_as_zero() -> None:
+    table = pd.DataFrame({"p": [0.0001, 0.031]}, index=["a", "b"])
+    assert list(tables.formatted(table)["p"]) == ["< 0.001", "0.031"]
+
+
+def test_a_comparisons_n_says_which_test_its_p_comes_from() -> None:
+    # six rounds a side, one row a round: paired, a signed-rank test over '6 rounds';
+    # every run in one round cannot be paired: Mann-Whitney over '6+6' runs
+    a = [100.0, 102, 98, 101, 99, 103]
+    data = results({"a": a, "b": [v / 1.2 for v in a]})
+    assert tables.comparison_table(data, "target", "a", "b").iloc[0]["n"] == "6 rounds"
+    data["repetition"] = 0
+    assert tables.comparison_table(data, "target", "a", "b").iloc[0]["n"] == "6+6"
