@@ -286,19 +286,28 @@ def test_the_conditions_ignore_rounds_other_targets_and_calibration() -> None:
 
 
 def test_the_width_from_earlier_stored_sessions_keeps_the_later_ones() -> None:
-    # on the committed runs: each recorded class's width, chosen on its first two thirds
-    # of sessions (by run id), keeps at least 90 % of its last third in the class
+    # on the committed runs: each recorded class measured on two days or more, its width
+    # chosen on the runs of every day but the last keeps at least 90 % of the last day's
+    # runs in the class. By day, not by run: one sitting's runs share its load, so a split
+    # inside one sitting says nothing of the next (S9, measured while other work shared
+    # the machine, drifted 0.50 → 0.66 s within its 35 minutes).
     records = machine_records(FolderSessions(REPO_ROOT / "data" / "runs"))
+    checked = 0
     for name, recorded_class in recorded_classes(list(records.values())).items():
-        references = recorded_class.references
-        if len(references) < 12:
+        days: dict[str, list[tuple[float, float]]] = {}
+        for record in records.values():
+            if record.machine_class == name and record.reference:
+                days.setdefault(record.run_id[:8], []).append(record.reference)
+        if len(days) < 2:
             continue
-        cut = len(references) * 2 // 3
-        early = replace(recorded_class, references=references[:cut])
+        *earlier, last = sorted(days)
+        early = replace(recorded_class, references=tuple(r for d in earlier for r in days[d]))
         width = speed_width({name: early})
         assert width is not None
-        later = [stray(r, center(early.references)) <= width.width for r in references[cut:]]
+        later = [stray(r, center(early.references)) <= width.width for r in days[last]]
         assert np.mean(later) >= 0.90, (name, width, later)
+        checked += 1
+    assert checked >= 1
 
 
 def test_the_sessions_page_counts_each_class_and_its_inferred_sessions() -> None:

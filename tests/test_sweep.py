@@ -75,7 +75,7 @@ def test_a_rise_or_a_fall_inside_the_rounds_spread_is_claimed_by_neither() -> No
     high = [5_791.0, 13_495.0, 20_434.0, 35_752.0, 46_379.0, 42_233.0]
     p99 = [2.5, 3.6, 4.4, 6.6, 30.0, 76.0]
     medians_only = Curve(connections, rps, p99)
-    assert "still grows 8% from 200 to 800" in medians_only.sentence("go")
+    assert "still grows 8 % from 200 to 800" in medians_only.sentence("go")
     curve = Curve(connections, rps, p99, low, high)
     assert "still grows" not in curve.sentence("go") and curve.knee() == 100
     # A fall inside the spread is no peak either: the same rounds, the last level lower.

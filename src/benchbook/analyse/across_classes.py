@@ -20,7 +20,7 @@ import pandas as pd
 
 from benchbook.analyse import formatting as fmt
 from benchbook.analyse.conclusions import flag_tally, metric
-from benchbook.analyse.replication import UNRECORDED, OtherClass, explained_share, mean_of
+from benchbook.analyse.replication import UNRECORDED, OtherClass, mean_of
 from benchbook.analyse.verdicts import TOOL_LIMIT_FLAGS
 
 
@@ -263,3 +263,13 @@ def _one_class(estimate: float, speed: tuple[float, float] | None, go_side: str,
         f"{go_s:.2f} s, Python {python_s:.2f} s) over that machine's; no second class has "
         "tested it yet."
     )
+
+
+def explained_share(observed: float, expected: float, reference: float) -> float | None:
+    """How much of the move from ``reference`` to ``observed`` the speed references
+    predicted (``expected``), on the log scale: 1.0 all of it, 0 none; None when nothing
+    moved."""
+    moved = math.log(observed / reference)
+    if abs(moved) < 1e-9:
+        return None
+    return math.log(expected / reference) / moved

@@ -162,8 +162,9 @@ def headline(
     if lower_bound and c is not None:
         bound_sessions = spread(experiment, a, b, column, extremes(a, b, column, select), current,
                             ignore=same_conditions_ignore)  # fmt: skip
-        bound = bound_headline(label, valid, a, b, names, lower_bound, column, bound_sessions)
-        return replace(bound, **shared, machine_class=sessions.machine_class)
+        return replace(bound_headline(label, valid, a, b, names, lower_bound, column,
+                                      bound_sessions), **shared,
+                       machine_class=sessions.machine_class)  # fmt: skip
     band = _control_band(valid, results, column, experiment, select, current)
     limited = tool_limited(data, [a, b]) if judge_tool_limit else ""
     reproduced, why = reproduction(c, article_ratio, limited, measured_else, differences, band,

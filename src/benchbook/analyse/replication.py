@@ -390,13 +390,3 @@ def mean_of(rows: list[dict], key: str) -> float | None:
 def _geomean_of(rows: list[dict], key: str) -> float | None:
     values = [math.log(r[key]) for r in rows if r.get(key)]
     return math.exp(statistics.fmean(values)) if values else None
-
-
-def explained_share(observed: float, expected: float, reference: float) -> float | None:
-    """How much of the move from ``reference`` to ``observed`` the speed references
-    predicted (``expected``), on the log scale: 1.0 all of it, 0 none; None when nothing
-    moved."""
-    moved = math.log(observed / reference)
-    if abs(moved) < 1e-9:
-        return None
-    return math.log(expected / reference) / moved
