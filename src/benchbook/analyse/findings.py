@@ -151,8 +151,7 @@ def headline(
     data = select(results) if select else results
     names, languages = _sides(data, a, b)
     label = label.replace(a, names[0]).replace(b, names[1])
-    valid = valid_rows(data)
-    c = comparison(valid, a, b, column)
+    c = comparison(valid := valid_rows(data), a, b, column)
     current = set(data["run_id"]) if "run_id" in data else set()
     runs = spread(experiment, a, b, column, select, current, ignore=same_conditions_ignore)
     go_side, limit = _speed_model(data, languages, [a, b], column, unit, different_conditions)
@@ -162,9 +161,8 @@ def headline(
     if lower_bound and c is not None:
         bound_sessions = spread(experiment, a, b, column, extremes(a, b, column, select), current,
                             ignore=same_conditions_ignore)  # fmt: skip
-        return replace(bound_headline(label, valid, a, b, names, lower_bound, column,
-                                      bound_sessions), **shared,
-                       machine_class=sessions.machine_class)  # fmt: skip
+        bound = bound_headline(label, valid, a, b, names, lower_bound, column, bound_sessions)
+        return replace(bound, **shared, machine_class=sessions.machine_class)
     band = _control_band(valid, results, column, experiment, select, current)
     limited = tool_limited(data, [a, b]) if judge_tool_limit else ""
     reproduced, why = reproduction(c, article_ratio, limited, measured_else, differences, band,
