@@ -337,3 +337,13 @@ def test_the_judged_interval_does_not_jump_as_agreeing_sessions_are_counted() ->
         assert (model.pooled is None) == (k < 3)
         judged.add(tuple(round(x, 12) for x in model.judged(c)))
     assert len(judged) == 1, judged
+
+
+def test_runs_of_no_class_are_neither_another_class_nor_counted_across_classes() -> None:
+    c = paired(7.8)
+    runs = [session(7.8, current=True, run_id="now"), session(7.7, run_id="here")]
+    runs += [session(r, cls=UNRECORDED, run_id=f"u{r}") for r in (5.0, 5.2, 5.4)]
+    runs += [session(r, cls=FAMILY_26, run_id=f"f{r}") for r in (6.0, 6.1)]
+    model = replication(c, runs)
+    assert [o.machine_class for o in model.others] == [FAMILY_26]
+    assert model.sessions == 2 and model.across is None  # two classes: no across-class model

@@ -15,7 +15,7 @@ from functools import cache
 from pathlib import Path
 
 from benchbook.analyse.levels import KindSessions
-from benchbook.analyse.replication import headline_key, spread
+from benchbook.analyse.replication import UNRECORDED, headline_key, spread
 from benchbook.analyse.session_sweep import experiments, pairs
 from benchbook.runs.labels import aa_copy_of
 from benchbook.runs.layout import runs_dir
@@ -40,8 +40,8 @@ def kind_sessions(
                 continue
             current = {sessions[-1].run_id}
             rows = spread(experiment, a, b, column, current=current, source=source)
-            for row in rows:
-                if row["same_conditions"]:
+            for row in rows:  # a run of no class (UNRECORDED) is no class's session
+                if row["same_conditions"] and row["machine_class"] != UNRECORDED:
                     group = found.setdefault(row["machine_class"], {})
                     group.setdefault(headline_key(experiment, a, b), []).append(row["ratio"])
     return found

@@ -137,10 +137,10 @@ class Replication:
         others = f"{self.spread.headlines} other headline{'s' if self.spread.headlines > 1 else ''}"
         where = "on this machine class"
         if self.spread.scope != levels.THIS_CLASS:
-            where = "on any machine class (none other on this class has two sessions)"
+            where = "on every machine class (no other headline on this class has two sessions)"
         return (
-            f"{count}: not yet replicated; its interval takes how far sessions move from "
-            f"the spread between sessions of {others} of this kind {where}"
+            f"{count}: not yet replicated; its interval adds how far one session's estimate "
+            f"strays from the next, measured over {others} of this kind {where}"
         )
 
 
@@ -311,7 +311,9 @@ def replication(
     current = next((r for r in runs if r.get("current")), None)
     if c is None or c.ratio != c.ratio or current is None:
         return Replication(sessions=0 if c is None or c.ratio != c.ratio else 1)
-    same = [r for r in runs if r.get("same_conditions")]
+    # A run that joined no class (UNRECORDED) is a level of its own: never pooled, never
+    # counted as a class.
+    same = [r for r in runs if r.get("same_conditions") and r["machine_class"] != UNRECORDED]
     here = [r for r in same if r["machine_class"] == current["machine_class"]]
     sessions = [_session(r) for r in here]
     spread = levels.borrowed_spread(
