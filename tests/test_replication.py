@@ -138,12 +138,12 @@ def test_one_or_two_sessions_are_not_yet_replicated() -> None:
     c = paired(4.0)
     one = replication(c, [session(c.ratio, current=True)])
     assert one.pooled is None and one.text().startswith("one session: not yet replicated")
-    assert "this session's rounds alone" in one.text()  # nothing of its kind to borrow
+    assert "this session's rounds alone" in one.basis()  # nothing of its kind to borrow
     assert one.judged(c) == one.alone and one.alone[0] < c.ratio < one.alone[1]
     kinds = {FAMILY_25: {"other": [2.0, 2.1, 1.9]}}
     two = replication(c, [session(4.2), session(c.ratio, current=True)], kinds=kinds)
     assert two.sessions == 2 and two.text().startswith("2 sessions: not yet replicated")
-    assert "1 other headline of this kind on this machine class" in two.text()
+    assert "1 other headline of this kind on this machine class" in two.basis()
     assert two.predicted is not None and two.judged(c) == two.verdict
 
 

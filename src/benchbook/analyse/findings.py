@@ -55,7 +55,7 @@ class Headline:
     # 95 % prediction interval for the next session, and the leave-one-session-out check
     # (each held-out session: run id, estimate, whether it fell inside); the pooled ones
     # None below three sessions, where the prediction borrows the spread of the other
-    # headlines of its kind (Replication.predicted) and ``sessions_text`` says so.
+    # headlines of its kind (Replication.predicted) and ``sessions_basis`` says so.
     machine_class: str = ""
     sessions: int = 1
     pooled_ratio: float | None = None
@@ -64,7 +64,8 @@ class Headline:
     predict_low: float | None = None
     predict_high: float | None = None
     held_out: list[dict] = field(default_factory=list)
-    sessions_text: str = ""  # Replication.text(): how many sessions, and what predicts
+    sessions_text: str = ""  # Replication.text(): how many sessions
+    sessions_basis: str = ""  # below 3 sessions, what predicts the next (Replication.basis)
     # Sessions on other machine classes, each apart (replication.OtherClass as a dict).
     other_classes: list[dict] = field(default_factory=list)
     languages: tuple[str, str] = ("", "")  # the two sides' servers' languages
@@ -269,6 +270,7 @@ def _sessions_fields(sessions: Replication) -> dict:
         "machine_class": sessions.machine_class,
         "sessions": sessions.sessions,
         "sessions_text": sessions.text(),
+        "sessions_basis": "" if pooled else sessions.basis(),
         "pooled_ratio": pooled.estimate if pooled else None,
         "pooled_low": pooled.low if pooled else None,
         "pooled_high": pooled.high if pooled else None,

@@ -213,7 +213,7 @@ def why(table: pd.DataFrame, names: Mapping[str, str] | None = None) -> str:
             parts.append(f"{(names or {}).get(target, target)} spent {said}")
     if not parts:
         return ""
-    return "Under load (profiled phase), " + "; ".join(parts).replace("%", " %") + "."
+    return "Under load (profiled phase), " + "; ".join(parts) + "."
 
 
 def overhead_table(rows: pd.DataFrame, measured: pd.DataFrame) -> pd.DataFrame:

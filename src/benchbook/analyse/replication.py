@@ -124,23 +124,26 @@ class Replication:
 
     def text(self) -> str:
         """'7 sessions on this machine class', or for fewer than MIN_SESSIONS 'one session:
-        not yet replicated; …' with what its interval is built from."""
+        not yet replicated' (basis() says what its interval is built from)."""
         if self.pooled is not None:
             return f"{self.sessions} sessions on this machine class"
         count = "one session" if self.sessions <= 1 else f"{self.sessions} sessions"
+        return f"{count}: not yet replicated"
+
+    def basis(self) -> str:
+        """What a not-yet-replicated headline's prediction is built from."""
         if self.spread is None:
             return (
-                f"{count}: not yet replicated; no other headline of this kind has two "
-                "sessions, so its interval is this session's rounds alone, which leave out "
-                "how far sessions move"
+                "no other headline of this kind has two sessions, so its interval is this "
+                "session's rounds alone, which leave out how far sessions move"
             )
         others = f"{self.spread.headlines} other headline{'s' if self.spread.headlines > 1 else ''}"
         where = "on this machine class"
         if self.spread.scope != levels.THIS_CLASS:
             where = "on every machine class (no other headline on this class has two sessions)"
         return (
-            f"{count}: not yet replicated; its interval adds how far one session's estimate "
-            f"strays from the next, measured over {others} of this kind {where}"
+            f"from this session's estimate and how far one session strays from the next "
+            f"over {others} of this kind {where}"
         )
 
 
@@ -311,10 +314,10 @@ def replication(
     current = next((r for r in runs if r.get("current")), None)
     if c is None or c.ratio != c.ratio or current is None:
         return Replication(sessions=0 if c is None or c.ratio != c.ratio else 1)
-    # A run that joined no class (UNRECORDED) is a level of its own: never pooled, never
-    # counted as a class.
+    # A run that joined no class (UNRECORDED) is a level of its own: never pooled with
+    # another, never counted as a class.
     same = [r for r in runs if r.get("same_conditions") and r["machine_class"] != UNRECORDED]
-    here = [r for r in same if r["machine_class"] == current["machine_class"]]
+    here = [r for r in same if r["machine_class"] == current["machine_class"]] or [current]
     sessions = [_session(r) for r in here]
     spread = levels.borrowed_spread(
         kinds or {}, current["machine_class"], current.get("headline", "")

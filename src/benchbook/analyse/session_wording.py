@@ -77,9 +77,16 @@ def across(
     ``limit``: whether and why not the speed-reference model applies)."""
     if c is None or sessions.sessions == 0:
         return ""
-    pooled = sessions.pooled
-    if pooled is None:
-        text = f" {sessions.text().capitalize()}."
+    pooled, predicted = sessions.pooled, sessions.predicted
+    if pooled is None and predicted is not None:
+        text = (
+            f" {sessions.text().capitalize()}: the next session should give "
+            f"{fmt.interval(predicted.predict_low, predicted.predict_high)} (95 % prediction "
+            f"interval {sessions.basis()})."
+        )
+        spread = (predicted.predict_low, predicted.predict_high)
+    elif pooled is None:
+        text = f" {sessions.text().capitalize()}; {sessions.basis()}."
         spread = (c.ratio_low, c.ratio_high)
     else:
         text = (
