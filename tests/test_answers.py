@@ -99,3 +99,16 @@ def test_a_pooled_gain_beside_a_session_that_could_not_show_it_says_why() -> Non
     shown = headline(1.30, n="6 rounds", p=0.03, pooled_ratio=1.33, pooled_low=1.27,
                      pooled_high=1.39, sessions=8)  # fmt: skip
     assert answers.fan_out([pooled, shown]).endswith("1.33× (95 % CI 1.27–1.39×).")
+
+
+def test_a_difference_the_interval_cannot_tell_from_none_is_said_to_be_none() -> None:
+    # an interval holding 1 never reads as "took 3.4× the load" or "does not pay"
+    unclear = headline(3.4, significant=False, sides=("Go", "FastAPI"), ci_low=0.906,
+                       ci_high=12.5, ci_level=0.95)  # fmt: skip
+    tail = "A closed loop hid the stall."
+    said = answers.stalls_and_capacity([headline(1.0), unclear], tail)
+    assert "Go against FastAPI: no significant difference (3.4× (95 % CI 0.906–12.5×))" in said
+    assert "took" not in said
+    crossover = headline(0.967, significant=False, ci_low=0.543, ci_high=1.66, ci_level=0.95)
+    said = answers.fan_out([headline(1.0, significant=False), crossover])
+    assert "No significant difference either way" in said and "does not pay" not in said

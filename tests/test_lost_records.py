@@ -9,6 +9,8 @@ import pandas as pd
 from scipy.stats import beta
 
 from benchbook.analyse.lost_records import lost_brief, lost_records, lost_summary
+from benchbook.runs.layout import REPO_ROOT
+from benchbook.runs.store import Run
 
 
 def run(target: str, created, distinct, store, checked, wrong) -> dict:
@@ -198,3 +200,11 @@ def test_page_1_names_who_lost_records_and_counts_the_rest() -> None:
     kept = [run("clean", 300, 300, 300, 300, 0)]
     assert lost_brief(pd.DataFrame(kept)) == "No write setup lost a URL it had confirmed."
     assert lost_brief(pd.DataFrame([{"target": "read", "rps": 1.0}])) == ""
+
+
+def test_page_ones_sentence_names_servers_as_a_reader_knows_them() -> None:
+    # session S9's write runs: two setups lost URLs; no harness label reaches page 1
+    run = Run(REPO_ROOT / "data" / "runs" / "20261127T034447Z-04_url_shortener_post-eaf2")
+    said = lost_brief(run.results())
+    assert "**Go net/http + Redis (two steps), create** lost about" in said
+    assert "go-shortener" not in said and "python-shortener" not in said

@@ -91,9 +91,14 @@ def fan_out(headlines: Sequence[Headline]) -> str:
         )
     else:
         lead = f"Yes, sequential was faster by {figure(pooled)}"
-    pays = "pays" if ahead(crossover) else "does not pay even"
+    if ahead(crossover):
+        pays = "Fan-out pays"
+    elif crossover.significant:
+        pays = "Fan-out does not pay even"
+    else:
+        pays = "No significant difference either way, even"
     return (
-        f"{lead}. Fan-out {pays} with costly lookups on an idle server: "
+        f"{lead}. {pays} with costly lookups on an idle server: "
         f"{figure(crossover)}{pooled_beyond_one_session(crossover)}."
     )
 
@@ -145,8 +150,12 @@ def stalls_and_capacity(headlines: Sequence[Headline], tail: str) -> str:
     for h in headlines[1:]:
         if h.ratio is None:
             parts.append(f"{h.sides[0]} against {h.sides[1]}: {figure(h)}")
-        else:
+        elif h.significant:
             parts.append(f"{h.sides[0]} took {figure(h)} the load of {h.sides[1]}")
+        else:
+            parts.append(
+                f"{h.sides[0]} against {h.sides[1]}: no significant difference ({figure(h)})"
+            )
     return f"{tail} Within the p99 objective, {'; '.join(parts)}."
 
 

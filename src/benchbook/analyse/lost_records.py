@@ -10,6 +10,7 @@ import pandas as pd
 from scipy.stats import binomtest
 
 from benchbook.analyse import formatting as fmt
+from benchbook.analyse.names import reader_name
 from benchbook.runs.sampling import RESOLVE_AT_MOST
 
 
@@ -209,7 +210,8 @@ def lost_brief(results: pd.DataFrame) -> str:
         if e["lost"]:
             about = "" if e["exact"] else "about "
             created = fmt.count(runs["created"].sum())
-            losing.append(f"**{target}** lost {about}{fmt.count(e['lost'])} of {created}")
+            name = reader_name(results, str(target))  # page 1 names servers as readers do
+            losing.append(f"**{name}** lost {about}{fmt.count(e['lost'])} of {created}")
         else:
             clean += 1
             sampled = sampled or not e["exact"]
