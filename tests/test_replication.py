@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from benchbook.analyse import formatting as fmt
 from benchbook.analyse.findings import headline
 from benchbook.analyse.machine_classes import (
     KEEP,
@@ -30,6 +31,7 @@ from benchbook.analyse.replication import (
     machine_class,
     replication,
 )
+from benchbook.analyse.session_wording import brief
 from benchbook.analyse.stats import compare_paired
 from benchbook.render.spread_page import ClassSessions, machine_census
 from benchbook.runs.layout import REPO_ROOT
@@ -347,3 +349,13 @@ def test_runs_of_no_class_are_neither_another_class_nor_counted_across_classes()
     model = replication(c, runs)
     assert [o.machine_class for o in model.others] == [FAMILY_26]
     assert model.sessions == 2 and model.across is None  # two classes: no across-class model
+
+
+def test_a_not_yet_replicated_brief_gives_the_interval_its_verdict_is_judged_on() -> None:
+    c = paired(4.0)
+    kinds = {FAMILY_25: {"other": [2.0, 2.1, 1.9]}}
+    model = replication(c, [session(c.ratio, current=True)], kinds=kinds)
+    said = brief(c, "Go", "FastAPI", "rps", "req/s", None, model)
+    assert model.predicted is not None
+    low, high = model.predicted.predict_low, model.predicted.predict_high
+    assert f"One session: not yet replicated; the next session: {fmt.interval(low, high)}" in said

@@ -34,7 +34,11 @@ def brief(
             "(A/A control)."
         )
     if pooled is None:
-        return verdict(c, a, b, column, unit, brief=True) + f" {sessions.text().capitalize()}."
+        alone = verdict(c, a, b, column, unit, brief=True) + f" {sessions.text().capitalize()}"
+        if sessions.predicted is None:
+            return alone + "."
+        low, high = sessions.predicted.predict_low, sessions.predicted.predict_high
+        return alone + f"; the next session: {fmt.interval(low, high)} (95 % prediction interval)."
     interval = f"95 % CI {fmt.interval(pooled.low, pooled.high)}"
     predicted = f"the next session: {fmt.interval(pooled.predict_low, pooled.predict_high)}"
     over = f"{sessions.sessions} sessions on this machine class"
