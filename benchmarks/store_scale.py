@@ -72,6 +72,7 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="benchbook-bench-store-") as tmp:
         runs, store = Path(tmp) / "runs", Path(tmp) / "store"
+        runs.mkdir()
         originals = copy_sessions(runs_dir(), runs, args.first)
         print("sessions  store update s  analysis via folders s  via store s")
         for count in (len(originals), args.target):

@@ -3,6 +3,7 @@ behind by a redesign and crashed at its first call): a small run of each, real s
 and wrk for the harness's, a few stored sessions for the store's. Their figures are the
 benchmarks' business (make bench-harness, make bench-store), not a test's."""
 
+import os
 import re
 import subprocess
 import sys
@@ -14,8 +15,8 @@ from benchbook.runs.layout import REPO_ROOT
 BENCHMARKS = REPO_ROOT / "benchmarks"
 
 
-def run_script(name: str, *args: str) -> str:
-    done = subprocess.run([sys.executable, str(BENCHMARKS / name), *args],
+def run_script(name: str, *args: str, env: dict[str, str] | None = None) -> str:
+    done = subprocess.run([sys.executable, str(BENCHMARKS / name), *args], env=env,
                           capture_output=True, text=True, timeout=300)  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout
@@ -37,7 +38,10 @@ def test_harness_overhead_measures_pairs_by_hand_and_through_the_harness() -> No
 
 @pytest.mark.slow
 def test_store_scale_times_folders_and_store() -> None:
-    out = run_script("store_scale.py", "--first", "3", "--target", "5")
+    # it only reads the stored runs (copies go to a temporary folder): the committed ones,
+    # not the tests' empty runs folder
+    committed = os.environ | {"BENCHBOOK_RUNS_DIR": str(REPO_ROOT / "data" / "runs")}
+    out = run_script("store_scale.py", "--first", "3", "--target", "5", env=committed)
     rows = [line.split() for line in out.splitlines()[1:]]
     assert [int(row[0]) for row in rows] == [3, 5]
     assert all(float(value) >= 0 for row in rows for value in row[1:])

@@ -83,10 +83,12 @@ def across(
         return ""
     pooled, predicted = sessions.pooled, sessions.predicted
     if pooled is None and predicted is not None:
+        # What it borrows is said once, beside the headline in Appendix B: in every
+        # verdict it would make each conclusion table twice as long.
         text = (
             f" {sessions.text().capitalize()}: the next session should give "
             f"{fmt.interval(predicted.predict_low, predicted.predict_high)} (95 % prediction "
-            f"interval {sessions.basis()})."
+            "interval; Appendix B says what it is built from)."
         )
         spread = (predicted.predict_low, predicted.predict_high)
     elif pooled is None:
