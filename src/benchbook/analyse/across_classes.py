@@ -184,12 +184,11 @@ def statement(
             " Left out in turn, each class was predicted by the speed-reference model "
             f"{errors} for no change."
         )
-    else:
-        side = "; ".join(f"{e.machine_class}: {fmt.ratio(e.estimate)}" for e in estimates)
+    else:  # each class's estimate is already said: this one's above, the others' in text
         text += (
             " The speed-reference model does not beat predicting no change (each class left "
             f"out and predicted from the others: {errors} for no change), so it is not used "
-            f"here; the classes side by side: {side}."
+            "here."
         )
     for other in recorded:
         share = _share(other, other.expected, estimate, spread)
