@@ -900,7 +900,8 @@ def test_the_real_reports_page_1_in_chromium_is_the_chart_of_every_answer(
 def test_the_real_pdf_opens_with_the_chart_and_its_main_body_is_short(committed_report) -> None:
     """Page 1 of the PDF is the chart (each experiment's title, which groups its rows) with
     no validity flag's name on it; the main body — everything before the appendix (its
-    first part, the glossary) — fits in 45 pages."""
+    first part, the glossary) — fits in 47 pages (45 until every verdict also stated the
+    next session's interval and the other machine classes' sessions)."""
     from benchbook.analyse import glossary
 
     document = committed_report[1]
@@ -922,7 +923,7 @@ def test_the_real_pdf_opens_with_the_chart_and_its_main_body_is_short(committed_
         and box.element_tag == "section"
         and "appendix" in (box.element.get("class") or "").split()
     )
-    assert appendix - 1 <= 45, f"the main body has {appendix - 1} pages"
+    assert appendix - 1 <= 47, f"the main body has {appendix - 1} pages"
 
 
 def test_every_link_of_the_committed_report_into_data_runs_resolves() -> None:
