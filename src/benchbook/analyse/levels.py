@@ -128,14 +128,22 @@ def _pool(y: np.ndarray, v: np.ndarray, v_new: float, sessions: int, classes: in
     m, se2, tau2 = _fit(y, v)
     half = _quantile(CONFIDENCE, k - 1) * math.sqrt(se2)
     spread = _quantile(CONFIDENCE, k - 2) * math.sqrt(tau2 + se2 + v_new)
+    return _on_ratio_scale(m, half, spread, sessions, math.sqrt(tau2), classes)
+
+
+def _on_ratio_scale(
+    m: float, half: float, predict: float, sessions: int, tau: float, classes: int = 1
+) -> Pooled:
+    """The log-scale centre m ± half (its interval) and ± predict (the next session's),
+    back on the ratio scale."""
     return Pooled(
         sessions=sessions,
         estimate=math.exp(m),
         low=math.exp(m - half),
         high=math.exp(m + half),
-        predict_low=math.exp(m - spread),
-        predict_high=math.exp(m + spread),
-        tau=math.sqrt(tau2),
+        predict_low=math.exp(m - predict),
+        predict_high=math.exp(m + predict),
+        tau=tau,
         classes=classes,
     )
 
@@ -154,15 +162,7 @@ def _interval(y: np.ndarray, spread: float, df: int, k: int) -> Pooled:
     m = float(y.mean())
     q = _quantile(CONFIDENCE, df)
     half, predict = q * spread / math.sqrt(k), q * spread * math.sqrt(1 + 1 / k)
-    return Pooled(
-        sessions=k,
-        estimate=math.exp(m),
-        low=math.exp(m - half),
-        high=math.exp(m + half),
-        predict_low=math.exp(m - predict),
-        predict_high=math.exp(m + predict),
-        tau=0.0,  # set by the caller that estimates it
-    )
+    return _on_ratio_scale(m, half, predict, k, tau=0.0)  # tau: set by the caller
 
 
 def pooled(sessions: Sequence[Session]) -> Pooled | None:
