@@ -17,6 +17,8 @@ from conftest import descendants
 
 from benchbook import measure
 from benchbook.measure.hosts import addresses, namespaces
+from benchbook.measure.hosts.agent import MARK
+from benchbook.measure.hosts.remote import TAIL_BYTES, AgentSampler
 from benchbook.measure.processes import ManagedProcess
 from benchbook.runs.layout import REPO_ROOT
 
@@ -111,3 +113,15 @@ def test_an_allow_listed_host_without_the_opt_in_is_refused(
             hosts=measure.hosts("ssh", remote="ns-remote"),
         )  # fmt: skip
     assert psutil.Process(sshd.pid).children(recursive=True) == []
+
+
+def test_the_agents_last_sample_is_found_behind_a_burst_of_server_output(tmp_path) -> None:
+    # A server that flushes its access lines in one block can bury the agent's last line
+    # deeper than the tail read first; the sample must still be found, not taken as none
+    # (which recorded a server using 0 % CPU, 2 clean-clone runs in 2 on 2026-11-27).
+    log = tmp_path / "python-hello.log"
+    burst = 'INFO: 127.0.0.1:5000 - "GET / HTTP/1.1" 200 OK\n' * (3 * TAIL_BYTES // 40)
+    log.write_text(f"{MARK} 0.500 1000\n{MARK} 1.250 2048\n" + burst)
+    assert AgentSampler(log)._latest() == (1.25, 2048)
+    log.write_text(burst)
+    assert AgentSampler(log)._latest() is None

@@ -123,6 +123,9 @@ def free_here(port: int) -> bool:
     return True
 
 
+TAIL_BYTES = 8192  # how much of the log's end _latest reads first
+
+
 class AgentSampler:
     """A remote process's CPU and memory, from the agent's lines in its log (sampled on
     the server host every 0.1 s and read here as they arrive): the same figures as
@@ -136,14 +139,21 @@ class AgentSampler:
         self._thread = threading.Thread(target=self._follow, daemon=True)
 
     def _latest(self) -> tuple[float, int] | None:
-        with open(self.log_path, "rb") as log:  # the end only: a server may log a lot
-            log.seek(max(0, log.seek(0, 2) - 8192))
-            text = log.read().decode(errors="replace")
-        for line in reversed(text.splitlines()):
-            fields = line.strip().split()
-            if len(fields) == 3 and fields[0] == MARK:
-                return float(fields[1]), int(fields[2])
-        return None
+        """The newest agent sample in the log, read from its end: 8 KiB first, then ever
+        more, since a server that logs fast (or flushes a buffer of access lines at once)
+        can put more than that after the agent's last line."""
+        with open(self.log_path, "rb") as log:
+            size, tail = log.seek(0, 2), TAIL_BYTES
+            while True:
+                log.seek(max(0, size - tail))
+                lines = log.read().decode(errors="replace").splitlines()
+                for line in reversed(lines if tail >= size else lines[1:]):  # [0]: cut
+                    fields = line.strip().split()
+                    if len(fields) == 3 and fields[0] == MARK:
+                        return float(fields[1]), int(fields[2])
+                if tail >= size:
+                    return None
+                tail *= 8
 
     def _follow(self) -> None:
         while not self._stop.wait(0.05):
