@@ -33,18 +33,24 @@ def test_the_network_notebook_measures_each_delay_and_judges_one_headline_per_se
     assert descendants() == []
 
 
+def near_and_far(a: str, b: str, rps: list[float]) -> pd.DataFrame:
+    """Rows of two targets, 10 in flight, with nothing and with 10 ms added: ``rps`` is a's
+    near and far, then b's."""
+    return pd.DataFrame(
+        {
+            "target": [a, a, b, b],
+            "added_rtt_ms": [0, 10, 0, 10],
+            "rps": rps,
+            "connections": [10] * 4,
+            "flags": [""] * 4,
+        }
+    )
+
+
 def test_littles_law_puts_the_measured_extra_round_trip_into_each_request() -> None:
     """10 in flight, 2 ms per request with nothing added (5,000 req/s): with 10 ms more
     measured on the link, at most 10 / 12 ms = 833 req/s."""
-    rows = pd.DataFrame(
-        {
-            "target": ["a", "a", "b", "b"],
-            "added_rtt_ms": [0, 10, 0, 10],
-            "rps": [5000.0, 800.0, 1000.0, 500.0],
-            "connections": [10, 10, 10, 10],
-            "flags": ["", "", "", ""],
-        }
-    )
+    rows = near_and_far("a", "b", [5000.0, 800.0, 1000.0, 500.0])
     links = pd.DataFrame({"RTT measured, median (ms)": [0.2, 10.2]}, index=pd.Index([0, 10]))
     table = network.littles_law_table(rows, links)
     a_far = table.loc[("a", 10)]
@@ -73,15 +79,7 @@ def test_the_answer_says_the_in_flight_limit_took_the_lead_before_the_link() -> 
     from benchbook.analyse import answers
     from benchbook.analyse.findings import Headline
 
-    rows = pd.DataFrame(
-        {
-            "target": ["go", "go", "py", "py"],
-            "added_rtt_ms": [0, 10, 0, 10],
-            "rps": [6300.0, 812.0, 5000.0, 800.0],
-            "connections": [10, 10, 10, 10],
-            "flags": ["", "", "", ""],
-        }
-    )
+    rows = near_and_far("go", "py", [6300.0, 812.0, 5000.0, 800.0])
     links = pd.DataFrame({"RTT measured, median (ms)": [0.2, 10.4]}, index=pd.Index([0, 10]))
     limit = network.in_flight_limit(rows, links, "go", "py", in_flight=10, wait_ms=1)
     assert limit.near_cap == 10_000 and limit.near_ratio == pytest.approx(1.26)
