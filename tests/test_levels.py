@@ -13,6 +13,7 @@ from benchbook.analyse.levels import (
     THIS_CLASS,
     VARIANCE_FLOOR,
     Session,
+    Spread,
     across_classes,
     borrowed,
     by_class,
@@ -174,7 +175,30 @@ def test_leave_one_out() -> None:
     assert [h.ratio for h in held] == [r for r, *_ in rows]
     assert not held[4].inside and held[4].predict_high < 20.0
     assert all(h.inside == (h.predict_low <= h.ratio <= h.predict_high) for h in held)
-    assert leave_one_out(sessions(rows[:3])) == []
+    assert leave_one_out(sessions(rows[:3])) == []  # two would remain, and nothing to borrow
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_one_or_two_remaining_sessions_predict_the_one_left_out_with_a_borrowed_spread(
+    k: int,
+) -> None:
+    spread = Spread(sd=0.05, df=40, headlines=20, scope=THIS_CLASS)
+    rows = [(r, r * 0.97, r * 1.03, 0.95) for r in (2.0, 2.1, 2.6)[:k]]
+    held = leave_one_out(sessions(rows, "class"), spread)
+    assert len(held) == k and all(h.borrowed and h.machine_class == "class" for h in held)
+    for i, h in enumerate(held):
+        rest = borrowed(sessions(rows[:i] + rows[i + 1 :]), spread)
+        assert rest is not None and (h.predict_low, h.predict_high) == (
+            rest.predict_low,
+            rest.predict_high,
+        )
+    if k == 2:  # ±t(40) · 0.05 · √2 around either holds the other, 4.9 % away
+        assert held[0].inside and held[1].inside
+    else:  # 2.6 is 27 % above the other two's mean: outside ±t(40) · 0.05 · √1.5
+        assert not held[2].inside
+    # from four sessions on the rest pool by their own spread: nothing borrowed
+    four = rows + [(1.9, 1.8, 2.0, 0.95)] * (4 - k)
+    assert not any(h.borrowed for h in leave_one_out(sessions(four), spread))
 
 
 def test_by_class_keeps_first_seen_order() -> None:

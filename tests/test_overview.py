@@ -45,6 +45,11 @@ def test_the_sessions_behind_the_headlines_are_counted() -> None:
     # one or two sessions: a borrowed prediction, but no model of their own
     one = sessions_sentence([{"sessions": 1, "predict_low": 4.0}, {"sessions": 2}])
     assert one.startswith("Every headline rests on fewer than three sessions")
+    two = sessions_sentence([{"sessions": 2, "held_out": [{"inside": True}, {"inside": False}]}])
+    assert two.endswith(
+        "not yet replicated (make replicate adds sessions); left out one at a time, 1 of 2 "
+        "sessions fell inside the interval the others predicted."
+    )
     held = [{"inside": True}] * 6 + [{"inside": False}]
     modelled = {"sessions": 7, "pooled_ratio": 5.0, "predict_low": 4.0, "predict_high": 6.0,
                 "held_out": held}  # fmt: skip

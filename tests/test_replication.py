@@ -326,6 +326,44 @@ def test_the_sessions_page_counts_each_class_and_its_inferred_sessions() -> None
     assert census.unrecorded == 1
 
 
+def test_the_sessions_page_checks_the_rule_on_every_class() -> None:
+    """Each class's held-out sessions are counted on that class, this report's class
+    (held_out) and the others (held_out_elsewhere) alike."""
+
+    def held(cls: str, inside: bool, borrowed: bool = True) -> dict:
+        return {"machine_class": cls, "inside": inside, "borrowed": borrowed}
+
+    runs = [{"run_id": r, "machine_class": cls, "same_conditions": True}
+            for r, cls in (("a", FAMILY_26), ("b", FAMILY_26), ("c", FAMILY_25), ("d", FAMILY_25),
+                           ("e", FAMILY_25), ("f", FAMILY_25))]  # fmt: skip
+    here = [held(FAMILY_26, True), held(FAMILY_26, True)]
+    there = [held(FAMILY_25, True, False)] * 3 + [held(FAMILY_25, False, False)]
+    headlines = [{"label": "x", "spread": runs, "held_out": here, "held_out_elsewhere": there},
+                 {"label": "y", "spread": runs[:2], "held_out": here}]  # fmt: skip
+    census = machine_census([SimpleNamespace(findings=[{"headlines": headlines}])], None)
+    assert census.classes == (
+        ClassSessions(FAMILY_26, 2, 0, held_out=4, inside=4, borrowed=4),
+        ClassSessions(FAMILY_25, 4, 0, held_out=4, inside=3, borrowed=0),
+    )
+    assert (census.inside, census.held_out, census.failing) == (7, 8, ("x",))
+
+
+def test_every_class_is_left_out_session_by_session_with_its_own_borrowed_spread() -> None:
+    c = paired(7.8)
+    runs = [session(7.6, run_id="s0"), session(c.ratio, current=True, run_id="now")]
+    runs += [session(r, cls=FAMILY_26, run_id=f"new-{i}") for i, r in enumerate([6.0, 6.2, 9.9])]
+    # spreads of other headlines of this kind: 2 % on family 25, 1 % on family 26
+    kinds = {FAMILY_25: {"other": [2.0, 2.04, 1.96]}, FAMILY_26: {"other": [3.0, 3.03, 2.97]}}
+    model = replication(c, runs, kinds=kinds)
+    assert [(h.run_id, h.borrowed) for h in model.held_out] == [("s0", True), ("now", True)]
+    assert all(h.inside for h in model.held_out)  # 7.6 and 7.8 lie 2.6 % apart
+    elsewhere = {h.run_id: h for h in model.held_out_elsewhere}
+    assert list(elsewhere) == ["new-0", "new-1", "new-2"]
+    assert all(h.machine_class == FAMILY_26 and h.borrowed for h in elsewhere.values())
+    assert not elsewhere["new-2"].inside  # 9.9 against 6.0 and 6.2 with a 1 % spread
+    assert elsewhere["new-2"].predict_high < 6.5
+
+
 def test_the_judged_interval_does_not_jump_as_agreeing_sessions_are_counted() -> None:
     """What a verdict and the A/A band are read from (findings._control_band): the same for
     1…10 sessions at one ratio, across the step from borrowed to own model at three."""
@@ -358,4 +396,5 @@ def test_a_not_yet_replicated_brief_gives_the_interval_its_verdict_is_judged_on(
     said = brief(c, "Go", "FastAPI", "rps", "req/s", None, model)
     assert model.predicted is not None
     low, high = model.predicted.predict_low, model.predicted.predict_high
-    assert f"One session: not yet replicated; the next session: {fmt.interval(low, high)}" in said
+    expected = f"the next session should give {fmt.interval(low, high)}"
+    assert f"One session: not yet replicated; {expected}" in said

@@ -665,7 +665,8 @@ def test_findings_make_the_summary_an_answer_box_and_a_headline_table(tmp_path: 
     # the brief carries the ratio and its interval, so the cell states them once
     assert headlines.count("8.0–12×") == 1 and "n&nbsp;=&nbsp;5+5" in headlines
     spread = page[page.index('id="spread"') : page.index('id="explorer"')]
-    runs = re.sub(r'<table class="coverage-table">.*?</table>', "", spread, flags=re.S)
+    runs = re.sub(r'<table class="(coverage|held-out)-table">.*?</table>', "", spread, flags=re.S)
+    assert 'class="held-out-table"' in spread  # the rule checked, a row per machine class
     assert runs.count("<tr") == 3 and "93.8 %" in spread and "0.0031×" in spread
     assert spread.count('<table class="coverage-table">') == 2  # the rule's simulation
     assert re.search(r'<svg class="chart spread-plot" role="img"', spread)

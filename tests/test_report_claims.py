@@ -363,10 +363,44 @@ def flame_graphs() -> list[str]:
 
 
 def test_the_html_report_never_points_to_the_html_version() -> None:
-    assert "HTML version" not in body_text()
+    """Not even hidden: the print-only pointers live in the print stylesheet."""
+    body = BeautifulSoup(HTML.read_text(encoding="utf-8"), "html.parser")
+    for style in body.select("style"):
+        style.decompose()
+    assert "HTML version" not in str(body)
 
 
 def test_a_flame_graph_shows_no_control_it_cannot_use() -> None:
     """A 'Search' button printed over every flame graph, in an image nobody can click."""
     graphs = flame_graphs()
     assert not [svg for svg in graphs if ">Search<" in svg or "<script" in svg]
+
+
+# --- the prediction rule, checked on the stored sessions ------------------------------------
+
+HELD = re.compile(r"it held (?P<inside>\d+) of (?P<total>\d+) \((?P<share>\d+) %\)")
+
+
+def test_the_rule_is_checked_on_every_class_with_its_sessions_and_inferred_ones() -> None:
+    """The held-out check the report prints: a row per machine class (sessions pooled, of
+    them inferred, sessions left out, of them from 1–2 sessions, inside), adding up to the
+    total its sentence states."""
+    table = page().select_one("table.held-out-table")
+    assert table is not None
+    rows = [[text_of(td) for td in tr.select("td")] for tr in table.select("tbody tr")]
+    assert rows, "no machine class in the held-out table"
+    inside_total = left_total = 0
+    for name, sessions, inferred, left, borrowed, inside in rows:
+        assert name and int(inferred) <= int(sessions)
+        assert int(borrowed) <= int(left)
+        if int(left):
+            count, share = re.fullmatch(r"(\d+) \((\d+) %\)", inside).groups()  # type: ignore[union-attr]
+            assert int(count) <= int(left) and int(share) == round(100 * int(count) / int(left))
+            inside_total, left_total = inside_total + int(count), left_total + int(left)
+        else:
+            assert inside == "—"
+    note = text_of(page().select_one("p.held-out"))
+    if left_total:
+        held = HELD.search(note)
+        assert held, note
+        assert (int(held["inside"]), int(held["total"])) == (inside_total, left_total)

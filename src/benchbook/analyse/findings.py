@@ -53,7 +53,8 @@ class Headline:
     # The sessions of the same comparison on this session's machine class (this one
     # included) and their model (levels): the pooled estimate with its 95 % interval, the
     # 95 % prediction interval for the next session, and the leave-one-session-out check
-    # (each held-out session: run id, estimate, whether it fell inside); the pooled ones
+    # on this class and on every other (each held-out session: run id, estimate, the rest's
+    # prediction, whether it fell inside, whether that borrowed a spread); the pooled ones
     # None below three sessions, where the prediction borrows the spread of the other
     # headlines of its kind (Replication.predicted) and ``sessions_basis`` says so.
     machine_class: str = ""
@@ -64,6 +65,7 @@ class Headline:
     predict_low: float | None = None
     predict_high: float | None = None
     held_out: list[dict] = field(default_factory=list)
+    held_out_elsewhere: list[dict] = field(default_factory=list)  # other classes' sessions
     sessions_text: str = ""  # Replication.text(): how many sessions
     sessions_basis: str = ""  # below 3 sessions, what predicts the next (Replication.basis)
     # Sessions on other machine classes, each apart (replication.OtherClass as a dict).
@@ -277,6 +279,7 @@ def _sessions_fields(sessions: Replication) -> dict:
         "predict_low": predicted.predict_low if predicted else None,
         "predict_high": predicted.predict_high if predicted else None,
         "held_out": [asdict(h) for h in sessions.held_out],
+        "held_out_elsewhere": [asdict(h) for h in sessions.held_out_elsewhere],
         "other_classes": [asdict(o) for o in sessions.others],
     }
 

@@ -34,7 +34,9 @@ section, and renders the output itself in place as a table of the headlines. Its
           "sessions_text": "7 sessions on this machine class",  # Replication.text()
           "sessions_basis": "",        # below 3 sessions: what the prediction is built from
           "held_out": [{"run_id": "…", "ratio": 5.6, "predict_low": 4.5,
-                        "predict_high": 7.6, "inside": true}],  # leave-one-session-out
+                        "predict_high": 7.6, "inside": true,  # leave-one-session-out
+                        "machine_class": "…", "borrowed": false}],  # 1–2 left: borrowed
+          "held_out_elsewhere": [],    # the same check on every other class's sessions
           "other_classes": [{"machine_class": "…", "sessions": 2, "estimate": 6.1,
                              "low": 6.0, "high": 6.2, "go_s": 0.4, "python_s": 0.36,
                              "expected": 6.5,  # the speed references' prediction

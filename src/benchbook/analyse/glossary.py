@@ -5,7 +5,7 @@ uses (the smallest p-value a design can reach), and each validity flag's meaning
 import math
 
 from benchbook.analyse.flag_wording import FLAG_MEANINGS
-from benchbook.analyse.levels import MIN_HELD_OUT, MIN_SESSIONS
+from benchbook.analyse.levels import MIN_SESSIONS
 from benchbook.analyse.stats import ALPHA, min_detectable_n, min_detectable_pairs
 from benchbook.runs.flags import CLIENT_BOUND_SHARE
 
@@ -129,8 +129,10 @@ def terms() -> list[tuple[str, str]]:
     predicted = (
         "where the next session's estimate on this machine class should land: a range made "
         "by a procedure that, repeated, holds the next session's estimate 95 times in 100; "
-        f"it needs {MIN_SESSIONS} sessions, and the report checks it by leaving out "
-        f"each session of a headline with {MIN_HELD_OUT} or more"
+        f"from {MIN_SESSIONS} sessions on it is built from the headline's own sessions, with "
+        "1 or 2 from how far sessions of other headlines of its kind moved; the report checks "
+        "it by leaving out each stored session in turn and predicting it from the rest of "
+        "its machine class"
     )
     computed = [("prediction interval", predicted), ("p-value", p_value_text())]
     return [*PLAIN_TERMS[:4], *computed, *PLAIN_TERMS[4:]]

@@ -42,7 +42,6 @@ from scipy import optimize, stats
 
 CONFIDENCE = 0.95
 MIN_SESSIONS = 3  # fewer sessions on a class: "not yet replicated", no pooled interval
-MIN_HELD_OUT = 4  # a headline takes part in the leave-one-session-out check from this many
 # The within-session variance of a session whose interval has no width or no coverage: an SD
 # of 0.01 % on the ratio, finer than any headline is read to, yet a finite weight.
 VARIANCE_FLOOR = 1e-8
@@ -243,6 +242,15 @@ def verdict_interval(sessions: Sequence[Session], spread: Spread) -> tuple[float
     return math.exp(m - half), math.exp(m + half)
 
 
+def predicted(sessions: Sequence[Session], spread: Spread | None) -> Pooled | None:
+    """The prediction for the next session at every count: `pooled` from MIN_SESSIONS
+    sessions on, below that `borrowed` with ``spread``; None where neither applies."""
+    fit = pooled(sessions)
+    if fit is None and spread is not None:
+        fit = borrowed(sessions, spread)
+    return fit
+
+
 @dataclass(frozen=True)
 class HeldOut:
     run_id: str
@@ -250,21 +258,29 @@ class HeldOut:
     predict_low: float
     predict_high: float
     inside: bool
+    machine_class: str = ""
+    borrowed: bool = False  # predicted from 1–2 sessions with a borrowed spread
 
 
-def leave_one_out(sessions: Sequence[Session]) -> list[HeldOut]:
-    """Each session judged by the others: refit without it, and whether its estimate lies in
-    that fit's prediction interval. [] below MIN_HELD_OUT usable sessions, where the fits
-    would have fewer than MIN_SESSIONS."""
+def leave_one_out(sessions: Sequence[Session], spread: Spread | None = None) -> list[HeldOut]:
+    """Each session judged by the others (sessions of one class): their prediction for the
+    next session (`predicted`: pooled from MIN_SESSIONS remaining, below that with the
+    borrowed ``spread``), and whether its estimate lies inside. [] below two usable
+    sessions, or where one or two remain and there is no spread to borrow."""
     valid = _valid(sessions)
-    if len(valid) < MIN_HELD_OUT:
-        return []
     held = []
-    for i, s in enumerate(valid):
-        fit = pooled(valid[:i] + valid[i + 1 :])
-        assert fit is not None  # len(valid) - 1 >= MIN_SESSIONS
+    for i, s in enumerate(valid if len(valid) >= 2 else []):
+        rest = valid[:i] + valid[i + 1 :]
+        fit = predicted(rest, spread)
+        if fit is None:
+            return []  # every session leaves as many behind: none can be judged
         low, high = fit.predict_low, fit.predict_high
-        held.append(HeldOut(s.run_id, s.ratio, low, high, fit.holds(s.ratio)))
+        borrowed_rule = len(rest) < MIN_SESSIONS
+        held.append(
+            HeldOut(
+                s.run_id, s.ratio, low, high, fit.holds(s.ratio), s.machine_class, borrowed_rule
+            )
+        )
     return held
 
 

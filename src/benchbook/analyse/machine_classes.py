@@ -21,6 +21,9 @@ from benchbook.store.sessions import SessionSource
 
 # The share of held-out recorded sessions the width must keep in their own class.
 KEEP = 0.95
+# Runs measured before the CPU's identity was recorded (2026-11-25) that join no class
+# (matching_class): each its own session, never pooled as a class.
+UNRECORDED = "CPU identity unrecorded"
 WORKLOADS = ("go_s", "python_s")  # the reference's workloads, as manifests name them
 
 
@@ -180,3 +183,19 @@ def matching_class(
         and stray(record.reference, center(recorded.references)) <= width.width
     ]
     return matches[0] if len(matches) == 1 else ""
+
+
+def attribute_unrecorded(rows: list[dict], records: dict[str, MachineRecord]) -> list[dict]:
+    """Runs without a recorded CPU identity join the one class their CPU model, count and
+    speed reference match (machine_classes.matching_class, with the width the recorded
+    sessions justify), marked ``class_inferred``; else they are UNRECORDED: no class, each
+    its own session. ``records``: every finished run's machine, by run id (machine_records)."""
+    classes = recorded_classes(list(records.values()))
+    width = speed_width(classes)
+    for row in rows:
+        if row["machine_class"]:
+            continue
+        record = records.get(row["run_id"])
+        name = matching_class(record, classes, width) if record else ""
+        row["machine_class"], row["class_inferred"] = name or UNRECORDED, bool(name)
+    return rows

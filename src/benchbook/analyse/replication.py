@@ -21,12 +21,10 @@ import pandas as pd
 from benchbook.analyse import formatting as fmt
 from benchbook.analyse import levels
 from benchbook.analyse.machine_classes import (
-    MachineRecord,
+    UNRECORDED,
+    attribute_unrecorded,
     machine_class,
     machine_records,
-    matching_class,
-    recorded_classes,
-    speed_width,
 )
 from benchbook.analyse.pairing import comparison, count_text, within_band
 from benchbook.analyse.stats import Comparison
@@ -39,9 +37,6 @@ from benchbook.store.sessions import SessionSource
 # the hosts and the link between them.
 # Not the round count, the other targets of the run, or the calibration it read.
 CONDITIONS = ("tools", "loads", "warmup_s", "pinning", "restart", "hosts")
-# Runs measured before the CPU's identity was recorded (2026-11-25) that join no class
-# (machine_classes.matching_class): each its own session, never pooled as a class.
-UNRECORDED = "CPU identity unrecorded"
 
 
 @dataclass(frozen=True)
@@ -76,7 +71,10 @@ class Replication:
     machine_class: str = ""
     sessions: int = 1  # on this class under the same conditions, this one included
     pooled: levels.Pooled | None = None  # own sessions' model; None below levels.MIN_SESSIONS
+    # Each session of this class left out and predicted from the rest (levels.leave_one_out);
+    # the same on every other class, with that class's borrowed spread.
     held_out: tuple[levels.HeldOut, ...] = ()
+    held_out_elsewhere: tuple[levels.HeldOut, ...] = ()
     others: tuple[OtherClass, ...] = ()
     # With sessions on three or more classes: the prediction for a session on a new class.
     across: levels.Pooled | None = None
@@ -272,22 +270,6 @@ def _with_cpu_cost(
     return rows
 
 
-def attribute_unrecorded(rows: list[dict], records: dict[str, MachineRecord]) -> list[dict]:
-    """Runs without a recorded CPU identity join the one class their CPU model, count and
-    speed reference match (machine_classes.matching_class, with the width the recorded
-    sessions justify), marked ``class_inferred``; else they are UNRECORDED: no class, each
-    its own session. ``records``: every finished run's machine, by run id (machine_records)."""
-    classes = recorded_classes(list(records.values()))
-    width = speed_width(classes)
-    for row in rows:
-        if row["machine_class"]:
-            continue
-        record = records.get(row["run_id"])
-        name = matching_class(record, classes, width) if record else ""
-        row["machine_class"], row["class_inferred"] = name or UNRECORDED, bool(name)
-    return rows
-
-
 def _session(row: dict) -> levels.Session:
     return levels.Session(
         ratio=row["ratio"],
@@ -319,21 +301,24 @@ def replication(
     same = [r for r in runs if r.get("same_conditions") and r["machine_class"] != UNRECORDED]
     here = [r for r in same if r["machine_class"] == current["machine_class"]] or [current]
     sessions = [_session(r) for r in here]
-    spread = levels.borrowed_spread(
-        kinds or {}, current["machine_class"], current.get("headline", "")
-    )
+    key = current.get("headline", "")
+    spread = levels.borrowed_spread(kinds or {}, current["machine_class"], key)
     pooled = levels.pooled(sessions)
-    predicted = pooled or (levels.borrowed(sessions, spread) if spread else None)
+    predicted = levels.predicted(sessions, spread)
     estimate = predicted.estimate if predicted else c.ratio
-    others = []
+    others, held_elsewhere = [], []
     for name, members in levels.by_class([_session(r) for r in same if r not in here]).items():
         rows = [r for r in same if r["machine_class"] == name]
         others.append(other_class(name, members, rows, here, estimate, go_side))
+        held_elsewhere += levels.leave_one_out(
+            members, levels.borrowed_spread(kinds or {}, name, key)
+        )
     return Replication(
         machine_class=current["machine_class"],
         sessions=len(sessions),
         pooled=pooled,
-        held_out=tuple(levels.leave_one_out(sessions)),
+        held_out=tuple(levels.leave_one_out(sessions, spread)),
+        held_out_elsewhere=tuple(held_elsewhere),
         others=tuple(others),
         across=levels.across_classes([_session(r) for r in same]),
         spread=spread,

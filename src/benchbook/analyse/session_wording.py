@@ -38,9 +38,9 @@ def brief(
         if sessions.predicted is None:
             return alone + "."
         low, high = sessions.predicted.predict_low, sessions.predicted.predict_high
-        return alone + f"; the next session: {fmt.interval(low, high)} (95 % prediction interval)."
+        return f"{alone}; {next_session(fmt.interval(low, high))} (95 % prediction interval)."
     interval = f"95 % CI {fmt.interval(pooled.low, pooled.high)}"
-    predicted = f"the next session: {fmt.interval(pooled.predict_low, pooled.predict_high)}"
+    predicted = next_session(fmt.interval(pooled.predict_low, pooled.predict_high))
     over = f"{sessions.sessions} sessions on this machine class"
     if not sessions.significant(c):
         return (
@@ -50,10 +50,15 @@ def brief(
     # The intervals on the ranking's own scale: '1.92× lower (… 95 % CI 1.88–1.96×)',
     # never '1.92× lower (95 % CI 0.511–0.532×)'.
     interval = f"95 % CI {ranked_interval(estimate, pooled.low, pooled.high, column, unit)}"
-    predicted = "the next session: " + ranked_interval(
-        estimate, pooled.predict_low, pooled.predict_high, column, unit
+    predicted = next_session(
+        ranked_interval(estimate, pooled.predict_low, pooled.predict_high, column, unit)
     )
     return f"{ranking(estimate, a, b, column, unit)} (over {over}: {interval}; {predicted})."
+
+
+def next_session(interval: str) -> str:
+    """The prediction for the next session, worded one way wherever it is printed."""
+    return f"the next session should give {interval}"
 
 
 def ranked_interval(ratio: float, low: float, high: float, column: str, unit: str = "") -> str:
@@ -85,9 +90,9 @@ def across(
     if pooled is None and predicted is not None:
         # What it borrows is said once, beside the headline in Appendix B: in every
         # verdict it would make each conclusion table twice as long.
+        interval = fmt.interval(predicted.predict_low, predicted.predict_high)
         text = (
-            f" {sessions.text().capitalize()}: the next session should give "
-            f"{fmt.interval(predicted.predict_low, predicted.predict_high)} (95 % prediction "
+            f" {sessions.text().capitalize()}; {next_session(interval)} (95 % prediction "
             "interval; Appendix B says what it is built from)."
         )
         spread = (predicted.predict_low, predicted.predict_high)
@@ -98,7 +103,7 @@ def across(
         text = (
             f" Over {sessions.sessions} sessions on this machine class: "
             f"{fmt.ratio(pooled.estimate)} (95 % CI {fmt.interval(pooled.low, pooled.high)}); "
-            f"the next session should give {fmt.interval(pooled.predict_low, pooled.predict_high)}"
+            f"{next_session(fmt.interval(pooled.predict_low, pooled.predict_high))}"
             " (95 % prediction interval)."
         )
         spread = (pooled.predict_low, pooled.predict_high)

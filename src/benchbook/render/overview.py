@@ -30,8 +30,8 @@ def overview_sentences(sections: Sequence[Section]) -> list[str]:
     figures = published_figures(all_findings)
     if figures:
         sentences.append(
-            f"The articles published {len(figures)} figures, each held against the "
-            "prediction interval for the next session: " + "; ".join(figures) + "."
+            f"The articles published {len(figures)} figures, each held against what this "
+            "machine class measured: " + "; ".join(figures) + "."
         )
     sentences.append(sessions_sentence(headlines))
     return sentences
@@ -124,15 +124,16 @@ def sessions_sentence(headlines: Sequence[dict]) -> str:
     modelled = [h for h in headlines if not missing(h.get("pooled_ratio"))]  # 3+ sessions
     held = [s for h in headlines for s in h.get("held_out") or []]
     if not modelled:
-        return (
+        text = (
             "Every headline rests on fewer than three sessions of this machine class: not "
-            "yet replicated (make replicate adds sessions)."
+            "yet replicated (make replicate adds sessions)"
         )
-    counts = [h.get("sessions") or 1 for h in modelled]
-    text = (
-        f"{len(modelled)} of {len(headlines)} headlines rest on {min(counts)}–{max(counts)} "
-        "sessions of this machine class and give a 95 % prediction interval for the next one"
-    )
+    else:
+        counts = [h.get("sessions") or 1 for h in modelled]
+        text = (
+            f"{len(modelled)} of {len(headlines)} headlines rest on {min(counts)}–{max(counts)} "
+            "sessions of this machine class and give a 95 % prediction interval for the next one"
+        )
     if held:
         inside = sum(1 for s in held if s.get("inside"))
         text += (

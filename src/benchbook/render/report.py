@@ -39,7 +39,6 @@ from benchbook.render.provenance import (
 from benchbook.render.repeated_notes import link_repeated_notes
 from benchbook.render.spread_page import (
     coverage_table,
-    held_out_check,
     machine_census,
     spread_items,
 )
@@ -101,7 +100,6 @@ def render_report(executed: list[Path]) -> str:
             spread=spread_items(sections),
             explorer=explorer_rows(sections),
             explorer_script=SCRIPT,
-            held_out=held_out_check(sections),
             classes=machine_census(sections, stored_width()),
             coverage=coverage_table(),
             not_sessions=not_sessions(),

@@ -16,42 +16,22 @@ from benchbook.render.templates import anchor_id
 
 
 @dataclass(frozen=True)
-class HeldOutCheck:
-    """The report's check of its own prediction rule: every headline with enough sessions
-    refitted without each one, and whether that session's estimate fell inside."""
-
-    inside: int
-    total: int
-    failing: tuple[str, ...]  # labels of headlines with a held-out session outside
-
-    @property
-    def share(self) -> float | None:
-        return self.inside / self.total if self.total else None
-
-
-def held_out_check(sections: Sequence[Section]) -> HeldOutCheck:
-    """Leave-one-session-out over every headline of every section's findings."""
-    inside = total = 0
-    failing = []
-    for section in sections:
-        for findings in section.findings:
-            for headline in findings["headlines"]:
-                held = headline.get("held_out") or []
-                total += len(held)
-                inside += sum(1 for h in held if h.get("inside"))
-                if any(not h.get("inside") for h in held):
-                    failing.append(str(headline.get("label")))
-    return HeldOutCheck(inside, total, tuple(failing))
-
-
-@dataclass(frozen=True)
 class ClassSessions:
-    """The sessions pooled on one machine class over the report's headlines, and how many
-    of them joined it by their CPU model, count and speed (no recorded CPU identity)."""
+    """The sessions pooled on one machine class over the report's headlines, how many of
+    them joined it by their CPU model, count and speed (no recorded CPU identity), and the
+    prediction rule checked on them: each session of each headline left out in turn and
+    predicted from the rest of the class (levels.leave_one_out)."""
 
     machine_class: str
     sessions: int
     inferred: int
+    held_out: int = 0  # sessions left out, over every headline with 2 or more here
+    inside: int = 0  # of them, inside the rest's prediction for the next session
+    borrowed: int = 0  # of them, predicted from 1–2 sessions with a borrowed spread
+
+    @property
+    def share(self) -> float | None:
+        return self.inside / self.held_out if self.held_out else None
 
 
 @dataclass(frozen=True)
@@ -66,42 +46,70 @@ class MachineCensus:
     # left out (across_classes.check_over), and how many headlines that is.
     across: Check | None = None
     across_headlines: int = 0
+    failing: tuple[str, ...] = ()  # headlines where a held-out session fell outside
+
+    @property
+    def held_out(self) -> int:
+        return sum(c.held_out for c in self.classes)
+
+    @property
+    def inside(self) -> int:
+        return sum(c.inside for c in self.classes)
 
 
 def machine_census(sections: Sequence[Section], width: SpeedWidth | None) -> MachineCensus:
     """The distinct sessions of each class that some headline pools (measured under its
-    conditions), inferred ones counted apart, over every section's findings."""
+    conditions), inferred ones counted apart, and the leave-one-session-out check on each
+    class, over every section's findings."""
     pooled: dict[str, set[str]] = {}
     inferred: dict[str, set[str]] = {}
+    held: dict[str, list[dict]] = {}
     alone: set[str] = set()
-    for section in sections:
-        for findings in section.findings:
-            for headline in findings["headlines"]:
-                for run in headline.get("spread") or []:
-                    name = run.get("machine_class")
-                    if name == UNRECORDED:
-                        alone.add(run["run_id"])
-                    elif name and run.get("same_conditions"):
-                        pooled.setdefault(name, set()).add(run["run_id"])
-                        if run.get("class_inferred"):
-                            inferred.setdefault(name, set()).add(run["run_id"])
+    failing = []
+    for headline in _headlines(sections):
+        for run in headline.get("spread") or []:
+            name = run.get("machine_class")
+            if name == UNRECORDED:
+                alone.add(run["run_id"])
+            elif name and run.get("same_conditions"):
+                pooled.setdefault(name, set()).add(run["run_id"])
+                if run.get("class_inferred"):
+                    inferred.setdefault(name, set()).add(run["run_id"])
+        checks = [*(headline.get("held_out") or []), *(headline.get("held_out_elsewhere") or [])]
+        for one in checks:
+            held.setdefault(one.get("machine_class", ""), []).append(one)
+        if any(not c.get("inside") for c in checks):
+            failing.append(str(headline.get("label")))
     counts = tuple(
-        ClassSessions(name, len(runs), len(inferred.get(name, ()))) for name, runs in pooled.items()
+        ClassSessions(
+            name,
+            len(runs),
+            len(inferred.get(name, ())),
+            held_out=len(held.get(name, [])),
+            inside=sum(1 for c in held.get(name, []) if c.get("inside")),
+            borrowed=sum(1 for c in held.get(name, []) if c.get("borrowed")),
+        )
+        for name, runs in pooled.items()
     )
     predicted = [h for h in _across(sections) if check(classes(*h))]
-    return MachineCensus(counts, len(alone), width, check_over(predicted), len(predicted))
+    return MachineCensus(
+        counts, len(alone), width, check_over(predicted), len(predicted), tuple(failing)
+    )
+
+
+def _headlines(sections: Sequence[Section]) -> list[dict]:
+    """Every headline of every section's findings, in report order."""
+    return [h for s in sections for findings in s.findings for h in findings["headlines"]]
 
 
 def _across(sections: Sequence[Section]) -> list[tuple[str, float, list[OtherClass]]]:
     """Every headline's class, estimate and other classes."""
     found = []
-    for section in sections:
-        for findings in section.findings:
-            for headline in findings["headlines"]:
-                estimate = headline.get("pooled_ratio") or headline.get("ratio")
-                others = [OtherClass(**o) for o in headline.get("other_classes") or []]
-                if estimate and others:
-                    found.append((headline.get("machine_class", ""), estimate, others))
+    for headline in _headlines(sections):
+        estimate = headline.get("pooled_ratio") or headline.get("ratio")
+        others = [OtherClass(**o) for o in headline.get("other_classes") or []]
+        if estimate and others:
+            found.append((headline.get("machine_class", ""), estimate, others))
     return found
 
 
