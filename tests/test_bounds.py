@@ -3,6 +3,7 @@ bound that only shows the load tool's limit is not printed as a bound: construct
 sessions, as replication.spread's rows carry them."""
 
 import math
+from dataclasses import replace
 
 import pandas as pd
 import pytest
@@ -98,3 +99,7 @@ def test_a_bound_from_a_run_where_the_tool_gave_out_among_the_other_sides_runs_i
     clear = results({"go": [12000.0, 15481, 16500, 16500], "py": [5667.0, 4099, 3936, 6468]})
     h = bound_headline("go vs py", clear, "go", "py", ("Go", "FastAPI"), why, "rps")
     assert h.ratio == pytest.approx(12000 / 6468) and "at least" in h.brief
+    h = replace(h, sides=("Go", "FastAPI"))  # as headline() names them
+    tail = answers.stalls_and_capacity([h, h], "Stalls.")
+    assert "Go took at least 1.86× (one session) the load of FastAPI" in tail
+    assert "no significant difference" not in tail  # a bound is not "no difference"

@@ -171,6 +171,11 @@ def test_every_at_least_is_followed_by_its_bound() -> None:
 # --- every technical term used is in the glossary ------------------------------------------
 
 
+def test_a_bound_is_never_called_no_difference() -> None:
+    """'no significant difference (at least 1.86×)' says two things at once."""
+    assert not re.search(r"no significant difference \(at least", body_text(), re.I)
+
+
 def test_every_technical_term_the_report_uses_is_in_its_glossary() -> None:
     explained = {text_of(dt) for dt in page().select("#glossary dt")}
     used = [
@@ -378,7 +383,7 @@ def test_a_flame_graph_shows_no_control_it_cannot_use() -> None:
 
 # --- the prediction rule, checked on the stored sessions ------------------------------------
 
-HELD = re.compile(r"it held (?P<inside>\d+) of (?P<total>\d+) \((?P<share>\d+) %\)")
+HELD = re.compile(r"it held (?P<inside>\d+) of (?P<total>\d+) \((?P<share>\d+) %; 95 % CI")
 
 
 def test_the_rule_is_checked_on_every_class_with_its_sessions_and_inferred_ones() -> None:

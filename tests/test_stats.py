@@ -2,8 +2,9 @@
 
 import numpy as np
 import pytest
+from scipy import stats as scipy_stats
 
-from benchbook.analyse.stats import compare, min_detectable_n, summarize
+from benchbook.analyse.stats import compare, min_detectable_n, share_interval, summarize
 
 
 @pytest.mark.parametrize(
@@ -78,3 +79,20 @@ def test_the_ratio_is_the_estimate_its_interval_belongs_to() -> None:
 def test_no_verdict_without_runs_on_both_sides(a, b) -> None:
     with pytest.raises(ValueError, match="a verdict needs runs on both sides"):
         compare(a, b)
+
+
+@pytest.mark.parametrize(("k", "n"), [(73, 80), (0, 12), (12, 12), (1, 2)])
+def test_a_shares_interval_puts_2_5_percent_of_the_binomial_beyond_each_end(k: int, n: int) -> None:
+    """Clopper–Pearson by its definition: at the upper end, k or fewer is 2.5 % likely; at
+    the lower end, k or more is; an end at 0 or 1 where k is 0 or n."""
+    low, high = share_interval(k, n)
+    assert low <= k / n <= high
+    if k < n:
+        assert scipy_stats.binom.cdf(k, n, high) == pytest.approx(0.025, abs=1e-6)
+    else:
+        assert high == 1.0
+    if k > 0:
+        assert scipy_stats.binom.sf(k - 1, n, low) == pytest.approx(0.025, abs=1e-6)
+    else:
+        assert low == 0.0
+    assert share_interval(0, 0) == (0.0, 1.0)

@@ -150,7 +150,7 @@ def stalls_and_capacity(headlines: Sequence[Headline], tail: str) -> str:
     for h in headlines[1:]:
         if h.ratio is None:
             parts.append(f"{h.sides[0]} against {h.sides[1]}: {figure(h)}")
-        elif h.significant:
+        elif h.significant or h.reproduced_why == LOWER_BOUND:  # a bound is a difference
             parts.append(f"{h.sides[0]} took {figure(h)} the load of {h.sides[1]}")
         else:
             parts.append(

@@ -7,10 +7,10 @@ import math
 import re
 
 import pandas as pd
-from scipy.stats import binomtest
 
 from benchbook.analyse import formatting as fmt
 from benchbook.analyse.names import reader_name
+from benchbook.analyse.stats import share_interval
 from benchbook.runs.sampling import RESOLVE_AT_MOST
 
 
@@ -62,10 +62,10 @@ def _lost_estimate(runs: pd.DataFrame) -> dict[str, float | int | bool]:
             estimate, low, high = estimate + w, low + w, high + w
             continue
         sampled_runs += 1
-        ci = binomtest(w, n).proportion_ci(confidence_level=0.95, method="exact")
+        share_low, share_high = share_interval(w, n)
         estimate += run_own * w / n
-        low += max(w, run_own * ci.low)
-        high += min(run_own - (n - w), run_own * ci.high)
+        low += max(w, run_own * share_low)
+        high += min(run_own - (n - w), run_own * share_high)
     return {
         "duplicates": duplicates,
         "wrong": wrong,

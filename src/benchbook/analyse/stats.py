@@ -114,6 +114,17 @@ def _critical_rank(n: int, m: int, confidence: float) -> tuple[int, float]:
     return max(k, 1), confidence
 
 
+def share_interval(
+    successes: int, trials: int, confidence: float = CONFIDENCE
+) -> tuple[float, float]:
+    """The exact (Clopper–Pearson) interval of a share successes / trials, as independent
+    trials: (0, 1) without any."""
+    if trials == 0:
+        return 0.0, 1.0
+    ci = scipy_stats.binomtest(successes, trials).proportion_ci(confidence, method="exact")
+    return float(ci.low), float(ci.high)
+
+
 def log_ratio_variance(log_a: np.ndarray, log_b: np.ndarray, paired: bool) -> float:
     """The variance of a session's log ratio, from its runs: var(d) / n over the n paired
     per-round log ratios d, or var(log a) / n_a + var(log b) / n_b for runs compared as two

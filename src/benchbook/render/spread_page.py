@@ -10,6 +10,7 @@ from benchbook.analyse import interval_coverage, plots
 from benchbook.analyse.across_classes import Check, check, check_over, classes
 from benchbook.analyse.machine_classes import SpeedWidth
 from benchbook.analyse.replication import UNRECORDED, OtherClass
+from benchbook.analyse.stats import share_interval
 from benchbook.render.notebook_html import Section
 from benchbook.render.svg import svg_inline
 from benchbook.render.templates import anchor_id
@@ -55,6 +56,11 @@ class MachineCensus:
     @property
     def inside(self) -> int:
         return sum(c.inside for c in self.classes)
+
+    @property
+    def share_interval(self) -> tuple[float, float]:
+        """The 95 % interval of the share inside, the checks taken as independent."""
+        return share_interval(self.inside, self.held_out)
 
 
 def machine_census(sections: Sequence[Section], width: SpeedWidth | None) -> MachineCensus:
