@@ -26,7 +26,7 @@ from benchbook.measure.registry import Registry, Target
 from benchbook.measure.reuse import fingerprint, reuse_enabled, stored_run_with
 from benchbook.measure.rounds import Rounds, verify_instance
 from benchbook.measure.run_store import Run
-from benchbook.measure.runlock import machine_lock
+from benchbook.runs.runlock import machine_lock
 from benchbook.measure.servers import build_server
 from benchbook.measure.targets import extra_columns
 from benchbook.measure.tools import versions

@@ -43,7 +43,7 @@ from benchbook.measure.profilers.python import PySpy
 from benchbook.measure.registry import ServerSpec
 from benchbook.measure.rounds import verify_instance
 from benchbook.measure.run_store import Run
-from benchbook.measure.runlock import machine_lock
+from benchbook.runs.runlock import machine_lock
 from benchbook.measure.targets import load_plan
 from benchbook.measure.tools.base import LoadPlan
 from benchbook.runs.durations import parse_duration

@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchbook.measure.runlock import MachineBusy
+from benchbook.runs.runlock import MachineBusy
 from benchbook.runs.layout import runs_dir
 from benchbook.store.build import rebuild, update
 from benchbook.store.compact import PackingError, compact

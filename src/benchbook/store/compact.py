@@ -21,7 +21,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchbook.measure.runlock import machine_lock
+from benchbook.runs.runlock import machine_lock
 from benchbook.runs.manifest import COMPLETED, UNRECORDED
 from benchbook.runs.outputs import (
     ARCHIVE,
