@@ -130,4 +130,3 @@ def test_the_contract_that_guards_the_tool_modules_lists_every_one() -> None:
     modules_ = {m for m in on_disk if not m.startswith("_")} | {module_name(n) for n in TOOLS}
     missing = {f"benchbook.measure.tools.{m}" for m in modules_} - listed
     assert missing == set(), "add them to the contract's forbidden_modules in pyproject.toml"
-

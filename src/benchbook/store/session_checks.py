@@ -64,7 +64,9 @@ def _parsed(folder: Path, raw: Path, parse: Callable[[str], dict[str, Any]]) -> 
     try:
         return parse(outputs.read_text(raw))
     except ValueError as error:  # the reader's own: an output it cannot read
-        raise SessionFileError(f"{folder.name}: raw output {raw} cannot be read ({error})") from None
+        raise SessionFileError(
+            f"{folder.name}: raw output {raw} cannot be read ({error})"
+        ) from None
 
 
 def _check_packed(folder: Path) -> None:

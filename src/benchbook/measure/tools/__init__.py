@@ -4,8 +4,11 @@ A tool module holds everything about its tool — its load type, its command, th
 of its raw output into the core columns, the flags only it can raise, its version, and
 how notebook 00 calibrates it — and ends with ``TOOL = ToolEntry(…)``. The rest of the
 harness reaches tools only through ``TOOLS`` and ``tool(name, …)``: adding a tool is
-adding a module here, and its name to benchbook.runs.columns.LOAD_TOOLS (what stored rows
-name, which the analysis reads).
+adding a module here, its name to benchbook.runs.columns.LOAD_TOOLS (what stored rows
+name, which the analysis reads) and its module to the import contract in pyproject.toml
+(tests/test_architecture.py checks both). Its entry also says how to check it is
+installed and which tracked file pins its version, which is what a run's reuse key reads
+of it (benchbook.measure.reuse).
 """
 
 import importlib
@@ -73,8 +76,8 @@ class ToolEntry:
     # stored run that stands in for one (reuse).
     installed: Callable[[], object] | None = None
     pinned: VersionPin | None = None  # None: no tracked file pins it (its name stands in)
-    # Tracked folders beyond its module that shape its load (relative to the repository):
-    # go-bench's client is a package of the servers' Go module.
+    # Tracked files and folders beyond its module that shape its load (relative to the
+    # repository): go-bench's client is a package of the servers' Go module.
     sources: tuple[str, ...] = ()
 
 

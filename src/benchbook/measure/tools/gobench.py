@@ -391,7 +391,8 @@ TOOL = ToolEntry(
     version=go_version,
     installed=benchstat_path,
     pinned=VersionPin("servers/go/go.mod", "go"),  # the Go its client is built with
-    sources=("servers/go",),
+    # Its client: the benchmarks in governance/bench, the packages they import, the pins.
+    sources=("servers/go/governance", "servers/go/go.mod", "servers/go/go.sum"),
     capabilities=Capabilities(measures_together=True),
     about="Go's own benchmarks: a compiled client timing calls one by one",
 )
