@@ -2,7 +2,6 @@
 experiment's key holds its parameters, the machine and the code its plan goes through
 (benchbook.measure.reuse), so an edit re-measures only the experiments that use it."""
 
-import importlib.util
 import shutil
 import subprocess
 import sys
@@ -328,16 +327,3 @@ def test_a_comment_keeps_what_a_file_does_and_code_changes_it(
     assert edit[0] in source
     measured.write_text(source.replace(*edit))
     assert (reuse.what_it_does(measured) != before) is remeasures
-
-
-def test_the_readme_says_what_an_edit_re_measures_as_the_keys_do(monkeypatch) -> None:
-    """The README's table is benchmarks/edit_remeasures.py's output on the stored runs."""
-    monkeypatch.setenv("BENCHBOOK_RUNS_DIR", str(REPO_ROOT / "data" / "runs"))  # read only
-    script = REPO_ROOT / "benchmarks" / "edit_remeasures.py"
-    spec = importlib.util.spec_from_file_location("edit_remeasures", script)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    assert module.table() in (REPO_ROOT / "README.md").read_text(), (
-        "run `python benchmarks/edit_remeasures.py` and put its table in the README"
-    )
