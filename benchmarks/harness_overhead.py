@@ -14,9 +14,11 @@ import re
 import subprocess
 import tempfile
 from contextlib import ExitStack
+from dataclasses import replace
 from pathlib import Path
 
 from benchbook.analyse.stats import summarize
+from benchbook.measure.calibration import latest_ceilings
 from benchbook.measure.hosts.placement import LOCAL
 from benchbook.measure.instances import start_instance
 from benchbook.measure.measured_run import measure_run
@@ -54,6 +56,7 @@ def main() -> None:
                            repetitions=args.pairs, server_params=None, records=0,
                            pin_cpus=True, verify=True, restart=False, control=None,
                            hosts=LOCAL, registry=registry)  # fmt: skip
+    plan = replace(plan, ceilings=latest_ceilings())  # read when measuring, as run_experiment does
     config, pinning = plan.configs[0], plan.pinning
     run = Run.create("harness_overhead", {"load": vars(args)})
     logs = Path(os.environ["BENCHBOOK_RUNS_DIR"])

@@ -2,11 +2,12 @@
 and functions, load tools as plug-ins that nothing else names, a table that finds them."""
 
 import ast
+import tomllib
 from pathlib import Path
 
 import pytest
 
-from benchbook.measure.tools import TOOLS, capabilities, spreading_tools, tool
+from benchbook.measure.tools import TOOLS, capabilities, module_name, spreading_tools, tool
 from benchbook.runs.columns import LOAD_TOOLS
 from benchbook.runs.layout import REPO_ROOT
 
@@ -112,3 +113,20 @@ def test_declared_capabilities_are_what_the_loads_implement(name: str) -> None:
     for member in ("servers", "measure_together"):
         assert hasattr(load, member) == declared.measures_together, member
     assert (name in spreading_tools()) == declared.spreads_over_hosts
+
+
+def contract(name: str) -> dict:
+    with open(REPO_ROOT / "pyproject.toml", "rb") as f:
+        contracts = tomllib.load(f)["tool"]["importlinter"]["contracts"]
+    (found,) = [c for c in contracts if c["name"] == name]
+    return found
+
+
+def test_the_contract_that_guards_the_tool_modules_lists_every_one() -> None:
+    """import-linter checks only the modules a contract names, so a tool module missing
+    from the list could be imported past the tools table without a failure."""
+    listed = set(contract("only measure.tools reaches the tool modules")["forbidden_modules"])
+    on_disk = {p.stem for p in TOOLS_DIR.glob("*.py")} - {"__init__", "base"}
+    modules_ = {m for m in on_disk if not m.startswith("_")} | {module_name(n) for n in TOOLS}
+    missing = {f"benchbook.measure.tools.{m}" for m in modules_} - listed
+    assert missing == set(), "add them to the contract's forbidden_modules in pyproject.toml"

@@ -24,7 +24,9 @@ def run_script(name: str, *args: str, env: dict[str, str] | None = None) -> str:
 
 def test_every_benchmark_script_has_a_smoke_test() -> None:
     scripts = {p.name for p in BENCHMARKS.glob("*.py")}
-    assert scripts == {"harness_overhead.py", "store_scale.py"}, "add the new one below"
+    assert scripts == {"edit_remeasures.py", "harness_overhead.py", "store_scale.py"}, (
+        "add the new one below"
+    )
 
 
 @pytest.mark.slow
@@ -45,3 +47,13 @@ def test_store_scale_times_folders_and_store() -> None:
     rows = [line.split() for line in out.splitlines()[1:]]
     assert [int(row[0]) for row in rows] == [3, 5]
     assert all(float(value) >= 0 for row in rows for value in row[1:])
+
+
+def test_edit_remeasures_prints_the_readmes_table() -> None:
+    # The README's "What an edit re-measures" is this script's output on the committed runs.
+    committed = os.environ | {"BENCHBOOK_RUNS_DIR": str(REPO_ROOT / "data" / "runs")}
+    table = run_script("edit_remeasures.py", env=committed).strip()
+    assert table.startswith("| Edit | Notebooks measured again | Experiments |")
+    assert table in (REPO_ROOT / "README.md").read_text(), (
+        "run `python benchmarks/edit_remeasures.py` and put its table in the README"
+    )

@@ -250,7 +250,8 @@ def test_a_real_profiled_phase_on_a_python_and_a_go_server(
 
     run = measure.run("profiled", ["go-hello", "python-hello"],
                       measure.tool("wrk", connections=10, threads=1, duration="1s"),
-                      warmup="0s", repetitions=1, control="go-hello")  # fmt: skip
+                      warmup="0s", repetitions=1, control="go-hello",
+                      profiled=True)  # fmt: skip
     rows = profiling.profile(run, window="1s")
     assert [r["target"] for r in rows] == ["go-hello", "python-hello"]  # no A/A copy
     assert descendants() == [], "a profiler or server outlived the profiled phase"
@@ -338,7 +339,7 @@ def _runner(out: Path, server: str) -> None:
     os.environ["BENCHBOOK_SPEED_REFERENCE"] = "0"
     run = measure.run("profiled_interrupt", [server],
                       measure.tool("wrk", connections=10, threads=1, duration="1s"),
-                      warmup="0s", repetitions=1)  # fmt: skip
+                      warmup="0s", repetitions=1, profiled=True)  # fmt: skip
     profiling.profile(run, window="60s")
     print("the profiled phase ended without an interrupt", flush=True)
 

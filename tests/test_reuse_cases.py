@@ -10,6 +10,7 @@ from benchbook.measure.run_store import Run
 
 PARAMS = {"targets": ["go-hello"], "loads": [{"connections": 2}], "repetitions": 1}
 RUN_ID = "20261123T120000Z-reuse_cases-aaaa"
+CODE = {"harness": "the same code"}
 HERE = provenance.machine()
 ELSEWHERE = {  # another machine differs in at least one identifying key
     "hostname": "another-host",
@@ -20,13 +21,6 @@ ELSEWHERE = {  # another machine differs in at least one identifying key
     "cpu": {**HERE["cpu"], "family": str(int(HERE["cpu"]["family"]) + 1)},
     "boot_id": "0123456789abcdef",  # another machine of this kind, or another boot
 }
-
-
-@pytest.fixture(autouse=True)
-def _fixed_code(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The measuring code's digest, held still: src/ may be edited while tests run, and
-    the code's own share of the fingerprint is tested in tests/test_reuse.py."""
-    monkeypatch.setattr(reuse, "code_digest", lambda: "the same code")
 
 
 def on_machine(monkeypatch: pytest.MonkeyPatch, machine: dict) -> None:
@@ -48,8 +42,9 @@ def store(runs_dir, run_id: str, fingerprint: str, completed: bool = True) -> Ru
 
 
 def key(params: dict | None = None) -> str:
-    """The fingerprint of this experiment with ``params`` (PARAMS unless given), here."""
-    return reuse.fingerprint("reuse_cases", PARAMS if params is None else params)
+    """The fingerprint of this experiment with ``params`` (PARAMS unless given), here, its
+    code held still (the code's own share is tested in tests/test_reuse.py)."""
+    return reuse.experiment_key("reuse_cases", PARAMS if params is None else params, CODE)
 
 
 def test_the_same_experiment_on_the_same_machine_is_reused(runs_dir) -> None:

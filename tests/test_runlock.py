@@ -7,7 +7,7 @@ import pytest
 from conftest import descendants
 
 from benchbook import measure
-from benchbook.measure.runlock import MachineBusy, machine_lock
+from benchbook.runs.runlock import MachineBusy, machine_lock
 
 WAIT_S = 30  # the longest any step here waits: a test that hangs is a failure
 

@@ -9,7 +9,7 @@ import re
 import pytest
 from conftest import SAMPLES
 
-from benchbook.measure.tools.wrk import WrkError, parse_wrk_output
+from benchbook.runs.wrk_output import WrkOutputError, parse_wrk_output
 
 
 def sample(name: str) -> str:
@@ -67,5 +67,5 @@ def test_timeouts_are_counted_and_leave_no_invented_latency() -> None:
 
 def test_output_without_the_reporter_line_is_refused() -> None:
     text = "\n".join(line for line in sample("normal").splitlines() if "BENCHBOOK" not in line)
-    with pytest.raises(WrkError, match="wrk_report.lua"):
+    with pytest.raises(WrkOutputError, match="wrk_report.lua"):
         parse_wrk_output(text)

@@ -1,4 +1,5 @@
-"""Measuring: everything a stored run depends on (its content is the run-reuse key).
+"""Measuring: everything a stored run depends on (what a plan touches of it is its
+run-reuse key: reuse).
 
 The front doors a notebook uses: ``run`` (an experiment), ``tool`` (the loads of one load
 tool, from the plug-in table ``tools.TOOLS``), ``hosts`` (where servers and load tools

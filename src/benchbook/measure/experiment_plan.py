@@ -56,11 +56,17 @@ class ExperimentPlan:
     warmup_s: float
     repetitions: int
     pinning: Pinning
-    ceilings: Ceilings
+    # The load tools' ceilings each row's headroom is relative to; None until the run
+    # measures (orchestration reads the latest calibration's then: a stored run that
+    # stands in for this one needs none).
+    ceilings: Ceilings | None = None
     records: int = 1
     verify: bool = True
     restart: bool = True
     hosts: HostsPlan = LOCAL
+    # A profiled phase follows the rounds (profiling.profile): its profilers are then
+    # part of the run's reuse key.
+    profiled: bool = False
 
     # Worked out once from the fields above (see __post_init__).
     targets: tuple[Target, ...] = field(init=False, repr=False)
@@ -90,11 +96,19 @@ class ExperimentPlan:
                     )
 
     @property
+    def measured_ceilings(self) -> Ceilings:
+        """The ceilings the rows are measured against, read before the rounds start."""
+        if self.ceilings is None:
+            raise RuntimeError(f"{self.experiment}: measuring before its ceilings were read")
+        return self.ceilings
+
+    @property
     def tools(self) -> list[LoadTool]:
         return list(dict.fromkeys(c.tool for c in self.configs))
 
     def parameters(self) -> dict[str, object]:
-        """What the run is measured with: stored in its manifest, part of its reuse key."""
+        """What the run is measured with, stored in its manifest: all but the calibration
+        (the ceilings, once read) are part of its reuse key (reuse.key_parameters)."""
         params: dict[str, object] = {
             "targets": [t.label for t in self.targets],
             "tools": sorted({tool.setting for tool in self.tools}),
@@ -107,12 +121,13 @@ class ExperimentPlan:
             "pinning": asdict(self.pinning),
             "verify_servers": self.verify,
             "registry": repo_relative(self.registry.path),
-            "calibration": {
-                "run_id": self.ceilings.run_id,
-                "ceilings_rps": self.ceilings.by_setting,
-            },  # fmt: skip
             "restart": self.restart,
         }
+        if self.ceilings is not None:
+            params["calibration"] = {
+                "run_id": self.ceilings.run_id,
+                "ceilings_rps": self.ceilings.by_setting,
+            }  # fmt: skip
         if self.hosts.kind != "local":
             params["hosts"] = self.hosts.params()
         return params

@@ -51,7 +51,7 @@ def measure_run(
     instance.reset(plan.records)
     load = load_plan(instance, config.target, sends, capture_dir)
     before = instance.store_count() if load.capture_status else None
-    pinning, ceilings = plan.pinning, plan.ceilings
+    pinning, ceilings = plan.pinning, plan.measured_ceilings
     try:
         result, usage, problems_during = _loaded(instance, config, load, requests, raw_prefix,
                                                  pinning)  # fmt: skip

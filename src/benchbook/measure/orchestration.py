@@ -11,9 +11,11 @@ import os
 import tempfile
 from collections.abc import Mapping
 from contextlib import ExitStack
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from benchbook.measure.calibration import latest_ceilings
 from benchbook.measure.experiment_plan import ExperimentPlan, PlannedRun
 from benchbook.measure.hosts.bring_up import placed
 from benchbook.measure.hosts.placement import LOCAL, HostsPlan
@@ -26,10 +28,10 @@ from benchbook.measure.registry import Registry, Target
 from benchbook.measure.reuse import fingerprint, reuse_enabled, stored_run_with
 from benchbook.measure.rounds import Rounds, verify_instance
 from benchbook.measure.run_store import Run
-from benchbook.measure.runlock import machine_lock
 from benchbook.measure.servers import build_server
 from benchbook.measure.targets import extra_columns
-from benchbook.measure.tools import versions
+from benchbook.measure.tools import require_installed, versions
+from benchbook.runs.runlock import machine_lock
 
 SPEED_RUNS = 2  # of each reference workload, before and after an experiment (~5 s in all)
 
@@ -54,6 +56,7 @@ def run(
     hosts: HostsPlan = LOCAL,
     registry: Registry | None = None,
     names: Names | None = None,
+    profiled: bool = False,
 ) -> PlannedRun:
     """Measure every target of ``servers`` under every load of ``tools``, ``repetitions``
     times, interleaved (see run_experiment).
@@ -71,14 +74,15 @@ def run(
     ``hosts`` (``measure.hosts(…)``): where servers and load tools run and the link
     between them; loopback by default. ``names``: the notebook's parameter for a setting
     it passes under another name (``{"workers": "python_workers"}``), which a refusal
-    then names.
+    then names. ``profiled``: a profiled phase follows (profiling.profile), so its
+    profilers are part of the run's reuse key.
     """
     with named_as(names):
         plan = plan_experiment(
             experiment, servers, tools, variants=variants, paths=paths, requests=requests,
             mix=mix, warmup=warmup, repetitions=repetitions, server_params=server_params,
             records=records, pin_cpus=pin_cpus, verify=verify, restart=restart,
-            control=control, hosts=hosts, registry=registry,
+            control=control, hosts=hosts, registry=registry, profiled=profiled,
         )  # fmt: skip
     return run_experiment(plan)
 
@@ -91,14 +95,15 @@ def run_experiment(plan: ExperimentPlan) -> PlannedRun:
     Rounds make drift on a shared machine hit every configuration alike, and let a
     comparison pair two configurations measured seconds apart. Targets on the same server
     instance (server, variant, swept parameters) share one server process. Only one
-    experiment measures on a machine at a time (runlock). A stored run measured with
-    the same code, parameters and machine stands in when reuse is on (reuse). Each
-    row's ``headroom`` is relative to the plan's ceilings (see calibration). The hosts'
-    description is in the manifest, and on loopback (the default) the parameters are as
-    they always were.
+    experiment measures on a machine at a time (runlock). When reuse is on, a stored run
+    with the plan's key (reuse: its parameters, the code it touches, the machine) stands
+    in, found before anything is looked for, built or read: no load tool, no server
+    build, no calibration. Each row's ``headroom`` is relative to the latest calibration's
+    ceilings, read when the run measures (see calibration) and stored with its params.
+    The hosts' description is in the manifest, and on loopback (the default) the
+    parameters are as they always were.
     """
-    params = plan.parameters()
-    key = fingerprint(plan.experiment, params)
+    key = fingerprint(plan)
     if reuse_enabled() and (stored := stored_run_with(key)):
         print(
             f"{plan.experiment}: reusing run {stored.name}, measured with the same code, "
@@ -106,10 +111,13 @@ def run_experiment(plan: ExperimentPlan) -> PlannedRun:
             flush=True,
         )
         return PlannedRun(stored, plan)
+    require_installed(sorted({tool.name for tool in plan.tools}))
+    if plan.ceilings is None:
+        plan = replace(plan, ceilings=latest_ceilings())
     with machine_lock(plan.experiment) as lock:
         created = Run.create(
             plan.experiment,
-            params=params,
+            params=plan.parameters(),
             fingerprint=key,
             extra_columns=extra_columns(plan.registry, list(plan.targets), plan.tools),
             tool_versions=versions(sorted({tool.name for tool in plan.tools})),

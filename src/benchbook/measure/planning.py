@@ -9,7 +9,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import cast
 
-from benchbook.measure.calibration import latest_ceilings
 from benchbook.measure.experiment_plan import Config, ExperimentPlan
 from benchbook.measure.hosts.placement import HostsPlan
 from benchbook.measure.params import SettingError, require_int
@@ -43,9 +42,11 @@ def plan_experiment(
     control: str | None,
     hosts: HostsPlan,
     registry: Registry | None,
+    profiled: bool = False,
 ) -> ExperimentPlan:
     """The plan of ``measure.run``'s arguments (see its docstring), or the SettingError
-    that names the first value refused."""
+    that names the first value refused. Nothing here runs or looks for a load tool, a
+    build or the calibration: a stored run may stand in for the plan (reuse)."""
     if not isinstance(hosts, HostsPlan):
         raise SettingError("hosts", f"{hosts!r}; give measure.hosts('local' | 'netns' | 'ssh', …)")
     registry = registry or Registry.load()
@@ -63,11 +64,11 @@ def plan_experiment(
         warmup_s=warmup_seconds(warmup),
         repetitions=require_int("repetitions", repetitions, 1),
         pinning=plan_pinning(bool(pin_cpus)),
-        ceilings=latest_ceilings(),
         records=require_int("records", records, 0),
         verify=verify,
         restart=restart,
         hosts=hosts,
+        profiled=profiled,
     )
 
 

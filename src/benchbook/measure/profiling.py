@@ -20,8 +20,9 @@ The profilers, one module per language in ``measure/profilers/``:
   turned into folded stacks with ``go tool pprof -raw``.
 
 A notebook calls ``profiling.profile(run, targets=…, window=…)`` with the run
-``measure.run`` returned: that run carries its experiment's plan (servers, loads,
-pinning), which the phase starts from.
+``measure.run(…, profiled=True)`` returned: that run carries its experiment's plan
+(servers, loads, pinning), which the phase starts from, and its reuse key holds this
+module and the profilers of its servers' languages.
 ``BENCHBOOK_PROFILED_PHASE=0`` skips the phase (a stored profiled phase is still read).
 """
 
@@ -43,11 +44,11 @@ from benchbook.measure.profilers.python import PySpy
 from benchbook.measure.registry import ServerSpec
 from benchbook.measure.rounds import verify_instance
 from benchbook.measure.run_store import Run
-from benchbook.measure.runlock import machine_lock
 from benchbook.measure.targets import load_plan
 from benchbook.measure.tools.base import LoadPlan
 from benchbook.runs.durations import parse_duration
 from benchbook.runs.layout import BUILD_BIN, repo_relative
+from benchbook.runs.runlock import machine_lock
 
 PROFILED_CSV = "profiled.csv"
 PROFILES_DIR = "profiles"
@@ -72,6 +73,12 @@ def profile(run: Run, targets: Sequence[str] | None = None, window: object = "3s
         raise ValueError(
             f"profile: {run.run_id} has no profiled phase, and it was not measured with "
             "measure.run in this session; call measure.run first"
+        )
+    if not run.plan.profiled:
+        raise ValueError(
+            f"profile: {run.run_id} was planned without a profiled phase; pass "
+            "profiled=True to measure.run, so that its profilers are part of the run's reuse "
+            "key (a stored run then stands in only with the profilers it was profiled with)"
         )
     if (hosts := run.manifest()["params"].get("hosts")) is not None:
         raise ValueError(

@@ -7,8 +7,8 @@ import sys
 import time
 from pathlib import Path
 
-from benchbook.measure.runlock import MachineBusy
 from benchbook.runs.layout import runs_dir
+from benchbook.runs.runlock import MachineBusy
 from benchbook.store.build import rebuild, update
 from benchbook.store.compact import PackingError, compact
 from benchbook.store.session_checks import SessionFileError

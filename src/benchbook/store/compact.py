@@ -21,7 +21,6 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchbook.measure.runlock import machine_lock
 from benchbook.runs.manifest import COMPLETED, UNRECORDED
 from benchbook.runs.outputs import (
     ARCHIVE,
@@ -35,6 +34,7 @@ from benchbook.runs.outputs import (
     read_archive,
     sha256,
 )
+from benchbook.runs.runlock import machine_lock
 from benchbook.runs.store import RunStore
 
 # Scripts handed to load tools (wrk's Lua, bombardier's body templates): shared by content.

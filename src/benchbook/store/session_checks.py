@@ -6,16 +6,16 @@ a cheap parser equal what that parser reads from their raw output."""
 import csv
 import json
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from benchbook.measure.tools.wrk import Wrk, parse_wrk_output
-from benchbook.runs import outputs
+from benchbook.runs import outputs, wrk_output
 from benchbook.runs.manifest import COMPLETED, migrate
 
 # Raw outputs the import can re-parse cheaply, by the row's tool: the parser's columns must
 # equal the row's.
-REPARSERS = {Wrk.name: parse_wrk_output}
+REPARSERS = {wrk_output.TOOL: wrk_output.parse_wrk_output}
 
 
 class SessionFileError(ValueError):
@@ -60,6 +60,15 @@ def _same(row: dict[str, str], parsed: dict[str, Any]) -> bool:
     return True
 
 
+def _parsed(folder: Path, raw: Path, parse: Callable[[str], dict[str, Any]]) -> dict[str, Any]:
+    try:
+        return parse(outputs.read_text(raw))
+    except ValueError as error:  # the reader's own: an output it cannot read
+        raise SessionFileError(
+            f"{folder.name}: raw output {raw} cannot be read ({error})"
+        ) from None
+
+
 def _check_packed(folder: Path) -> None:
     """Every file the run's outputs.json lists reads back with its size and sha256."""
     try:
@@ -91,7 +100,7 @@ def check_run(folder: Path) -> None:
         if not outputs.exists(raw):
             raise SessionFileError(f"{folder.name}: rows reference a missing raw output {raw}")
         parse = REPARSERS.get(row.get("tool", ""))
-        if parse and not _same(row, parse(outputs.read_text(raw))):
+        if parse and not _same(row, _parsed(folder, raw, parse)):
             raise SessionFileError(f"{folder.name}: a row does not match its raw output {raw}")
     planned = _planned(manifest)
     invocations = len({(row.get("repetition"), row.get("raw_path")) for row in rows})

@@ -4,14 +4,19 @@ A tool module holds everything about its tool — its load type, its command, th
 of its raw output into the core columns, the flags only it can raise, its version, and
 how notebook 00 calibrates it — and ends with ``TOOL = ToolEntry(…)``. The rest of the
 harness reaches tools only through ``TOOLS`` and ``tool(name, …)``: adding a tool is
-adding a module here, and its name to benchbook.runs.columns.LOAD_TOOLS (what stored rows
-name, which the analysis reads).
+adding a module here, its name to benchbook.runs.columns.LOAD_TOOLS (what stored rows
+name, which the analysis reads) and its module to the import contract in pyproject.toml
+(tests/test_architecture.py checks both). Its entry also says how to check it is
+installed and which tracked file pins its version, which is what a run's reuse key reads
+of it (benchbook.measure.reuse).
 """
 
 import importlib
 import pkgutil
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from benchbook.measure.params import Names, named_as
 from benchbook.measure.tools.base import LoadTool
@@ -40,6 +45,25 @@ class Capabilities:
 
 
 @dataclass(frozen=True)
+class VersionPin:
+    """Where a tool's version is pinned in a tracked file: the line of ``file`` (relative
+    to the repository) that starts with ``package`` and then its version, as go.mod
+    (``github.com/tsenart/vegeta/v12 v12.12.0``) and requirements.txt (``locust==2.47.0``)
+    write it. It stands for the tool in a run's reuse key, read without running the tool
+    (benchbook.measure.reuse)."""
+
+    file: str
+    package: str
+
+    def version(self, root: Path) -> str:
+        text = (root / self.file).read_text()
+        found = re.search(rf"^[ \t]*{re.escape(self.package)}(?:==|[ \t]+)(\S+)", text, re.M)
+        if found is None:
+            raise ValueError(f"{self.file}: no version pinned for {self.package}")
+        return found.group(1)
+
+
+@dataclass(frozen=True)
 class ToolEntry:
     name: str  # as rows name it (the ``tool`` column)
     make: Callable[..., list[LoadTool]]  # keyword settings → one load each (lists sweep)
@@ -47,6 +71,14 @@ class ToolEntry:
     capabilities: Capabilities  # what its loads do beyond LoadTool
     calibration: Calibration | None = None  # None: its rows have no headroom, said why
     about: str = ""  # one line for error messages and the README
+    # Raises the error that says how to install the tool when it is missing: called
+    # before an experiment that measures with it starts anything, never on the way to a
+    # stored run that stands in for one (reuse).
+    installed: Callable[[], object] | None = None
+    pinned: VersionPin | None = None  # None: no tracked file pins it (its name stands in)
+    # Tracked files and folders beyond its module that shape its load (relative to the
+    # repository): go-bench's client is a package of the servers' Go module.
+    sources: tuple[str, ...] = ()
 
 
 def _discover() -> dict[str, ToolEntry]:
@@ -105,3 +137,19 @@ def versions(names: list[str]) -> dict[str, str]:
         except Exception as error:  # provenance must never stop a measurement
             found[name] = f"unavailable ({error})"
     return found
+
+
+def require_installed(names: list[str]) -> None:
+    """Each named tool is installed, or its error says how to install it: checked before
+    an experiment starts anything (a tool's loads are made without looking for it, so
+    that a stored run can stand in for an experiment on a machine without the tool)."""
+    for name in names:
+        if (check := entry(name).installed) is not None:
+            check()
+
+
+def module_name(name: str) -> str:
+    """The module of a tool in this package (``gobench`` for go-bench): its companion
+    files here are named after it (``wrk_report.lua``, ``_locustfile.py``), as is its
+    stored-output reader in benchbook.runs (``wrk_output``)."""
+    return entry(name).make.__module__.rsplit(".", 1)[1]

@@ -31,7 +31,7 @@ from typing import Any
 
 from benchbook.measure.hosts.addresses import require_allowed
 from benchbook.measure.params import as_list, require_int
-from benchbook.measure.tools import Calibration, Capabilities, ToolEntry
+from benchbook.measure.tools import Calibration, Capabilities, ToolEntry, VersionPin
 from benchbook.measure.tools.base import (
     ErrorKinds,
     LoadPlan,
@@ -318,7 +318,6 @@ def _counts(connections: object) -> list[int]:
 def loads(connections: object, duration: object, timeout: object = "2s") -> list[Bombardier]:
     """One bombardier load per connection count: ``connections`` is 50, [10, 100] or
     "10,100"; ``duration`` and ``timeout`` as '10s', '500ms' or seconds."""
-    bombardier_path()  # fail now, not after the servers started, if it is not built
     return [
         Bombardier(BombardierLoad.from_params(count, duration, timeout))
         for count in _counts(connections)
@@ -334,6 +333,8 @@ TOOL = ToolEntry(
     name="bombardier",
     make=loads,
     version=bombardier_version,
+    installed=bombardier_path,
+    pinned=VersionPin("servers/go/tools/go.mod", "github.com/codesenberg/bombardier"),
     capabilities=Capabilities(),
     calibration=Calibration(
         server="go-hello", loads=calibration_loads, defaults={"connections": 50}

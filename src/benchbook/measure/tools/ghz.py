@@ -24,7 +24,7 @@ from typing import Any
 
 from benchbook.measure.hosts.addresses import require_allowed
 from benchbook.measure.params import counts, require_int
-from benchbook.measure.tools import Calibration, Capabilities, ToolEntry
+from benchbook.measure.tools import Calibration, Capabilities, ToolEntry, VersionPin
 from benchbook.measure.tools.base import (
     LoadPlan,
     LoadRequest,
@@ -210,7 +210,7 @@ def ghz_command(address: str, request: LoadRequest, load: GrpcLoad, calls: int) 
         raise ValueError(f"ghz sends gRPC calls; {request.name} is {request.method}")
     body = (request.body or "{}").replace("{unique}", "{{newUUID}}")
     return [
-        str(built_tool("ghz")), "--insecure", "--proto", str(REPO_ROOT / request.proto),
+        str(ghz_path()), "--insecure", "--proto", str(REPO_ROOT / request.proto),
         "--call", request.path, "-d", body, "-c", str(load.concurrency), "-n", str(calls),
         "--connections", str(load.connections), "--timeout", f"{load.timeout_s:g}s",
         "-O", "json", address,
@@ -270,15 +270,18 @@ def loads(
 ) -> list[Ghz]:
     """ghz with ``calls`` unary calls of the target's gRPC request, ``concurrency`` at a
     time (one level, a list, or "1,16"), over ``connections`` HTTP/2 connections."""
-    built_tool("ghz")  # fail now, not after the servers started, if ghz is not built
     return [
         Ghz(GrpcLoad.from_params(c, calls, connections, timeout))
         for c in counts("concurrency", concurrency)
     ]
 
 
+def ghz_path() -> Path:
+    return built_tool("ghz")
+
+
 def ghz_version() -> str:
-    return go_binary_version(built_tool("ghz"))
+    return go_binary_version(ghz_path())
 
 
 def calibration_loads(duration: object, concurrency: object, calls_per_s: object) -> list[Ghz]:
@@ -293,6 +296,8 @@ TOOL = ToolEntry(
     name="ghz",
     make=loads,
     version=ghz_version,
+    installed=ghz_path,
+    pinned=VersionPin("servers/go/tools/go.mod", "github.com/bojand/ghz"),
     capabilities=Capabilities(),
     calibration=Calibration(
         "go-governance-grpc",

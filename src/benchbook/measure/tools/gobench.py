@@ -23,7 +23,7 @@ from benchbook.measure.instances import Instance, slug
 from benchbook.measure.pinning import Pinning
 from benchbook.measure.registry import Target
 from benchbook.measure.run_store import Run
-from benchbook.measure.tools import Capabilities, ToolEntry
+from benchbook.measure.tools import Capabilities, ToolEntry, VersionPin
 from benchbook.measure.tools.base import Finished, LoadToolError, run_to_files
 from benchbook.runs.layout import BUILD_BIN, GO_MODULE, built_tool, repo_relative
 
@@ -367,12 +367,16 @@ def loads(
         raise ValueError("backends: none given, e.g. {'go': {'http': 'go-governance-http'}}")
     if not bench:
         raise ValueError("bench: give a -bench pattern, e.g. 'Ops|ParallelHealth'")
-    built_tool("benchstat")  # its cross-check of these rows: fail now, not after measuring
     variables = tuple(sorted((env or {}).items()))
     return [
         GoBench(GoBenchLoad(label, tuple(servers.items()), bench, package, benchtime, variables))
         for label, servers in backends.items()
     ]
+
+
+def benchstat_path() -> Path:
+    """benchstat, which cross-checks go-bench's rows (`make setup` builds it)."""
+    return built_tool("benchstat")
 
 
 def go_version() -> str:
@@ -385,6 +389,10 @@ TOOL = ToolEntry(
     name=TOOL_NAME,
     make=loads,
     version=go_version,
+    installed=benchstat_path,
+    pinned=VersionPin("servers/go/go.mod", "go"),  # the Go its client is built with
+    # Its client: the benchmarks in governance/bench, the packages they import, the pins.
+    sources=("servers/go/governance", "servers/go/go.mod", "servers/go/go.sum"),
     capabilities=Capabilities(measures_together=True),
     about="Go's own benchmarks: a compiled client timing calls one by one",
 )

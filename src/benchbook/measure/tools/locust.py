@@ -19,7 +19,7 @@ from benchbook.measure.params import as_list, counts, require_choice, require_in
 from benchbook.measure.pinning import load_cores
 from benchbook.measure.sampling import cpu_seconds_between
 from benchbook.measure.servers import free_port
-from benchbook.measure.tools import Calibration, Capabilities, ToolEntry
+from benchbook.measure.tools import Calibration, Capabilities, ToolEntry, VersionPin
 from benchbook.measure.tools.base import (
     Finished,
     Job,
@@ -385,6 +385,7 @@ TOOL = ToolEntry(
     name="locust",
     make=loads,
     version=locust_version,
+    pinned=VersionPin("requirements.txt", "locust"),
     capabilities=Capabilities(spreads_over_hosts=True),
     calibration=Calibration(
         "go-hello",

@@ -19,7 +19,7 @@ from benchbook.measure.flags import number
 from benchbook.measure.hosts.addresses import require_allowed
 from benchbook.measure.hosts.exposure import LoadHost
 from benchbook.measure.params import require_int
-from benchbook.measure.tools import Calibration, Capabilities, ToolEntry
+from benchbook.measure.tools import Calibration, Capabilities, ToolEntry, VersionPin
 from benchbook.measure.tools.base import (
     Job,
     LoadPlan,
@@ -247,7 +247,6 @@ def loads(
     timeout: object = "10s",
 ) -> list[Vegeta]:
     """vegeta at each rate (requests per second: one, or a list), an open loop."""
-    vegeta_path()  # fail now, not after the servers started, if vegeta is not built
     rates = rate if isinstance(rate, list | tuple) else [rate]
     return [
         Vegeta(OpenLoopLoad.from_params(r, duration, max_workers, max_connections, timeout))
@@ -269,6 +268,8 @@ TOOL = ToolEntry(
     name="vegeta",
     make=loads,
     version=vegeta_version,
+    installed=vegeta_path,
+    pinned=VersionPin("servers/go/tools/go.mod", "github.com/tsenart/vegeta/v12"),
     capabilities=Capabilities(spreads_over_hosts=True),
     calibration=Calibration(
         "go-hello", calibration_loads, {"rate": 60_000, "max_connections": 100}

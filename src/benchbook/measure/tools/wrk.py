@@ -2,7 +2,8 @@
 
 The run's stdout is written straight to a file, and only then parsed, so a parse
 failure never loses a measurement. Latency comes from our Lua ``done()`` reporter
-(microseconds in wrk; milliseconds in our rows).
+(microseconds in wrk; milliseconds in our rows), read by benchbook.runs.wrk_output, which
+the store shares to re-check a stored row against its raw output.
 """
 
 import json
@@ -25,12 +26,12 @@ from benchbook.measure.tools.base import (
     require_exit,
     run_to_files,
 )
-from benchbook.runs.columns import CORE_PERCENTILES, percentile_column
 from benchbook.runs.durations import parse_duration
+from benchbook.runs.wrk_output import TOOL as TOOL_NAME
+from benchbook.runs.wrk_output import WrkOutputError, parse_wrk_output
 
 REPORTER = Path(__file__).with_name("wrk_report.lua")
 PLAN_SCRIPT = Path(__file__).with_name("wrk_plan.lua")
-MARKER = "BENCHBOOK_WRK "
 # wrk stops itself after -d; past this much more (plus its --timeout), it is hung.
 DEADLINE_GRACE_S = 15.0
 
@@ -197,43 +198,6 @@ def uncorrected_percentiles(
     return found
 
 
-def parse_wrk_output(text: str) -> dict[str, float | int | None]:
-    """The measurement columns of a tidy row, from wrk's output with our reporter's line.
-
-    wrk counts statuses above 399 as ``errors.status`` (our ``non_2xx``) and still counts
-    those responses in its request total; requests slower than ``--timeout`` are only
-    counted as timeouts and are missing from the latency histogram.
-    """
-    lines = [line for line in text.splitlines() if line.startswith(MARKER)]
-    if len(lines) != 1:
-        raise WrkError(
-            f"expected one '{MARKER.strip()}' line from the Lua reporter, found {len(lines)}; "
-            "was wrk run with -s wrk_report.lua?"
-        )
-    data = json.loads(lines[0][len(MARKER) :])
-    duration_s = data["duration_us"] / 1e6
-    lat = data["latency_us"]
-
-    def ms(us: float | None) -> float | None:
-        return None if us is None else us / 1000
-
-    return {
-        "duration_s": duration_s,
-        "requests": data["requests"],
-        "rps": data["requests"] / duration_s,
-        "bytes_per_s": data["bytes"] / duration_s,
-        "lat_mean_ms": ms(lat["mean"]),
-        "lat_stdev_ms": ms(lat["stdev"]),
-        **{percentile_column(s): ms(lat["percentiles"][f"{100 * s:g}"]) for s in CORE_PERCENTILES},
-        "lat_max_ms": ms(lat["max"]),
-        "err_connect": data["errors"]["connect"],
-        "err_read": data["errors"]["read"],
-        "err_write": data["errors"]["write"],
-        "err_timeout": data["errors"]["timeout"],
-        "non_2xx": data["errors"]["status"],
-    }
-
-
 @dataclass(frozen=True)
 class Wrk(ToolDefaults):
     """wrk as a LoadTool: a closed loop of ``load.connections`` connections. With
@@ -242,7 +206,7 @@ class Wrk(ToolDefaults):
 
     load: ClosedLoopLoad
     uncorrected: bool = False
-    name = "wrk"
+    name = TOOL_NAME
     closed_loop = True
 
     @property
@@ -307,7 +271,10 @@ class Wrk(ToolDefaults):
             script.write_text(dump + think + text)
         finished = run_wrk(host + path, self.load, raw_path, cpus, duration_s, script)
         output = raw_path.read_text(errors="replace")
-        measured = parse_wrk_output(output)
+        try:
+            measured = parse_wrk_output(output)
+        except WrkOutputError as error:
+            raise WrkError(f"{error} (its output: {raw_path})") from None
         if self.uncorrected:
             measured |= uncorrected_percentiles(
                 output, self.load.connections, round(measured["duration_s"] * 1e6),
@@ -329,7 +296,6 @@ def loads(
     (wrk's Lua ``delay()``: a closed loop at roughly connections ÷ think requests per
     second). ``uncorrected`` adds the percentiles of what wrk timed before its
     coordinated-omission fill-in (uncorrected_percentiles)."""
-    wrk_path()  # fail now, not after the servers started, if wrk is missing
     return [
         Wrk(ClosedLoopLoad.from_params(c, threads, duration, timeout, think), bool(uncorrected))
         for c in counts("connections", connections)
@@ -342,9 +308,10 @@ def calibration_loads(duration: object, connections: object) -> list[Wrk]:
 
 
 TOOL = ToolEntry(
-    name="wrk",
+    name=TOOL_NAME,
     make=loads,
     version=wrk_version,
+    installed=wrk_path,
     capabilities=Capabilities(),
     calibration=Calibration("go-hello", calibration_loads, {"connections": 50}),
     about="closed loop, C with Lua scripts (Debian's wrk 4.1)",

@@ -3,6 +3,10 @@
 Two experiments at once (``make -j``, or a ``make run`` beside a ``make report``) would
 put two loads on the same pinned CPUs and corrupt both without a trace in either. The
 second one waits, saying which run holds the machine, or stops with that message.
+
+It lives with the run format because both sides of it hold the lock: measure while it
+measures or profiles, store while it packs finished runs (store imports nothing of
+measure).
 """
 
 import fcntl
