@@ -205,6 +205,32 @@ def test_without_the_renderer_a_profile_has_no_flame_graph_and_says_why(
     assert "No flame graphs: inferno-flamegraph was not built" in shown[-1].data
 
 
+def test_a_target_whose_language_declares_no_profiler_is_named_with_why(tmp_path: Path) -> None:
+    import pandas as pd
+
+    from benchbook.analyse import profiles
+    from benchbook.measure import profiling
+
+    folded_sample(tmp_path, "python-hello")
+    why = "no profiler reads its stacks here"
+    profiling.write_rows(tmp_path / profiling.PROFILED_CSV, [
+        {"target": "python-hello", "server": "python-hello", "profiler": "py-spy",
+         "rps_while_profiled": 900.0, "window_s": 1.0, "samples": 100, "profiler_errors": 0,
+         "folded": "profiles/python-hello.folded", "svg": ""},
+        # as profiling.profile_one stores a target whose language declares none
+        {"target": "zig-hello", "server": "zig-hello", "profiler": "", "unprofiled_because": why,
+         "window_s": 1.0, "samples": 0, "folded": "", "svg": ""},
+    ])  # fmt: skip
+    shown = profiles.section(tmp_path, "02_hello_world_locust")
+    assert [type(item).__name__ for item in shown][:2] == ["Markdown", "Styler"]
+    assert shown[1].data.columns.tolist() == ["python-hello"]  # its shares only
+    assert shown[-1].data == f"zig-hello was not profiled: {why}."
+    measured = pd.DataFrame({"target": ["python-hello", "zig-hello"], "rps": [1000.0, 2000.0]})
+    overhead = profiles.details(tmp_path, measured)[1].data
+    assert overhead.index.tolist() == ["python-hello"]
+    assert profiles.answer_sentence(tmp_path).startswith("Under load (profiled phase), FastAPI")
+
+
 @pytest.mark.skipif(
     not FLAMEGRAPH.exists(),
     reason="inferno-flamegraph is not built here: `make flamegraph` builds it (`make report` "

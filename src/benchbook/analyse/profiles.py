@@ -163,12 +163,32 @@ def profiled_rows(runs: object) -> pd.DataFrame:
     frames = []
     for path in paths:
         if (path / "profiled.csv").exists():
-            rows = pd.read_csv(path / "profiled.csv", dtype={"svg": str}).fillna({"svg": ""})
+            rows = pd.read_csv(path / "profiled.csv", dtype={"svg": str, "folded": str})
+            rows = rows.fillna({"svg": "", "folded": ""})
             # The files where the run is now (it may have been copied since it was measured).
             for column in ("folded", "svg"):
                 rows[column] = [_here(path, stored) for stored in rows[column]]
             frames.append(rows)
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def with_profiles(rows: pd.DataFrame) -> pd.DataFrame:
+    """The rows of targets that were profiled (a language may declare no profiler)."""
+    if "unprofiled_because" not in rows:
+        return rows
+    return rows[rows["unprofiled_because"].fillna("") == ""]
+
+
+def not_profiled(rows: pd.DataFrame) -> str:
+    """'Rust hyper (tokio, 1 thread) was not profiled: <why>.' for each target whose
+    language declares no profiler, as its language says why ('' when none)."""
+    if "unprofiled_because" not in rows:
+        return ""
+    missing = rows[rows["unprofiled_because"].fillna("") != ""]
+    return " ".join(
+        f"{titled(row.target, row.server)} was not profiled: {row.unprofiled_because}."
+        for row in missing.itertuples()
+    )
 
 
 def _here(run_dir: Path, stored: str) -> str:
@@ -283,12 +303,17 @@ def method_note() -> str:
 
 def section(runs: object, experiment: str) -> list[object]:
     """What a notebook's "Where the time goes" section displays, in order: the share
-    table, the sentence, and the article's claimed causes against them."""
+    table, the sentence, the article's claimed causes against them, and which targets
+    were not profiled, and why."""
     from IPython.display import Markdown
 
-    rows = profiled_rows(runs)
-    if rows.empty:
+    recorded = profiled_rows(runs)
+    if recorded.empty:
         return [Markdown("No profiled phase was recorded with this run.")]
+    unprofiled = [Markdown(note)] if (note := not_profiled(recorded)) else []
+    rows = with_profiles(recorded)
+    if rows.empty:
+        return unprofiled
     table = share_table(rows)
     shares_index = [c for c in table.index if c != "samples"]
     shown: list[object] = [
@@ -308,7 +333,7 @@ def section(runs: object, experiment: str) -> list[object]:
             Markdown("The article's causes, against the profiles:"),
             claims.style.hide(axis="index"),
         ]
-    return shown
+    return shown + unprofiled
 
 
 def details(runs: object, measured: pd.DataFrame) -> list[object]:
@@ -316,7 +341,7 @@ def details(runs: object, measured: pd.DataFrame) -> list[object]:
     each flame graph with a caption."""
     from IPython.display import SVG, Markdown
 
-    rows = profiled_rows(runs)
+    rows = with_profiles(profiled_rows(runs))
     if rows.empty:
         return []
     shown: list[object] = [
@@ -350,7 +375,7 @@ def details(runs: object, measured: pd.DataFrame) -> list[object]:
 
 def answer_sentence(runs: object) -> str:
     """The sentence a notebook appends to its findings' answer ('' without profiles)."""
-    rows = profiled_rows(runs)
+    rows = with_profiles(profiled_rows(runs))
     return why(share_table(rows), reader_names(rows)) if not rows.empty else ""
 
 

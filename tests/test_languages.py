@@ -1,0 +1,144 @@
+"""A language is a plug-in: declared once in the registry ([languages.<name>] in
+servers/servers.toml) with how it is built, profiled and drawn, and read from there by
+the harness (benchbook.measure.languages), the analysis and the report
+(benchbook.runs.languages) alike; no other module names a language."""
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from benchbook.analyse import chart_style
+from benchbook.analyse.findings import _go_side
+from benchbook.measure.languages import Toolchain, missing_toolchains
+from benchbook.measure.profiling import PROFILERS
+from benchbook.measure.registry import Registry
+from benchbook.measure.servers import ServerStartError, build_server
+from benchbook.runs.languages import load_languages
+from benchbook.runs.layout import REPO_ROOT
+
+ABSENT = "benchbook-no-such-compiler"  # a program no PATH holds
+
+GO = """
+[languages.go]
+title = "Go"
+kind = "compiled"
+garbage_collector = true
+colours = ["#1565c0"]
+toolchain = { program = "go", install = "Go" }
+profiler = { name = "runtime/pprof" }
+"""
+
+
+def registry_file(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "servers.toml"
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def test_every_server_is_in_a_declared_language_with_a_profiler_or_a_reason() -> None:
+    registry = Registry.load()
+    assert {spec.language for spec in registry.servers.values()} <= set(registry.languages)
+    for language in load_languages().values():
+        # a name the harness has a profiler for, or none with its reason (parse_language
+        # refuses both and neither)
+        assert language.profiler in PROFILERS or language.unprofiled_because, language
+        assert language.kind in ("compiled", "interpreted") and language.colours
+
+
+def test_a_server_in_an_undeclared_language_is_refused(tmp_path: Path) -> None:
+    path = registry_file(tmp_path, """
+        [languages.go]
+        title = "Go"
+        kind = "compiled"
+        garbage_collector = true
+        colours = ["#1565c0"]
+        profiler = { name = "runtime/pprof" }
+
+        [servers.x]
+        language = "zig"
+        dir = "servers"
+        command = ["x"]
+        [[servers.x.requests]]
+        path = "/"
+        expect = { status = 200 }
+    """)  # fmt: skip
+    # the main registry's languages are inherited by another file: go, python, …
+    with pytest.raises(ValueError, match=r"x is in language 'zig', which has no \[languages.zig\]"):
+        Registry.load(path)
+
+
+@pytest.mark.parametrize(
+    ("given", "wrong", "message"),
+    [
+        ('kind = "compiled"', 'kind = "scripted"', "kind = 'scripted'; choose compiled or"),
+        ('profiler = { name = "runtime/pprof" }', "profiler = {}", "give its name, or none ="),
+    ],
+)
+def test_a_malformed_language_names_what_is_wrong(tmp_path: Path, given, wrong, message) -> None:
+    path = registry_file(tmp_path, GO.replace(given, wrong))
+    with pytest.raises(ValueError, match=f"language 'go' is malformed .*{message}"):
+        load_languages(path)
+
+
+def test_a_languages_build_is_its_servers_unless_an_entry_gives_its_own(tmp_path: Path) -> None:
+    path = registry_file(tmp_path, f"""
+        [languages.c]
+        title = "C"
+        kind = "compiled"
+        garbage_collector = false
+        colours = ["#555555"]
+        toolchain = {{ program = "{ABSENT}", install = "a C compiler from your distribution" }}
+        build = ["{ABSENT}", "-o", "{{root}}/build/c/server"]
+        profiler = {{ none = "no profiler for C yet" }}
+
+        [servers.shared]
+        language = "c"
+        dir = "servers"
+        command = ["x"]
+        [[servers.shared.requests]]
+        path = "/"
+        expect = {{ status = 200 }}
+
+        [servers.own]
+        language = "c"
+        dir = "servers"
+        build = ["make", "own"]
+        command = ["x"]
+        [[servers.own.requests]]
+        path = "/"
+        expect = {{ status = 200 }}
+    """)  # fmt: skip
+    registry = Registry.load(path)
+    assert registry.get("shared").build == (ABSENT, "-o", "{root}/build/c/server")
+    assert registry.get("own").build == ("make", "own")
+    # A missing toolchain is named before anything is run, with how to get it.
+    with pytest.raises(ServerStartError, match=f"building shared needs {ABSENT}, which is not"):
+        build_server(registry.get("shared"))
+    toolchain = registry.get("shared").toolchain
+    assert missing_toolchains([("shared", toolchain), ("own", toolchain), ("py", None)]) == [
+        f"{ABSENT} (a C compiler from your distribution), to build shared, own"
+    ]
+    assert missing_toolchains([("go-hello", Toolchain("sh", "a shell"))]) == []
+
+
+def test_the_tests_misbehaving_servers_use_the_main_registrys_languages() -> None:
+    registry = Registry.load(REPO_ROOT / "tests" / "servers" / "servers.toml")
+    assert registry.get("go-slow").toolchain == Registry.load().get("go-hello").toolchain
+
+
+def test_each_languages_servers_are_drawn_in_its_declared_colours() -> None:
+    registry = Registry.load()
+    for name, spec in registry.servers.items():
+        language = registry.languages[spec.language].declared
+        assert chart_style.family_of(name) == language.title, name
+        assert chart_style.colour_for(name) == language.colours[0]
+        assert chart_style.hatch_for(f"wrk: {name}") == language.hatch
+    assert chart_style.family_of("wrk") == "load tool"
+
+
+def test_the_speed_model_applies_where_the_sides_follow_the_two_workloads() -> None:
+    # Go's servers follow the reference's Go workload, Python's its Python one (each
+    # language's speed_reference); any other pair has nothing to scale it by.
+    assert (_go_side(("go", "python")), _go_side(("python", "go"))) == ("a", "b")
+    assert _go_side(("go", "go")) == _go_side(("go", "zig")) == ""
