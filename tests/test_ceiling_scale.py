@@ -46,3 +46,12 @@ def test_without_a_ceiling_server_there_is_no_sentence() -> None:
     assert ceiling_scale.sentence(rows(with_ceiling=False), declared=declared) == ""
     # garbage collected or interpreted: not a ceiling, whatever its speed
     assert ceiling_scale.ceiling_targets(rows(), load_languages()) == []
+
+
+def test_the_registrys_rust_server_is_the_ceiling_of_a_run() -> None:
+    rust = rows().replace({"c-iodelay": "rust-iodelay", "c": "rust"})
+    assert ceiling_scale.ceiling_targets(rust) == ["rust-iodelay"]
+    assert ceiling_scale.sentence(rust).startswith(
+        "Rust hyper (tokio, 1 thread), compiled with no garbage collector, set the ceiling here "
+        "at 10,010 req/s (median): Go net/http reaches 80 % of the ceiling"
+    )

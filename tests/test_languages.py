@@ -142,3 +142,39 @@ def test_the_speed_model_applies_where_the_sides_follow_the_two_workloads() -> N
     # language's speed_reference); any other pair has nothing to scale it by.
     assert (_go_side(("go", "python")), _go_side(("python", "go"))) == ("a", "b")
     assert _go_side(("go", "go")) == _go_side(("go", "zig")) == ""
+
+
+def test_every_build_writes_under_build_never_under_servers() -> None:
+    # A build output under servers/ would be a file every run depends on.
+    for spec in Registry.load().servers.values():
+        outputs = [arg for arg in spec.build if "{root}" in arg]
+        assert all(arg.startswith("{root}/build/") for arg in outputs), spec.name
+
+
+@pytest.mark.parametrize(
+    ("rust", "go"), [("rust-iodelay", "go-iodelay"), ("rust-hello", "go-hello")]
+)
+def test_a_rust_server_has_its_go_counterparts_route_checks_and_parameters(rust, go) -> None:
+    registry = Registry.load()
+    ours, theirs = registry.get(rust), registry.get(go)
+    assert ours.language == "rust" and ours.dir == REPO_ROOT / "servers" / "rust"
+    assert (ours.ready_path, ours.params) == (theirs.ready_path, theirs.params)
+
+    def checks(spec):
+        return [(r.method, r.path, r.expect.status, r.expect.content_type) for r in spec.requests]
+
+    assert checks(ours) == checks(theirs)
+    # its language's build, with a lockfile: the crates are those it was measured with
+    assert ours.build == ("cargo", "build", "--release", "--locked", "--target-dir",
+                          "{root}/build/rust")  # fmt: skip
+    assert (REPO_ROOT / "servers" / "rust" / "Cargo.lock").exists()
+    assert ours.toolchain is not None and ours.toolchain.program == "cargo"
+
+
+def test_rust_is_declared_as_the_ceiling_with_why_it_is_not_profiled() -> None:
+    rust = load_languages()["rust"]
+    assert rust.is_ceiling and not any(
+        language.is_ceiling for name, language in load_languages().items() if name != "rust"
+    )
+    assert rust.profiler == "" and rust.unprofiled_because
+    assert chart_style.family_of("rust-hello") == "Rust" != chart_style.family_of("go-hello")
