@@ -171,10 +171,10 @@ def test_a_rust_server_has_its_go_counterparts_route_checks_and_parameters(rust,
     assert ours.toolchain is not None and ours.toolchain.program == "cargo"
 
 
-def test_rust_is_declared_as_the_ceiling_with_why_it_is_not_profiled() -> None:
+def test_rust_is_declared_as_the_ceiling_and_profiled_by_perf() -> None:
     rust = load_languages()["rust"]
     assert rust.is_ceiling and not any(
         language.is_ceiling for name, language in load_languages().items() if name != "rust"
     )
-    assert rust.profiler == "" and rust.unprofiled_because
+    assert rust.profiler in PROFILERS and PROFILERS[rust.profiler]().name == "perf"
     assert chart_style.family_of("rust-hello") == "Rust" != chart_style.family_of("go-hello")

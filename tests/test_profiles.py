@@ -165,6 +165,31 @@ Mappings
     ]
 
 
+def test_perf_script_output_becomes_folded_stacks() -> None:
+    import gzip
+
+    from benchbook.analyse import profiles
+    from benchbook.measure.profilers.perf import perf_script_to_folded
+
+    # twelve samples perf took of the Rust hello server under wrk (`perf script --no-inline`)
+    sample = SAMPLES.parent / "perf" / "rust-hello.script.gz"
+    script = gzip.decompress(sample.read_bytes()).decode()
+    folded = perf_script_to_folded(script)
+    stacks = [(line.rpartition(" ")[0].split(";"), int(line.rpartition(" ")[2]))
+              for line in folded.splitlines()]  # fmt: skip
+    assert sum(count for _, count in stacks) == script.count(" cpu-clock")
+    for frames, _ in stacks:
+        # root first: the program's main, then the serving loop it calls
+        assert frames.index("hello::main (hello)") < frames.index(
+            "benchbook_servers::serve (hello)"
+        )
+        assert not any("+0x" in frame for frame in frames)  # functions, not addresses
+        assert "[unknown]" not in ";".join(frames)
+    # the kernel's frames on the server's behalf are its socket work
+    shares = profiles.shares(stacks)
+    assert shares.idxmax() == "network syscalls"
+
+
 def stored_profile(run_dir: Path, target: str, svg: Path | None) -> None:
     """A run folder's profiled phase as profiling.profile stores it, for one target."""
     from benchbook.measure import profiling

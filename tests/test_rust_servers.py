@@ -1,8 +1,9 @@
 """The Rust servers (servers/rust), a language added as a plug-in: built through the
 registry as `make setup` builds every server, started on one pinned core, verified with
 the requests servers.toml gives them — the routes and checks of their Go counterparts —
-and given a profiled phase, which their language declares none for and says why."""
+and profiled under load with perf, as their language declares."""
 
+import json
 import time
 import urllib.error
 import urllib.request
@@ -66,17 +67,22 @@ def test_the_io_server_sleeps_its_delay_and_serves_only_get_slash(registry, tmp_
         assert get(f"{server.url}/other")[0] == 404  # as Go's "GET /{$}" pattern
 
 
-def test_a_profiled_phase_says_why_a_rust_server_has_no_profile(
-    registry, runs_dir: Path, monkeypatch: pytest.MonkeyPatch
+def test_a_profiled_phase_profiles_a_rust_server_with_perf(
+    runs_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(profiling.SWITCH, "1")  # off for the rest of the suite (conftest)
     run = measure.run("profiled_rust", ["rust-hello"],
                       measure.tool("wrk", connections=10, threads=1, duration="1s"),
                       warmup="0s", repetitions=1)  # fmt: skip
     (row,) = profiling.profile(run, window="1s")
-    why = registry.languages["rust"].declared.unprofiled_because
-    assert row["profiler"] == "" and row["unprofiled_because"] == why
-    shown = profiles.section(run, "02_hello_world_locust")
-    assert shown[-1].data == f"Rust hyper (tokio, 1 thread) was not profiled: {why}."
-    assert profiles.answer_sentence(run) == ""
-    assert descendants() == []
+    assert descendants() == [], "perf or the server outlived the profiled phase"
+    assert row["profiler"] == "perf" and row["samples"] > 0 and row["rps_while_profiled"] > 0
+    stacks = profiles.read_folded(Path(row["folded"]))
+    assert any("hello::main (hello)" in frames for frames, _ in stacks)  # its own code, named
+    manifest = json.loads((run.path / "manifest.json").read_text())["profiled_phase"]
+    assert manifest["profilers"]["rust"].startswith("perf version")
+    table = profiles.share_table(profiles.profiled_rows(run))
+    assert list(table.columns) == ["rust-hello"] and table.loc["samples", "rust-hello"] > 0
+    assert profiles.answer_sentence(run).startswith(
+        "Under load (profiled phase), Rust hyper (tokio, 1 thread) spent"
+    )

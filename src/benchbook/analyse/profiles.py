@@ -77,26 +77,30 @@ RULES: tuple[Rule, ...] = (
     # leaf-up: what the CPU was doing
     Rule("waiting (sleep/timers)", "leaf-up",
          r"^(time\.Sleep|runtime\.(timeSleep|resetForSleep)|runtime\.\(\*timers?\)"
-         r"|sleep \(asyncio)"),
+         r"|sleep \(asyncio|<?tokio::(time|runtime::time)::)"),
     Rule("network syscalls", "leaf-up",
          r"^(syscall\.|internal/runtime/syscall|internal/poll\.|net\.\(\*netFD\)|runtime\.netpoll"
-         r"|net\.\(\*conn\)\.(Read|Write))"),
+         r"|net\.\(\*conn\)\.(Read|Write)|__GI___writev|__libc_(recv|send)|epoll_wait)"
+         r"|\(\[kernel\.kallsyms\]\)"),  # perf: the kernel's frames, on a server's behalf
     Rule("network syscalls", "leaf-up",
          r"^(socket\.|_SelectorSocketTransport\.(write|_read_ready)|\w+\.(send|sendall|recv)"
          r" \(socket\.py)|\(socket\.py\)"),
     Rule("GC and allocation", "leaf-up",
          r"^runtime\.(gc|mallocgc|malloc|mark|scan|sweep|greyobject|findObject|heapBits|memclr"
          r"|newobject|makeslice|growslice|nextFree|\(\*mheap\)|\(\*mcache\)|\(\*mspan\)|\(\*gcWork\)"
-         r"|typePointers|bgsweep|bgscavenge|wbBuf|\(\*mcentral\)|arenaIndex|spanOf)"),
+         r"|typePointers|bgsweep|bgscavenge|wbBuf|\(\*mcentral\)|arenaIndex|spanOf)"
+         r"|^(__libc_malloc|_int_malloc|_int_free|malloc|cfree|free|realloc)\b"),
     Rule("HTTP parsing", "leaf-up",
          r"\((h11/|httptools|uvicorn/protocols/http/|aiohttp/(http_parser|http_writer|_http)"
          r"|gunicorn/http/|http/server\.py|email/)"),
     Rule("HTTP parsing", "leaf-up",
          r"^(net/http\.(readRequest|\(\*conn\)\.readRequest|\(\*response\)|\(\*chunkWriter\)"
          r"|Header|\(\*connReader\)|hasToken|checkConnErrorWriter|\(\*conn\)\.(serve|finalFlush))"
-         r"|net/textproto\.|bufio\.|golang\.org/x/net/http2|google\.golang\.org/grpc/internal/transport)"),
+         r"|net/textproto\.|bufio\.|golang\.org/x/net/http2|google\.golang\.org/grpc/internal/transport"
+         r"|<?hyper::proto::|<?httparse::)"),
     Rule("application handler", "leaf-up",
-         r"^main\.|^benchbook/servers/|\(((hello|iodelay|shortener)\.py|governance/)"),
+         r"^main\.|^benchbook/servers/|\(((hello|iodelay|shortener)\.py|governance/)"
+         r"|^(iodelay::reply|hello::main::\{\{closure|benchbook_servers::text)"),
     Rule("web framework", "leaf-up",
          r"\((fastapi|starlette|pydantic|anyio|aiohttp/web|grpc/|uvicorn/middleware)"
          r"|^(github\.com/gorilla/mux|google\.golang\.org/grpc|net/http\.\(\*ServeMux\)"
@@ -107,7 +111,8 @@ RULES: tuple[Rule, ...] = (
          r"|chan|selectgo|mcall|gosched|wakep|futex|notesleep|notewakeup|stopm|startm|usleep"
          r"|runqget|runqput|globrunq|execute|gogo|goexit|casgstatus|lock|unlock|procyield"
          r"|acquireSudog|releaseSudog|send|recv|closechan|netpollblock|resetspinning|handoffp"
-         r"|checkTimers|stealWork|runqsteal|mPark|systemstack|sysmon)|sync\.|internal/sync\.)"),
+         r"|checkTimers|stealWork|runqsteal|mPark|systemstack|sysmon)|sync\.|internal/sync\."
+         r"|<?&?(tokio::runtime::|mio::))"),
 )  # fmt: skip
 _COMPILED = [(rule, re.compile(rule.pattern)) for rule in RULES]
 
@@ -291,11 +296,13 @@ def method_note() -> str:
         "After the measured rounds, and apart from them, each headline server is started "
         f"afresh under a profiler — py-spy (`record --subprocesses --nonblocking`, {RATE_HZ} "
         "Hz) as the parent of a Python server, the Go runtime's own CPU profiler (`-pprof` on "
-        "a loopback side port) for a Go server — verified, and given the same load as its "
-        "measured runs for a few seconds. Its rows go to the run's `profiled.csv`, never into "
-        "the results above. Every sampled stack is put in one category by one table of rules "
-        "(`benchbook.analyse.profiles.RULES`: who asked — storage client, logging, encoding — "
-        "anywhere in the stack first, then what the CPU was doing, from the leaf up). "
+        "a loopback side port) for a Go server, perf (`record --call-graph dwarf`, the kernel's "
+        "frames included) as the parent of a native one, such as Rust's — verified, and "
+        "given the same load as its measured runs for a few seconds. Its rows go to the "
+        "run's `profiled.csv`, never into the results above. Every sampled stack is put in "
+        "one category by one table of rules (`benchbook.analyse.profiles.RULES`: who asked "
+        "— storage client, logging, encoding — anywhere in the stack first, then what the "
+        "CPU was doing, from the leaf up). "
         "Start-up samples are left out. A CPU profile shows where the CPU went, not time "
         "spent waiting."
     )

@@ -39,6 +39,7 @@ from benchbook.measure.experiment_plan import Config, ExperimentPlan, PlannedRun
 from benchbook.measure.instances import slug, start_instance
 from benchbook.measure.pinning import Pinning
 from benchbook.measure.profilers.go import GoPprof
+from benchbook.measure.profilers.perf import PerfRecord
 from benchbook.measure.profilers.python import PySpy
 from benchbook.measure.registry import ServerSpec
 from benchbook.measure.rounds import verify_instance
@@ -55,7 +56,7 @@ FLAMEGRAPH = BUILD_BIN / "inferno-flamegraph"  # built by `make setup` (Makefile
 SWITCH = "BENCHBOOK_PROFILED_PHASE"
 STARTUP_FRAME = "(<frozen importlib._bootstrap"  # a Python stack still importing modules
 # The profilers a language may declare (servers.toml), by the name each gives itself.
-PROFILERS = {profiler.name: profiler for profiler in (PySpy, GoPprof)}
+PROFILERS = {profiler.name: profiler for profiler in (PySpy, GoPprof, PerfRecord)}
 
 
 def profile(run: Run, targets: Sequence[str] | None = None, window: object = "3s") -> list[dict]:
@@ -128,13 +129,10 @@ def profile_one(run: Run, plan: ExperimentPlan, config: Config, window_s: float)
     spec = plan.specs[target.server]
     language = plan.registry.languages[spec.language].declared
     if not language.profiler:
-        print(f"not profiled: {target.label}: {language.unprofiled_because}", flush=True)
-        return {"experiment": plan.experiment, "target": target.label, "server": target.server,
-                "language": spec.language, "tool": config.tool.name,
-                "load": config.tool.describe(), "window_s": window_s, "profiler": "",
-                "unprofiled_because": language.unprofiled_because, "samples": 0,
-                "folded": "", "svg": ""}  # fmt: skip
+        return unprofiled(plan, config, spec, window_s, language.unprofiled_because)
     profiler = profiler_for(spec, language.profiler)
+    if why := profiler.unavailable():
+        return unprofiled(plan, config, spec, window_s, why)
     out = run.path / PROFILES_DIR
     out.mkdir(exist_ok=True)
     prefix = out / slug(target.label)
@@ -169,6 +167,21 @@ def profile_one(run: Run, plan: ExperimentPlan, config: Config, window_s: float)
     }  # fmt: skip
 
 
+def unprofiled(
+    plan: ExperimentPlan, config: Config, spec: ServerSpec, window_s: float, why: str
+) -> dict:
+    """The row of a target that is not profiled: its language declares no profiler, or
+    the one it declares cannot run here; ``why`` says which."""
+    print(f"not profiled: {config.target.label}: {why}", flush=True)
+    target = config.target
+    return {
+        "experiment": plan.experiment, "target": target.label, "server": target.server,
+        "language": spec.language, "tool": config.tool.name, "load": config.tool.describe(),
+        "window_s": window_s, "profiler": "", "unprofiled_because": why, "samples": 0,
+        "folded": "", "svg": "",
+    }  # fmt: skip
+
+
 def load_for(
     config: Config, url: str, plan: LoadPlan, prefix: Path, pinning: Pinning, window_s: float
 ) -> dict[str, float | None]:
@@ -190,7 +203,7 @@ def load_for(
     }
 
 
-def profiler_for(spec: ServerSpec, name: str) -> PySpy | GoPprof:
+def profiler_for(spec: ServerSpec, name: str) -> PySpy | GoPprof | PerfRecord:
     """The profiler its language declares (servers.toml), by name."""
     if name not in PROFILERS:
         raise ValueError(
