@@ -190,6 +190,21 @@ def test_perf_script_output_becomes_folded_stacks() -> None:
     assert shares.idxmax() == "network syscalls"
 
 
+def test_where_perf_cannot_run_the_reason_is_what_the_row_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from benchbook.measure.profilers import perf
+
+    monkeypatch.setenv("PATH", str(tmp_path))  # no perf on it
+    perf.cannot_record.cache_clear()  # tried once per process: try again without it
+    try:
+        assert perf.PerfRecord().unavailable() == (
+            "perf is not installed (Debian: apt-get install linux-perf)"
+        )
+    finally:
+        perf.cannot_record.cache_clear()
+
+
 def stored_profile(run_dir: Path, target: str, svg: Path | None) -> None:
     """A run folder's profiled phase as profiling.profile stores it, for one target."""
     from benchbook.measure import profiling

@@ -5,11 +5,13 @@ code built without frame pointers (Rust's standard library) unwinds whole. Stopp
 Ctrl-C it writes its data; ``perf script`` turns that into folded stacks."""
 
 import contextlib
+import functools
 import os
 import re
 import shutil
 import signal
 import subprocess
+import tempfile
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
@@ -30,16 +32,10 @@ class PerfRecord:
     name = "perf"
 
     def unavailable(self) -> str:
-        """Why perf cannot profile here ('' when it can)."""
-        if shutil.which("perf") is None:
-            return "perf is not installed (Debian: apt-get install linux-perf)"
-        done = subprocess.run(["perf", "stat", "-e", "cpu-clock", "true"], capture_output=True)
-        return "" if done.returncode == 0 else f"perf cannot count events here: {done.stderr!r}"
+        return cannot_record()
 
     def wrap(self, spec: ServerSpec, prefix: Path) -> tuple[ServerSpec, dict]:
-        argv = ("perf", "record", "--quiet", "-F", str(RATE_HZ), "--call-graph", "dwarf",
-                "-o", f"{prefix}.perf.data", "--")  # fmt: skip
-        return replace(spec, command=argv + spec.command), {}
+        return replace(spec, command=record_argv(prefix) + spec.command), {}
 
     @contextlib.contextmanager
     def recording(self, instance: Instance, prefix: Path, window_s: float) -> Iterator[None]:
@@ -68,6 +64,27 @@ class PerfRecord:
     def version(self) -> str:
         done = subprocess.run(["perf", "--version"], capture_output=True, text=True)
         return f"{done.stdout.strip() or 'perf (version unknown)'} ({RATE_HZ} Hz, dwarf)"
+
+
+def record_argv(prefix: Path) -> tuple[str, ...]:
+    """``perf record`` writing ``<prefix>.perf.data``, before the command it starts."""
+    return ("perf", "record", "--quiet", "-F", str(RATE_HZ), "--call-graph", "dwarf",
+            "-o", f"{prefix}.perf.data", "--")  # fmt: skip
+
+
+@functools.cache
+def cannot_record() -> str:
+    """Why perf cannot profile here ('' when it can): tried once per process, as the
+    profiled phase will use it, on ``true``."""
+    if shutil.which("perf") is None:
+        return "perf is not installed (Debian: apt-get install linux-perf)"
+    with tempfile.TemporaryDirectory() as scratch:
+        done = subprocess.run([*record_argv(Path(scratch) / "probe"), "true"],
+                              capture_output=True, text=True)  # fmt: skip
+    if done.returncode == 0:
+        return ""
+    said = (done.stderr.strip().splitlines() or ["no message"])[0]
+    return f"perf cannot record here (perf_event_paranoid, or no events in this VM): {said}"
 
 
 def perf_script_to_folded(script: str) -> str:
