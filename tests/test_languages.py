@@ -3,6 +3,8 @@ servers/servers.toml) with how it is built, profiled and drawn, and read from th
 the harness (benchbook.measure.languages), the analysis and the report
 (benchbook.runs.languages) alike; no other module names a language."""
 
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -178,3 +180,15 @@ def test_rust_is_declared_as_the_ceiling_and_profiled_by_perf() -> None:
     )
     assert rust.profiler in PROFILERS and PROFILERS[rust.profiler]().name == "perf"
     assert chart_style.family_of("rust-hello") == "Rust" != chart_style.family_of("go-hello")
+
+
+def test_the_build_make_setup_runs_names_a_missing_toolchain_before_building(tmp_path) -> None:
+    # `make setup` builds every server with `python -m benchbook build`; with no toolchain
+    # on PATH it names each missing one, how to get it and what needs it, and builds nothing.
+    done = subprocess.run([sys.executable, "-m", "benchbook", "build"], cwd=REPO_ROOT,
+                          env={"PATH": str(tmp_path), "PYTHONPATH": str(REPO_ROOT / "src")},
+                          capture_output=True, text=True)  # fmt: skip
+    assert done.returncode == 1 and "built" not in done.stdout
+    assert done.stderr.startswith("missing: go (Go 1.26 or newer")
+    assert "cargo (Rust's cargo 1.85 or newer" in done.stderr
+    assert "to build rust-iodelay, rust-hello" in done.stderr
