@@ -131,6 +131,8 @@ replicate: setup flamegraph
 
 test: setup lint
 	cd servers/go && go vet ./... && go test ./...
+	cd servers/rust && cargo fmt --check && cargo clippy --locked --release --all-targets -- -D warnings \
+	  && cargo test --locked --release
 	$(BIN)/pytest
 
 # The inner loop: no servers, no notebooks.

@@ -17,7 +17,12 @@ from benchbook.runs.store import RUN_MIME
 
 NOTEBOOK = REPO_ROOT / "notebooks" / "01_io_concurrency.ipynb"
 SMOKE = REPO_ROOT / "notebooks" / "profiles" / "smoke.yaml"
-TARGETS = ["go-iodelay", "python-iodelay asyncio+h11", "python-iodelay uvloop+httptools"]
+TARGETS = [
+    "go-iodelay",
+    "python-iodelay asyncio+h11",
+    "python-iodelay uvloop+httptools",
+    "rust-iodelay",
+]
 
 
 @pytest.fixture(scope="module")
@@ -75,6 +80,12 @@ def test_findings_give_the_answer_the_article_and_every_stored_run(executed: Pat
     ]
     assert found["source"]["url"].startswith("https://github.com/dmux/")
     assert "GOMAXPROCS was 1" in found["answer"]
+    # Go and FastAPI placed on the Rust server's rate (analyse/ceiling_scale)
+    assert (
+        "Rust hyper (tokio, 1 thread), compiled with no garbage collector, set the"
+        in found["answer"]
+    )
+    assert "Go net/http reaches " in found["answer"] and " of the ceiling" in found["answer"]
     for headline in found["headlines"]:
         assert headline["article_ratio"] == pytest.approx(39651.56 / 8082.66)
         # 2+2 runs cannot reach p < 0.05, so the verdict must say so rather than guess

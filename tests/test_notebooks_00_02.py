@@ -73,5 +73,7 @@ def test_seed_002_refuses_a_smoke_calibration_and_compares_three_loads(executed)
     ours = formatting.ratio(medians["go-hello"] / medians["python-hello"])
     assert f"the same ratio of medians measured here: {ours} (go-hello / python-hello)" in text
     assert "The article's 1.29× compares what its load tool could produce" in text
+    # Go and FastAPI placed on the Rust server's wrk rate (analyse/ceiling_scale)
+    assert "Go net/http reaches " in text and " of the ceiling" in text
     assert images == 2  # the ramp-up time series and the throughput bars
     assert descendants() == []

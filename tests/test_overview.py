@@ -1,6 +1,6 @@
 """Page 1's generated answer across experiments, from the headlines' own fields."""
 
-from benchbook.render.overview import go_vs_python, published_figures, sessions_sentence
+from benchbook.render.overview import language_tally, published_figures, sessions_sentence
 
 
 def headline(label: str, ratio: float, languages=("go", "python"), **fields) -> dict:
@@ -10,7 +10,7 @@ def headline(label: str, ratio: float, languages=("go", "python"), **fields) -> 
 
 
 def test_go_against_python_across_experiments() -> None:
-    sentence = go_vs_python(
+    sentence = language_tally(
         [
             headline("Go net/http vs FastAPI (uvloop + httptools)", 4.5),
             headline("FastAPI (asyncio + h11) vs Go net/http", 1 / 7.3, ("python", "go")),
@@ -38,7 +38,25 @@ def test_go_against_python_across_experiments() -> None:
 
 
 def test_no_go_against_python_comparison_says_nothing() -> None:
-    assert go_vs_python([headline("bbolt vs Redis", 0.19, ("go", "go"))]) == ""
+    assert language_tally([headline("bbolt vs Redis", 0.19, ("go", "go"))]) == ""
+
+
+def test_a_third_language_gets_its_own_tally_and_drops_nothing() -> None:
+    # Sides come from each headline's languages, in the registry's order of languages; a
+    # language it does not declare (an older run's, say) is named as stored, after them.
+    sentence = language_tally(
+        [
+            headline("Go net/http vs FastAPI", 4.5),
+            headline("zig-hello vs Go net/http", 1.25, ("zig", "go")),
+        ]
+    )
+    assert sentence == (
+        "Go was ahead of Python in 1 of the 1 like-for-like comparisons of requests per second "
+        "that reached a verdict, by 4.5× (Go net/http vs FastAPI) to 4.5× (Go net/http vs "
+        "FastAPI). Go was ahead of zig in 0 of the 1 like-for-like comparisons of requests per "
+        "second that reached a verdict, by 0.800× (zig-hello vs Go net/http) to 0.800× (zig-hello "
+        "vs Go net/http)."
+    )
 
 
 def test_the_sessions_behind_the_headlines_are_counted() -> None:

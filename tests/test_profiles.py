@@ -165,6 +165,46 @@ Mappings
     ]
 
 
+def test_perf_script_output_becomes_folded_stacks() -> None:
+    import gzip
+
+    from benchbook.analyse import profiles
+    from benchbook.measure.profilers.perf import perf_script_to_folded
+
+    # twelve samples perf took of the Rust hello server under wrk (`perf script --no-inline`)
+    sample = SAMPLES.parent / "perf" / "rust-hello.script.gz"
+    script = gzip.decompress(sample.read_bytes()).decode()
+    folded = perf_script_to_folded(script)
+    stacks = [(line.rpartition(" ")[0].split(";"), int(line.rpartition(" ")[2]))
+              for line in folded.splitlines()]  # fmt: skip
+    assert sum(count for _, count in stacks) == script.count(" cpu-clock")
+    for frames, _ in stacks:
+        # root first: the program's main, then the serving loop it calls
+        assert frames.index("hello::main (hello)") < frames.index(
+            "benchbook_servers::serve (hello)"
+        )
+        assert not any("+0x" in frame for frame in frames)  # functions, not addresses
+        assert "[unknown]" not in ";".join(frames)
+    # the kernel's frames on the server's behalf are its socket work
+    shares = profiles.shares(stacks)
+    assert shares.idxmax() == "network syscalls"
+
+
+def test_where_perf_cannot_run_the_reason_is_what_the_row_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from benchbook.measure.profilers import perf
+
+    monkeypatch.setenv("PATH", str(tmp_path))  # no perf on it
+    perf.cannot_record.cache_clear()  # tried once per process: try again without it
+    try:
+        assert perf.PerfRecord().unavailable() == (
+            "perf is not installed (Debian: apt-get install linux-perf)"
+        )
+    finally:
+        perf.cannot_record.cache_clear()
+
+
 def stored_profile(run_dir: Path, target: str, svg: Path | None) -> None:
     """A run folder's profiled phase as profiling.profile stores it, for one target."""
     from benchbook.measure import profiling
@@ -203,6 +243,32 @@ def test_without_the_renderer_a_profile_has_no_flame_graph_and_says_why(
     shown = profiles.details(tmp_path, measured)
     assert [type(item).__name__ for item in shown].count("SVG") == 0
     assert "No flame graphs: inferno-flamegraph was not built" in shown[-1].data
+
+
+def test_a_target_whose_language_declares_no_profiler_is_named_with_why(tmp_path: Path) -> None:
+    import pandas as pd
+
+    from benchbook.analyse import profiles
+    from benchbook.measure import profiling
+
+    folded_sample(tmp_path, "python-hello")
+    why = "no profiler reads its stacks here"
+    profiling.write_rows(tmp_path / profiling.PROFILED_CSV, [
+        {"target": "python-hello", "server": "python-hello", "profiler": "py-spy",
+         "rps_while_profiled": 900.0, "window_s": 1.0, "samples": 100, "profiler_errors": 0,
+         "folded": "profiles/python-hello.folded", "svg": ""},
+        # as profiling.profile_one stores a target whose language declares none
+        {"target": "zig-hello", "server": "zig-hello", "profiler": "", "unprofiled_because": why,
+         "window_s": 1.0, "samples": 0, "folded": "", "svg": ""},
+    ])  # fmt: skip
+    shown = profiles.section(tmp_path, "02_hello_world_locust")
+    assert [type(item).__name__ for item in shown][:2] == ["Markdown", "Styler"]
+    assert shown[1].data.columns.tolist() == ["python-hello"]  # its shares only
+    assert shown[-1].data == f"zig-hello was not profiled: {why}."
+    measured = pd.DataFrame({"target": ["python-hello", "zig-hello"], "rps": [1000.0, 2000.0]})
+    overhead = profiles.details(tmp_path, measured)[1].data
+    assert overhead.index.tolist() == ["python-hello"]
+    assert profiles.answer_sentence(tmp_path).startswith("Under load (profiled phase), FastAPI")
 
 
 @pytest.mark.skipif(

@@ -20,6 +20,7 @@ from benchbook.analyse.conclusions import caution, compare_targets, metric
 from benchbook.analyse.explanation import Explanation
 from benchbook.analyse.findings_format import FINDINGS_MIME, LOWER_BOUND
 from benchbook.analyse.kinds import kind_sessions
+from benchbook.analyse.machine_classes import WORKLOADS
 from benchbook.analyse.names import language, reader_name
 from benchbook.analyse.pairing import aa_band, comparison, count_text
 from benchbook.analyse.published import source
@@ -29,6 +30,7 @@ from benchbook.analyse.stats import Comparison
 from benchbook.analyse.tables import valid_rows
 from benchbook.analyse.verdicts import NO_ARTICLE, reproduction, tool_limited
 from benchbook.runs.labels import aa_copy_of
+from benchbook.runs.languages import load_languages
 
 
 @dataclass
@@ -208,10 +210,15 @@ def _speed_model(
 
 
 def _go_side(languages: tuple[str, str]) -> str:
-    """'a' or 'b': the Go side of a Go-against-Python comparison; '' for any other."""
-    if sorted(languages) != ["go", "python"]:
-        return ""
-    return "a" if languages[0] == "go" else "b"
+    """'a' or 'b': the side whose language's speed follows the machine-speed reference's
+    first workload (Go's) when the other's follows its second (Python's), as each
+    language declares (servers.toml); '' for any other pair: the model has nothing to
+    scale it by."""
+    declared = load_languages()
+    references = tuple(declared[n].speed_reference if n in declared else "" for n in languages)
+    if references == WORKLOADS:
+        return "a"
+    return "b" if references == WORKLOADS[::-1] else ""
 
 
 def _like_for_like(data: pd.DataFrame, a: str, b: str) -> bool:

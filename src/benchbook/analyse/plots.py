@@ -13,7 +13,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from benchbook.analyse.chart_style import colour_for, family_legend, line_style_for
+from benchbook.analyse.chart_style import colour_for, family_legend, hatch_for, line_style_for
 from benchbook.analyse.findings_format import missing
 from benchbook.analyse.sweep import sweep_summary
 from benchbook.analyse.tables import medians_with_ci, with_derived
@@ -65,6 +65,8 @@ def bars_with_ci(
     labels = [textwrap.fill(str(t), 16) for t in m["target"]]
     colours = [colour_for(t) for t in m["target"]]
     bars = ax.bar(labels, m["median"], yerr=err, capsize=6, color=colours)
+    for bar, target in zip(bars, m["target"], strict=True):
+        bar.set_hatch(hatch_for(target))
     ax.bar_label(bars, labels=[f"{v:,.0f}" if v >= 100 else f"{v:.2f}" for v in m["median"]],
                  padding=3, fontsize=8)  # fmt: skip
     ax.set_ylabel(ylabel)

@@ -77,26 +77,30 @@ RULES: tuple[Rule, ...] = (
     # leaf-up: what the CPU was doing
     Rule("waiting (sleep/timers)", "leaf-up",
          r"^(time\.Sleep|runtime\.(timeSleep|resetForSleep)|runtime\.\(\*timers?\)"
-         r"|sleep \(asyncio)"),
+         r"|sleep \(asyncio|<?tokio::(time|runtime::time)::)"),
     Rule("network syscalls", "leaf-up",
          r"^(syscall\.|internal/runtime/syscall|internal/poll\.|net\.\(\*netFD\)|runtime\.netpoll"
-         r"|net\.\(\*conn\)\.(Read|Write))"),
+         r"|net\.\(\*conn\)\.(Read|Write)|__GI___writev|__libc_(recv|send)|epoll_wait)"
+         r"|\(\[kernel\.kallsyms\]\)"),  # perf: the kernel's frames, on a server's behalf
     Rule("network syscalls", "leaf-up",
          r"^(socket\.|_SelectorSocketTransport\.(write|_read_ready)|\w+\.(send|sendall|recv)"
          r" \(socket\.py)|\(socket\.py\)"),
     Rule("GC and allocation", "leaf-up",
          r"^runtime\.(gc|mallocgc|malloc|mark|scan|sweep|greyobject|findObject|heapBits|memclr"
          r"|newobject|makeslice|growslice|nextFree|\(\*mheap\)|\(\*mcache\)|\(\*mspan\)|\(\*gcWork\)"
-         r"|typePointers|bgsweep|bgscavenge|wbBuf|\(\*mcentral\)|arenaIndex|spanOf)"),
+         r"|typePointers|bgsweep|bgscavenge|wbBuf|\(\*mcentral\)|arenaIndex|spanOf)"
+         r"|^(__libc_malloc|_int_malloc|_int_free|malloc|cfree|free|realloc)\b"),
     Rule("HTTP parsing", "leaf-up",
          r"\((h11/|httptools|uvicorn/protocols/http/|aiohttp/(http_parser|http_writer|_http)"
          r"|gunicorn/http/|http/server\.py|email/)"),
     Rule("HTTP parsing", "leaf-up",
          r"^(net/http\.(readRequest|\(\*conn\)\.readRequest|\(\*response\)|\(\*chunkWriter\)"
          r"|Header|\(\*connReader\)|hasToken|checkConnErrorWriter|\(\*conn\)\.(serve|finalFlush))"
-         r"|net/textproto\.|bufio\.|golang\.org/x/net/http2|google\.golang\.org/grpc/internal/transport)"),
+         r"|net/textproto\.|bufio\.|golang\.org/x/net/http2|google\.golang\.org/grpc/internal/transport"
+         r"|<?hyper::proto::|<?httparse::)"),
     Rule("application handler", "leaf-up",
-         r"^main\.|^benchbook/servers/|\(((hello|iodelay|shortener)\.py|governance/)"),
+         r"^main\.|^benchbook/servers/|\(((hello|iodelay|shortener)\.py|governance/)"
+         r"|^(iodelay::reply|hello::main::\{\{closure|benchbook_servers::text)"),
     Rule("web framework", "leaf-up",
          r"\((fastapi|starlette|pydantic|anyio|aiohttp/web|grpc/|uvicorn/middleware)"
          r"|^(github\.com/gorilla/mux|google\.golang\.org/grpc|net/http\.\(\*ServeMux\)"
@@ -107,7 +111,8 @@ RULES: tuple[Rule, ...] = (
          r"|chan|selectgo|mcall|gosched|wakep|futex|notesleep|notewakeup|stopm|startm|usleep"
          r"|runqget|runqput|globrunq|execute|gogo|goexit|casgstatus|lock|unlock|procyield"
          r"|acquireSudog|releaseSudog|send|recv|closechan|netpollblock|resetspinning|handoffp"
-         r"|checkTimers|stealWork|runqsteal|mPark|systemstack|sysmon)|sync\.|internal/sync\.)"),
+         r"|checkTimers|stealWork|runqsteal|mPark|systemstack|sysmon)|sync\.|internal/sync\."
+         r"|<?&?(tokio::runtime::|mio::))"),
 )  # fmt: skip
 _COMPILED = [(rule, re.compile(rule.pattern)) for rule in RULES]
 
@@ -163,12 +168,32 @@ def profiled_rows(runs: object) -> pd.DataFrame:
     frames = []
     for path in paths:
         if (path / "profiled.csv").exists():
-            rows = pd.read_csv(path / "profiled.csv", dtype={"svg": str}).fillna({"svg": ""})
+            rows = pd.read_csv(path / "profiled.csv", dtype={"svg": str, "folded": str})
+            rows = rows.fillna({"svg": "", "folded": ""})
             # The files where the run is now (it may have been copied since it was measured).
             for column in ("folded", "svg"):
                 rows[column] = [_here(path, stored) for stored in rows[column]]
             frames.append(rows)
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def with_profiles(rows: pd.DataFrame) -> pd.DataFrame:
+    """The rows of targets that were profiled (a language may declare no profiler)."""
+    if "unprofiled_because" not in rows:
+        return rows
+    return rows[rows["unprofiled_because"].fillna("") == ""]
+
+
+def not_profiled(rows: pd.DataFrame) -> str:
+    """'Rust hyper (tokio, 1 thread) was not profiled: <why>.' for each target whose
+    language declares no profiler, as its language says why ('' when none)."""
+    if "unprofiled_because" not in rows:
+        return ""
+    missing = rows[rows["unprofiled_because"].fillna("") != ""]
+    return " ".join(
+        f"{titled(row.target, row.server)} was not profiled: {row.unprofiled_because}."
+        for row in missing.itertuples()
+    )
 
 
 def _here(run_dir: Path, stored: str) -> str:
@@ -271,11 +296,13 @@ def method_note() -> str:
         "After the measured rounds, and apart from them, each headline server is started "
         f"afresh under a profiler — py-spy (`record --subprocesses --nonblocking`, {RATE_HZ} "
         "Hz) as the parent of a Python server, the Go runtime's own CPU profiler (`-pprof` on "
-        "a loopback side port) for a Go server — verified, and given the same load as its "
-        "measured runs for a few seconds. Its rows go to the run's `profiled.csv`, never into "
-        "the results above. Every sampled stack is put in one category by one table of rules "
-        "(`benchbook.analyse.profiles.RULES`: who asked — storage client, logging, encoding — "
-        "anywhere in the stack first, then what the CPU was doing, from the leaf up). "
+        "a loopback side port) for a Go server, perf (`record --call-graph dwarf`, the kernel's "
+        "frames included) as the parent of a native one, such as Rust's — verified, and "
+        "given the same load as its measured runs for a few seconds. Its rows go to the "
+        "run's `profiled.csv`, never into the results above. Every sampled stack is put in "
+        "one category by one table of rules (`benchbook.analyse.profiles.RULES`: who asked "
+        "— storage client, logging, encoding — anywhere in the stack first, then what the "
+        "CPU was doing, from the leaf up). "
         "Start-up samples are left out. A CPU profile shows where the CPU went, not time "
         "spent waiting."
     )
@@ -283,12 +310,17 @@ def method_note() -> str:
 
 def section(runs: object, experiment: str) -> list[object]:
     """What a notebook's "Where the time goes" section displays, in order: the share
-    table, the sentence, and the article's claimed causes against them."""
+    table, the sentence, the article's claimed causes against them, and which targets
+    were not profiled, and why."""
     from IPython.display import Markdown
 
-    rows = profiled_rows(runs)
-    if rows.empty:
+    recorded = profiled_rows(runs)
+    if recorded.empty:
         return [Markdown("No profiled phase was recorded with this run.")]
+    unprofiled = [Markdown(note)] if (note := not_profiled(recorded)) else []
+    rows = with_profiles(recorded)
+    if rows.empty:
+        return unprofiled
     table = share_table(rows)
     shares_index = [c for c in table.index if c != "samples"]
     shown: list[object] = [
@@ -308,7 +340,7 @@ def section(runs: object, experiment: str) -> list[object]:
             Markdown("The article's causes, against the profiles:"),
             claims.style.hide(axis="index"),
         ]
-    return shown
+    return shown + unprofiled
 
 
 def details(runs: object, measured: pd.DataFrame) -> list[object]:
@@ -316,7 +348,7 @@ def details(runs: object, measured: pd.DataFrame) -> list[object]:
     each flame graph with a caption."""
     from IPython.display import SVG, Markdown
 
-    rows = profiled_rows(runs)
+    rows = with_profiles(profiled_rows(runs))
     if rows.empty:
         return []
     shown: list[object] = [
@@ -350,7 +382,7 @@ def details(runs: object, measured: pd.DataFrame) -> list[object]:
 
 def answer_sentence(runs: object) -> str:
     """The sentence a notebook appends to its findings' answer ('' without profiles)."""
-    rows = profiled_rows(runs)
+    rows = with_profiles(profiled_rows(runs))
     return why(share_table(rows), reader_names(rows)) if not rows.empty else ""
 
 

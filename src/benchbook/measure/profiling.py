@@ -40,6 +40,7 @@ from benchbook.measure.experiment_plan import Config, ExperimentPlan, PlannedRun
 from benchbook.measure.instances import slug, start_instance
 from benchbook.measure.pinning import Pinning
 from benchbook.measure.profilers.go import GoPprof
+from benchbook.measure.profilers.perf import PerfRecord
 from benchbook.measure.profilers.python import PySpy
 from benchbook.measure.registry import ServerSpec
 from benchbook.measure.rounds import verify_instance
@@ -55,6 +56,8 @@ PROFILES_DIR = "profiles"
 FLAMEGRAPH = BUILD_BIN / "inferno-flamegraph"  # built by `make setup` (Makefile)
 SWITCH = "BENCHBOOK_PROFILED_PHASE"
 STARTUP_FRAME = "(<frozen importlib._bootstrap"  # a Python stack still importing modules
+# The profilers a language may declare (servers.toml), by the name each gives itself.
+PROFILERS = {profiler.name: profiler for profiler in (PySpy, GoPprof, PerfRecord)}
 
 
 def profile(run: Run, targets: Sequence[str] | None = None, window: object = "3s") -> list[dict]:
@@ -127,10 +130,16 @@ def chosen_configs(configs: Sequence[Config], targets: Sequence[str] | None) -> 
 
 
 def profile_one(run: Run, plan: ExperimentPlan, config: Config, window_s: float) -> dict:
-    """One target: started afresh under its profiler, verified, loaded, stopped."""
+    """One target: started afresh under its profiler, verified, loaded, stopped; or, when
+    its language declares no profiler, a row that says why."""
     target = config.target
     spec = plan.specs[target.server]
-    profiler = profiler_for(spec)
+    language = plan.registry.languages[spec.language].declared
+    if not language.profiler:
+        return unprofiled(plan, config, spec, window_s, language.unprofiled_because)
+    profiler = profiler_for(spec, language.profiler)
+    if why := profiler.unavailable():
+        return unprofiled(plan, config, spec, window_s, why)
     out = run.path / PROFILES_DIR
     out.mkdir(exist_ok=True)
     prefix = out / slug(target.label)
@@ -150,7 +159,7 @@ def profile_one(run: Run, plan: ExperimentPlan, config: Config, window_s: float)
         profiler.finish(instance)
     folded = profiler.folded(prefix)
     stacks = folded.read_text().splitlines() if folded.exists() else []
-    svg = flame_graph(folded, f"{target.label} under load ({profiler.name})", spec.language)
+    svg = flame_graph(folded, f"{target.label} under load ({profiler.name})", language.flame_graph)
     return {
         "experiment": plan.experiment, "target": target.label,
         "server": target.server, "language": spec.language, "tool": config.tool.name,
@@ -162,6 +171,21 @@ def profile_one(run: Run, plan: ExperimentPlan, config: Config, window_s: float)
         "profiler_errors": profiler.errors(instance.server.log_path),
         "samples": sum(int(line.rsplit(" ", 1)[1]) for line in stacks if " " in line),
         "folded": repo_relative(folded), "svg": repo_relative(svg) if svg else "",
+    }  # fmt: skip
+
+
+def unprofiled(
+    plan: ExperimentPlan, config: Config, spec: ServerSpec, window_s: float, why: str
+) -> dict:
+    """The row of a target that is not profiled: its language declares no profiler, or
+    the one it declares cannot run here; ``why`` says which."""
+    print(f"not profiled: {config.target.label}: {why}", flush=True)
+    target = config.target
+    return {
+        "experiment": plan.experiment, "target": target.label, "server": target.server,
+        "language": spec.language, "tool": config.tool.name, "load": config.tool.describe(),
+        "window_s": window_s, "profiler": "", "unprofiled_because": why, "samples": 0,
+        "folded": "", "svg": "",
     }  # fmt: skip
 
 
@@ -186,21 +210,22 @@ def load_for(
     }
 
 
-def profiler_for(spec: ServerSpec) -> PySpy | GoPprof:
-    if spec.language == "python":
-        return PySpy()
-    if spec.language == "go":
-        return GoPprof()
-    raise ValueError(f"{spec.name}: no profiler for language {spec.language!r} (python, go)")
+def profiler_for(spec: ServerSpec, name: str) -> PySpy | GoPprof | PerfRecord:
+    """The profiler its language declares (servers.toml), by name."""
+    if name not in PROFILERS:
+        raise ValueError(
+            f"{spec.name}: language {spec.language!r} declares profiler {name!r}; the harness "
+            f'has {", ".join(PROFILERS)} (or declare none = "<why>")'
+        )
+    return PROFILERS[name]()
 
 
-def flame_graph(folded: Path, title: str, language: str) -> Path | None:
-    """The folded stacks as an SVG flame graph (inferno-flamegraph), or None when
-    inferno is not built or there is nothing to draw."""
+def flame_graph(folded: Path, title: str, palette: str) -> Path | None:
+    """The folded stacks as an SVG flame graph (inferno-flamegraph, in its language's
+    ``palette``), or None when inferno is not built or there is nothing to draw."""
     if not FLAMEGRAPH.exists() or not folded.exists() or not folded.read_text().strip():
         return None
     svg = folded.with_suffix(".svg")
-    colors = "python" if language == "python" else "aqua"
     # Start-up (imports: py-spy samples the server from its start) is left out, as the
     # analysis leaves it out of the shares: the graph is of the load.
     stacks = "".join(
@@ -210,7 +235,7 @@ def flame_graph(folded: Path, title: str, language: str) -> Path | None:
         return None
     with open(svg, "wb") as out:
         subprocess.run([str(FLAMEGRAPH), "--title", title, "--countname", "samples",
-                        "--colors", colors, "--hash", "--minwidth", "1", "--no-javascript"],
+                        "--colors", palette, "--hash", "--minwidth", "1", "--no-javascript"],
                        input=stacks.encode(), stdout=out, check=True)  # fmt: skip
     return svg
 
@@ -228,7 +253,7 @@ def renderer_version() -> str:
 
 
 def profiler_versions(rows: Sequence[Mapping[str, object]]) -> dict[str, str]:
-    return {str(r["language"]): str(r["profiler_version"]) for r in rows}
+    return {str(r["language"]): str(r["profiler_version"]) for r in rows if r["profiler"]}
 
 
 def write_rows(path: Path, rows: Sequence[Mapping[str, object]]) -> None:

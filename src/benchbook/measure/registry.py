@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchbook.measure.languages import LanguageSpec, Toolchain, language_of, registry_languages
 from benchbook.measure.load_paths import LoadPaths, checked_path
 from benchbook.measure.params import SettingError, as_list, require_choice
 from benchbook.runs.layout import REGISTRY_PATH, REPO_ROOT
@@ -134,6 +135,7 @@ class ServerSpec:
     grpc: GrpcSpec | None = None  # a gRPC server: ready when it accepts a connection
     title: str = ""  # the name a reader knows, e.g. "Go net/http"
     load_paths: LoadPaths | None = None  # None: any ad-hoc path (verification checks it)
+    toolchain: Toolchain | None = None  # what its build needs on PATH (its language's)
 
     def request(self, name: str) -> Request:
         found = {r.name: r for r in self.requests}
@@ -216,9 +218,11 @@ class Registry:
         servers: Mapping[str, ServerSpec],
         path: Path,
         services: Mapping[str, ServiceSpec] | None = None,
+        languages: Mapping[str, LanguageSpec] | None = None,
     ):
         self.servers = dict(servers)
         self.services = dict(services or {})
+        self.languages = dict(languages or {})
         self.path = path
 
     @classmethod
@@ -228,7 +232,8 @@ class Registry:
         services = {
             name: _parse_service(name, entry) for name, entry in raw.get("services", {}).items()
         }
-        servers = {name: _parse_server(name, entry) for name, entry in raw["servers"].items()}
+        languages = registry_languages(raw, path)
+        servers = {n: _parse_server(n, entry, languages) for n, entry in raw["servers"].items()}
         for spec in servers.values():
             for service in spec.services:
                 if service not in services:
@@ -236,14 +241,15 @@ class Registry:
                         f"{path}: {spec.name} needs service {service!r}, which has no "
                         f"[services.{service}] entry; have {', '.join(services) or 'none'}"
                     )
-        return cls(servers, path, services)
+        return cls(servers, path, services, languages)
 
     def merged(self, other: "Registry") -> "Registry":
         """This registry with another's servers and services added (tests combine the
         real servers with misbehaving ones)."""
         return Registry(
-            {**self.servers, **other.servers}, other.path, {**self.services, **other.services}
-        )
+            {**self.servers, **other.servers}, other.path, {**self.services, **other.services},
+            {**self.languages, **other.languages},
+        )  # fmt: skip
 
     def get(self, name: str) -> ServerSpec:
         require_choice("servers", name, self.servers)
@@ -351,7 +357,8 @@ def _parse_service(name: str, entry: Mapping) -> ServiceSpec:
         raise ValueError(f"servers.toml: service {name!r} is malformed ({err})") from None
 
 
-def _parse_server(name: str, entry: Mapping) -> ServerSpec:
+def _parse_server(name: str, entry: Mapping, languages: Mapping[str, LanguageSpec]) -> ServerSpec:
+    language = language_of(name, entry.get("language", ""), languages)
     try:
         records = entry.get("records")
         grpc = GrpcSpec(**entry["grpc"]) if "grpc" in entry else None
@@ -360,7 +367,7 @@ def _parse_server(name: str, entry: Mapping) -> ServerSpec:
             language=entry["language"],
             description=entry.get("description", ""),
             dir=REPO_ROOT / entry["dir"],
-            build=tuple(entry.get("build", ())),
+            build=tuple(entry.get("build", language.build)),
             command=tuple(entry["command"]),
             env=dict(entry.get("env", {})),
             ready_path=entry.get("ready_path", "/"),
@@ -384,6 +391,7 @@ def _parse_server(name: str, entry: Mapping) -> ServerSpec:
             grpc=grpc,
             title=entry.get("title", ""),
             load_paths=LoadPaths.from_entry(entry.get("load_paths")),
+            toolchain=language.toolchain,
         )
     except (KeyError, TypeError) as err:
         raise ValueError(f"servers.toml: entry {name!r} is malformed ({err})") from None

@@ -21,9 +21,15 @@ class ServerStartError(RuntimeError):
 
 
 def build_server(spec: ServerSpec) -> None:
-    """Run the registry's build command (cheap when nothing changed: go build caches)."""
+    """Run the registry's build command (cheap when nothing changed: go build and cargo
+    build cache), once its language's toolchain is known to be on PATH."""
     if not spec.build:
         return
+    if spec.toolchain is not None and spec.toolchain.missing():
+        raise ServerStartError(
+            f"building {spec.name} needs {spec.toolchain.program}, which is not on PATH: "
+            f"install {spec.toolchain.install}"
+        )
     argv = fill(spec.build, {"port": 0})
     done = subprocess.run(argv, cwd=spec.dir, capture_output=True, text=True)
     if done.returncode != 0:

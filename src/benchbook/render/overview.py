@@ -3,13 +3,14 @@ experiments, then one line of the conditions that change what the numbers mean (
 machine, the cores each side had, run lengths, rounds, sessions) — all read from the
 findings the notebooks published and the manifests of the runs behind them."""
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from benchbook.analyse import answer_note
 from benchbook.analyse.bounds import figure as bound_figure
 from benchbook.analyse.findings_format import LOWER_BOUND, comparison, missing, ratio_text
 from benchbook.render.notebook_html import Section
 from benchbook.render.provenance import RunProvenance
+from benchbook.runs.languages import load_languages, title_of
 from benchbook.runs.manifest import read_manifest
 
 
@@ -20,7 +21,7 @@ def overview_sentences(sections: Sequence[Section]) -> list[str]:
     if not headlines:
         return []
     significant = sum(1 for h in headlines if h.get("significant"))
-    answer = go_vs_python(headlines)
+    answer = language_tally(headlines)
     sentences = [answer] if answer else []
     sentences += [
         f"Of {len(headlines)} headline comparisons, {significant} show a significant "
@@ -70,30 +71,47 @@ def published_figures(all_findings: Sequence[dict]) -> list[str]:
     ]
 
 
-# Metrics where more is better (the runs' column, or a capacity table's): a Go/Python
-# ratio above 1 puts Go ahead.
+# Metrics where more is better (the runs' column, or a capacity table's): a ratio above 1
+# puts the first language ahead.
 RATES = ("rps", "requests per second")
 
 
-def go_vs_python(headlines: Sequence[dict]) -> str:
-    """The report's question across experiments: by how much a Go server out-served a
-    Python one, where a comparison of rates reached a verdict, and where it did not —
-    like for like only (the same storage; a second load tool on the same servers is a
-    cross-check, not another comparison)."""
+def language_tally(headlines: Sequence[dict]) -> str:
+    """The report's question across experiments — Go against Python — for every pair of
+    languages the headlines compared (each headline's own ``languages``), a sentence each,
+    the pair in the registry's order of languages (servers.toml)."""
+    declared = load_languages()
+    order = {name: i for i, name in enumerate(declared)}
+    pairs: dict[tuple[str, str], list[dict]] = {}
+    for h in headlines:
+        languages = tuple(h.get("languages") or ())
+        if len(set(languages)) != 2 or "" in languages:
+            continue  # one language on both sides: not a comparison of languages
+        pair = sorted(languages, key=lambda name: (order.get(name, len(order)), name))
+        pairs.setdefault((pair[0], pair[1]), []).append(h)
+    sentences = [pair_tally(pair, found, declared) for pair, found in pairs.items()]
+    return " ".join(sentence for sentence in sentences if sentence)
+
+
+def pair_tally(pair: tuple[str, str], headlines: Sequence[dict], declared: Mapping) -> str:
+    """By how much a server of the pair's first language out-served one of its second,
+    where a comparison of rates reached a verdict, and where it did not — like for like
+    only (the same storage; a second load tool on the same servers is a cross-check, not
+    another comparison)."""
+    first, second = (title_of(name, declared) for name in pair)
     decided, bounds, undecided = [], [], []
     for h in headlines:
-        languages = list(h.get("languages") or ())
-        if sorted(languages) != ["go", "python"] or not str(h.get("metric")).startswith(RATES):
+        if not str(h.get("metric")).startswith(RATES):
             continue
         if h.get("cross_check") or h.get("like_for_like") is False or missing(h.get("ratio")):
             continue
         pooled = h.get("pooled_ratio")
         ratio = h["ratio"] if missing(pooled) else pooled
-        go_over_python = ratio if languages[0] == "go" else 1 / ratio
+        first_over_second = ratio if h["languages"][0] == pair[0] else 1 / ratio
         if h.get("reproduced_why") == LOWER_BOUND:
-            bounds.append((go_over_python, int(h.get("sessions") or 1)))
+            bounds.append((first_over_second, int(h.get("sessions") or 1)))
         elif h.get("significant"):
-            decided.append((go_over_python, comparison(h["label"])))
+            decided.append((first_over_second, comparison(h["label"])))
         else:
             undecided.append(comparison(h["label"]))
     if not decided and not bounds:
@@ -103,15 +121,15 @@ def go_vs_python(headlines: Sequence[dict]) -> str:
         low, high = min(decided), max(decided)
         ahead = sum(1 for ratio, _ in decided if ratio > 1)
         parts.append(
-            f"Go was ahead of Python in {ahead} of the {len(decided)} like-for-like comparisons "
-            f"of requests per second that reached a verdict, by {ratio_text(low[0])} "
-            f"({low[1]}) to {ratio_text(high[0])} ({high[1]})"
+            f"{first} was ahead of {second} in {ahead} of the {len(decided)} like-for-like "
+            f"comparisons of requests per second that reached a verdict, by "
+            f"{ratio_text(low[0])} ({low[1]}) to {ratio_text(high[0])} ({high[1]})"
         )
     if bounds:
         what = "are lower bounds" if len(bounds) > 1 else "is a lower bound"
         least = " and ".join(bound_figure(*bound) for bound in sorted(bounds))
         parts.append(
-            f"{len(bounds)} more {what}, {least}: the load tool ran out before Go's server did"
+            f"{len(bounds)} more {what}, {least}: the load tool ran out before {first}'s server did"
         )
     if undecided:
         parts.append(f"no difference could be shown for {'; '.join(undecided)}")

@@ -63,6 +63,9 @@ class GoPprof:
         folded.write_text(pprof_raw_to_folded(raw.stdout, go_prefixes()))
         return folded
 
+    def unavailable(self) -> str:
+        return ""  # the Go toolchain that builds the server
+
     def errors(self, log: Path) -> int | None:
         return None  # the runtime's profiler reads its own stacks
 

@@ -56,6 +56,9 @@ class PySpy:
             folded.write_text(_PROCESS.sub(_short_process, folded.read_text()))
         return folded
 
+    def unavailable(self) -> str:
+        return ""  # a dependency of benchbook itself
+
     def errors(self, log: Path) -> int | None:
         """The stacks py-spy failed to read (``--nonblocking`` reads a running process), from
         its last line 'Wrote raw flamegraph data to … Samples: N Errors: M' in the log."""
