@@ -213,10 +213,13 @@ def test_the_harness_is_measure_and_runs_without_tools_and_profilers() -> None:
     assert locust == {"locust.py", "_locustfile.py", "locust_output.py"}  # both readers
 
 
-def test_a_profiler_module_is_named_after_its_language(registry) -> None:
-    languages = {spec.language for spec in registry.servers.values()}
-    names = {p.stem for p in (REPO_ROOT / reuse.PROFILERS).glob("*.py")} - {"__init__"}
-    assert names <= languages, "touched finds a profiler by its language's name"
+def test_every_declared_profiler_has_its_module_in_the_key(registry) -> None:
+    declared = {spec.declared.profiler for spec in registry.languages.values()} - {""}
+    modules = {reuse.profiler_module(name) for name in declared}
+    assert all((REPO_ROOT / m).is_file() and reuse.PROFILERS in m.parents for m in modules)
+    assert len(modules) == len(declared)  # one module per profiler
+    rust = plan(["rust-hello"], registry=registry, profiled=True)
+    assert reuse.touched(rust).profiled == ("perf",)
 
 
 @pytest.fixture

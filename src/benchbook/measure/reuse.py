@@ -28,6 +28,7 @@ template never re-measures.
 import ast
 import functools
 import hashlib
+import inspect
 import json
 import os
 import re
@@ -38,6 +39,7 @@ from pathlib import Path
 
 from benchbook.measure.experiment_plan import ExperimentPlan
 from benchbook.measure.instances import needed_services
+from benchbook.measure.profiling import PROFILERS as PROFILER_CLASSES
 from benchbook.measure.provenance import MACHINE_KEYS, machine
 from benchbook.measure.registry import Registry, ServerSpec, ServiceSpec, Target
 from benchbook.measure.tools import TOOLS, entry, module_name
@@ -69,7 +71,7 @@ class Touched:
     servers: tuple[ServerSpec, ...]
     services: tuple[ServiceSpec, ...]
     tools: tuple[str, ...]
-    profiled: tuple[str, ...]  # the languages its profiled phase profiles; () without one
+    profiled: tuple[str, ...]  # the profilers its servers' languages declare; () without a phase
 
 
 def touched(plan: ExperimentPlan) -> Touched:
@@ -100,9 +102,10 @@ def touched(plan: ExperimentPlan) -> Touched:
         tools' pins) is not part of it.
         ``service <name>`` for each service (Redis) a server or its variant needs: its
         registry entry;
-    (d) ``profiling`` and ``profiler <language>``, only when a profiled phase follows
+    (d) ``profiling`` and ``profiler <name>``, only when a profiled phase follows
         (``plan.profiled``): measure/profiling.py with profilers/__init__.py, and the
-        profiler of each language of its servers (profilers/<language>.py).
+        module of the profiler each of its servers' languages declares in servers.toml
+        (perf for Rust: profilers/perf.py); a language that declares none adds nothing.
     """
     targets = [(t.server, t.variant) for t in plan.targets]
     tools = [tool.name for tool in plan.tools]
@@ -123,12 +126,13 @@ def touched_by(
         spec = servers.setdefault(server, registry.get(server))
         for name in needed_services(spec, Target(server, variant or None)):
             services[name] = registry.service(name)
-    languages = sorted({spec.language for spec in servers.values()}) if profiled else []
+    declared = {registry.languages[spec.language].declared.profiler for spec in servers.values()}
+    profilers = sorted(declared - {""}) if profiled else []
     return Touched(
         tuple(servers[name] for name in sorted(servers)),
         tuple(services[name] for name in sorted(services)),
         tuple(sorted(set(tools))),
-        tuple(languages),
+        tuple(profilers),
     )
 
 
@@ -260,6 +264,13 @@ def _digest(root: Path, files: Iterable[Path], *texts: bytes) -> str:
     return digest.hexdigest()
 
 
+def profiler_module(name: str) -> Path:
+    """The file (relative to the repository) that defines the profiler called ``name``."""
+    source = inspect.getsourcefile(PROFILER_CLASSES[name])
+    assert source is not None, name
+    return PROFILERS / Path(source).name
+
+
 def part_digests(parts: Touched, root: Path = REPO_ROOT) -> dict[str, str]:
     """Each part of ``parts`` (see touched) by name, with the digest of what it holds
     in the repository at ``root``."""
@@ -280,9 +291,9 @@ def part_digests(parts: Touched, root: Path = REPO_ROOT) -> dict[str, str]:
         profiling = _profiling_files(files)
         shared = [p for p in profiling if p == PROFILING or p.name == "__init__.py"]
         digests["profiling"] = _digest(root, shared)
-        for language in parts.profiled:
-            own = [p for p in profiling if p == PROFILERS / f"{language}.py"]
-            digests[f"profiler {language}"] = _digest(root, own, language.encode())
+        for name in parts.profiled:
+            own = [p for p in profiling if p == profiler_module(name)]
+            digests[f"profiler {name}"] = _digest(root, own, name.encode())
     return digests
 
 
