@@ -85,7 +85,10 @@ def test_findings_give_the_answer_the_article_and_every_stored_run(executed: Pat
         "Rust hyper (tokio, 1 thread), compiled with no garbage collector, set the"
         in found["answer"]
     )
-    assert "Go net/http reaches " in found["answer"] and " of the ceiling" in found["answer"]
+    # every other server placed, the nearest first (the order rounds ran in is random)
+    placed = found["answer"].split("set the ceiling here at ")[1]
+    assert " reaches " in placed and " of the ceiling" in placed
+    assert all(name in placed for name in ("Go net/http", "FastAPI (asyncio + h11)"))
     for headline in found["headlines"]:
         assert headline["article_ratio"] == pytest.approx(39651.56 / 8082.66)
         # 2+2 runs cannot reach p < 0.05, so the verdict must say so rather than guess

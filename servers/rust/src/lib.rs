@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::str::FromStr;
 use std::time::Duration;
 
@@ -19,6 +20,8 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
+use tokio::io::Interest;
+use tokio::io::unix::AsyncFd;
 use tokio::net::TcpListener;
 
 /// A whole reply, body in memory.
@@ -76,6 +79,62 @@ impl Flags {
         value
             .parse()
             .map_err(|error| format!("-{name} {value:?}: {error}"))
+    }
+}
+
+/// Sleeps `delay` on the kernel's high-resolution timer (a timerfd the tokio reactor
+/// waits on), as precise as Go's runtime timers: tokio's own timer counts whole
+/// milliseconds and rounds a sleep up to the next one, so `tokio::time::sleep` of 1 ms
+/// lasts 1–2 ms, and a 1 ms I/O server on it would measure its timer, not its speed.
+/// Costs a few system calls per sleep (create, arm, register, read, close).
+pub async fn sleep_precisely(delay: Duration) -> std::io::Result<()> {
+    if delay.is_zero() {
+        return Ok(()); // a zero expiry would disarm the timer, never waking it
+    }
+    // SAFETY: timerfd_create takes no pointers; a negative result is an error.
+    let raw = unsafe {
+        libc::timerfd_create(
+            libc::CLOCK_MONOTONIC,
+            libc::TFD_NONBLOCK | libc::TFD_CLOEXEC,
+        )
+    };
+    if raw < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: `raw` is a file descriptor just opened and owned by nothing else.
+    let timer = unsafe { OwnedFd::from_raw_fd(raw) };
+    let expiry = libc::itimerspec {
+        it_interval: libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        },
+        it_value: libc::timespec {
+            tv_sec: delay.as_secs() as libc::time_t,
+            tv_nsec: delay.subsec_nanos() as libc::c_long,
+        },
+    };
+    // SAFETY: `expiry` outlives the call; the old value is not asked for (null).
+    if unsafe { libc::timerfd_settime(timer.as_raw_fd(), 0, &expiry, std::ptr::null_mut()) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: the AsyncFd owns the descriptor, so it stays open for as long as it is
+    // registered, and nothing else closes or reuses it.
+    let timer = unsafe { AsyncFd::register_with_interest(timer, Interest::READABLE)? };
+    loop {
+        let mut ready = timer.readable().await?;
+        let read = ready.try_io(|fd| {
+            let mut expirations = [0u8; 8];
+            // SAFETY: reads at most the 8 bytes of `expirations`, which outlives the call.
+            let n = unsafe { libc::read(fd.as_raw_fd(), expirations.as_mut_ptr().cast(), 8) };
+            if n < 0 {
+                Err(std::io::Error::last_os_error())
+            } else {
+                Ok(())
+            }
+        });
+        if let Ok(done) = read {
+            return done;
+        }
     }
 }
 

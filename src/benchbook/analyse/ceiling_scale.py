@@ -50,6 +50,7 @@ def sentence(
             placed.append((reader_name(valid, target), c))
     if not placed:
         return ""
+    placed.sort(key=lambda named: -named[1].ratio)  # nearest the ceiling first, every run
     (first_name, first), rest = placed[0], placed[1:]
     shares = [f"{first_name} reaches {_share(first, 'of the ceiling ')}"]
     shares += [f"{name} {_share(c)}" for name, c in rest]

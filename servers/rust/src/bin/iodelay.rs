@@ -1,13 +1,13 @@
 //! Seed 000's server in Rust: `GET /` answers "ok" after sleeping the configured delay
-//! (simulated I/O, a tokio timer: no thread waits), as servers.toml's go-iodelay does.
-//! tokio's timer counts whole milliseconds and rounds a sleep up to the next one, so a
-//! 1 ms sleep lasts 1–2 ms; Go's and asyncio's timers are finer.
+//! (simulated I/O on a kernel timer the runtime waits on: no thread waits), as
+//! servers.toml's go-iodelay does (benchbook_servers::sleep_precisely says why not
+//! tokio's own timer).
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use benchbook_servers::{Flags, Reply, serve, text};
+use benchbook_servers::{Flags, Reply, serve, sleep_precisely, text};
 use hyper::body::Incoming;
 use hyper::{Method, Request, StatusCode};
 
@@ -38,6 +38,11 @@ async fn reply(request: Request<Incoming>, delay: Duration) -> Reply {
     if request.method() != Method::GET {
         return text(StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed\n");
     }
-    tokio::time::sleep(delay).await;
-    text(StatusCode::OK, "ok")
+    match sleep_precisely(delay).await {
+        Ok(()) => text(StatusCode::OK, "ok"),
+        Err(error) => {
+            eprintln!("iodelay: timer: {error}");
+            text(StatusCode::INTERNAL_SERVER_ERROR, "timer failed\n")
+        }
+    }
 }
