@@ -83,3 +83,13 @@ def test_findings_joins_the_parts_as_the_notebooks_did(monkeypatch: pytest.Monke
         "Title",
         "Question?",
     )
+
+
+def test_a_caution_two_briefs_share_is_said_once() -> None:
+    """Two headlines against one Python side carry its flags' caution each (notebook 04's
+    reads): the answer gives it after the first."""
+    note = "Caution: b's runs had throughput and latency that disagree (2 of 6 runs)."
+    other = "Caution: c's runs were short (3 of 6 runs)."
+    said = conclusion.briefs([built(f"Go served 4×. {note}"), built(f"Go served 10×. {note}"),
+                              built(f"Go served 3×. {other}")])  # fmt: skip
+    assert said == f"Go served 4×. {note} Go served 10×. Go served 3×. {other}"

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from benchbook.analyse.conclusions import CAUTION
 from benchbook.analyse.findings import Findings, Headline, headline
 from benchbook.analyse.findings import findings as _findings
 from benchbook.analyse.findings_format import comparison
@@ -91,8 +92,16 @@ def fill(part: Part, headlines: Sequence[Headline]) -> str:
 
 
 def briefs(headlines: Sequence[Headline]) -> str:
-    """Every headline's brief in order: the answer when the headlines say it all."""
-    return " ".join(h.brief for h in headlines)
+    """Every headline's brief in order: the answer when the headlines say it all. A
+    caution (conclusions.caution) an earlier brief already gave — two headlines sharing a
+    side share its flags — is said once."""
+    said, parts = set(), []
+    for h in headlines:
+        text, mark, note = h.brief.partition(" " + CAUTION)
+        parts.append(text if mark and note in said else h.brief)
+        if mark:
+            said.add(note)
+    return " ".join(parts)
 
 
 def verdicts_by_side(headlines: Sequence[Headline]) -> str:

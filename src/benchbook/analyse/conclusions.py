@@ -27,6 +27,7 @@ SUSPECT_FLAGS = (
 )  # fmt: skip
 # Where the CPU of the side that served was this high, it was near its own limit too.
 SERVER_BUSY_CPU_PCT = 80.0
+CAUTION = "Caution: "  # how a caution opens, so an answer can say each one once
 
 
 class Metric:
@@ -179,7 +180,7 @@ def caution(
     flags = {flag for tally in tallies.values() for flag in tally}
     if column == "rps" and flags == {"littles_law"}:
         parts.append(RATE_UNDER_LITTLES_LAW)
-    return ("Caution: " + "; ".join(parts) + ".") if parts else ""
+    return (CAUTION + "; ".join(parts) + ".") if parts else ""
 
 
 def compare_targets(
