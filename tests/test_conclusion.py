@@ -87,9 +87,12 @@ def test_findings_joins_the_parts_as_the_notebooks_did(monkeypatch: pytest.Monke
 
 def test_a_caution_two_briefs_share_is_said_once() -> None:
     """Two headlines against one Python side carry its flags' caution each (notebook 04's
-    reads): the answer gives it after the first."""
+    reads, quoted by a template): the answer gives it after the first."""
     note = "Caution: b's runs had throughput and latency that disagree (2 of 6 runs)."
-    other = "Caution: c's runs were short (3 of 6 runs)."
-    said = conclusion.briefs([built(f"Go served 4×. {note}"), built(f"Go served 10×. {note}"),
-                              built(f"Go served 3×. {other}")])  # fmt: skip
-    assert said == f"Go served 4×. {note} Go served 10×. Go served 3×. {other}"
+    other = "Caution: c's runs were short (e.g. 3 of 6 runs)."
+    headlines = [built(f"Go served 4×. {note}"), built(f"Go served 10×. {note}"),
+                 built(f"Go served 3×. {other}")]  # fmt: skip
+    text = conclusion.fill("Reads: {0.brief} The pair: {1.brief} Writes: {2.brief}", headlines)
+    assert conclusion.cautions_once(text, headlines) == (
+        f"Reads: Go served 4×. {note} The pair: Go served 10×. Writes: Go served 3×. {other}"
+    )

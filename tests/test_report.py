@@ -924,7 +924,9 @@ def test_the_real_pdf_opens_with_the_chart_and_its_main_body_is_short(committed_
         and box.element_tag == "section"
         and "appendix" in (box.element.get("class") or "").split()
     )
-    assert appendix - 1 <= 47, f"the main body has {appendix - 1} pages"
+    # 47 until the Rust ceiling joined notebooks 01 and 02 (a row in each of their tables,
+    # a sentence in each answer): 48.
+    assert appendix - 1 <= 48, f"the main body has {appendix - 1} pages"
 
 
 def test_every_link_of_the_committed_report_into_data_runs_resolves() -> None:

@@ -79,7 +79,7 @@ def findings(
     """The notebook's findings: each declared headline built, the answer's parts filled
     from them and joined, ``plain`` (analyse.answers) given the built headlines."""
     built = [h.headline() for h in headlines]
-    text = " ".join(fill(part, built) for part in answer).strip()
+    text = cautions_once(" ".join(fill(part, built) for part in answer).strip(), built)
     return _findings(experiment, title, question, text, built, also=also, plain=plain(built))
 
 
@@ -92,16 +92,22 @@ def fill(part: Part, headlines: Sequence[Headline]) -> str:
 
 
 def briefs(headlines: Sequence[Headline]) -> str:
-    """Every headline's brief in order: the answer when the headlines say it all. A
-    caution (conclusions.caution) an earlier brief already gave — two headlines sharing a
-    side share its flags — is said once."""
-    said, parts = set(), []
-    for h in headlines:
-        text, mark, note = h.brief.partition(" " + CAUTION)
-        parts.append(text if mark and note in said else h.brief)
-        if mark:
-            said.add(note)
-    return " ".join(parts)
+    """Every headline's brief in order: the answer when the headlines say it all."""
+    return " ".join(h.brief for h in headlines)
+
+
+def cautions_once(text: str, headlines: Sequence[Headline]) -> str:
+    """``text`` with each headline's caution (conclusions.caution, the end of its brief)
+    kept where it first appears only: two headlines sharing a side share its flags, and
+    an answer that quotes both briefs would say the caution twice."""
+    for note in dict.fromkeys(h.brief.partition(" " + CAUTION)[2] for h in headlines):
+        if not note:
+            continue
+        said = " " + CAUTION + note
+        first = text.find(said) + len(said)
+        if first >= len(said):
+            text = text[:first] + text[first:].replace(said, "")
+    return text
 
 
 def verdicts_by_side(headlines: Sequence[Headline]) -> str:
