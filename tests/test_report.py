@@ -598,6 +598,9 @@ def test_tables_are_classed_by_the_width_they_need_in_print() -> None:
         '<table><tr><th colspan="20">h</th></tr><tr><th rowspan="2">a</th><td>1</td></tr></table>'
     )
     assert mark_wide_tables(spanned) == spanned.replace("<table>", '<table class="unsplit">')
+    # three rows, but of long verdicts: half a page, split rather than moved whole
+    verdicts = mark_wide_tables(table(3, "verdict", "the article's figure lies outside " * 20, 3))
+    assert "unsplit" not in verdicts
 
 
 def test_ratios_have_two_significant_digits_and_intervals_their_level() -> None:

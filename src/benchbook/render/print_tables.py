@@ -15,7 +15,10 @@ TABLE_FONT_PT = (8.0, 7.0, 6.5, 6.0, 5.5, 5.0)  # first: the normal print size
 LANDSCAPE_FONT_PT = (8.0, 7.0, 6.5, 6.0, 5.5, 5.0, 4.5, 4.0)
 CELL_PADDING_EM = 0.7  # left + right padding of a cell in print, with a little slack
 BOLD_WIDTH = 1.1
-SMALL_TABLE_ROWS = 15  # a table this short is never split across pages
+SMALL_TABLE_ROWS = 15  # a table this short is never split across pages …
+# … unless its cells hold this much text: a few rows of long verdicts are half a page, and
+# kept whole they leave the page before them half empty.
+SMALL_TABLE_CHARS = 1500
 TABLE_OPEN = re.compile(r"<table\b([^>]*)>", re.I)
 TABLE_ROW = re.compile(r"<tr\b.*?</tr>", re.I | re.S)
 CELL = re.compile(r"<(t[hd])\b([^>]*)>(.*?)(?=<t[hd]\b|</tr>)", re.I | re.S)
@@ -88,7 +91,7 @@ def table_classes(table: str) -> list[str]:
     """Print classes of a table: `fit-<size×10>` and `wide` when it needs a smaller font,
     `very-wide` when it needs a landscape page (`overflows` when not even that is
     enough: its numbers may then break), `unsplit` when it is short enough to keep on
-    one page."""
+    one page (few rows, little text)."""
     size, landscape = print_fit(table)
     classes = []
     if size < TABLE_FONT_PT[0] or landscape:
@@ -97,7 +100,8 @@ def table_classes(table: str) -> list[str]:
         classes.append("very-wide")
         if sum(column_widths_em(table)) * size > LANDSCAPE_WIDTH_PT:
             classes.append("overflows")
-    if len(TABLE_ROW.findall(table)) <= SMALL_TABLE_ROWS:
+    text = html_text.unescape(TAG.sub("", table))
+    if len(TABLE_ROW.findall(table)) <= SMALL_TABLE_ROWS and len(text) <= SMALL_TABLE_CHARS:
         classes.append("unsplit")
     return classes
 
