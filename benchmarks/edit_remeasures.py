@@ -10,6 +10,7 @@ whose digest changed name the experiments, hence the notebooks, that measure aga
     python benchmarks/edit_remeasures.py   # prints the README's table
 """
 
+import json
 import shutil
 import tempfile
 from collections.abc import Iterable
@@ -20,6 +21,7 @@ from benchbook.measure import reuse
 from benchbook.measure.registry import Registry
 from benchbook.measure.tools import TOOLS, module_name
 from benchbook.runs.layout import REPO_ROOT, runs_dir
+from benchbook.runs.manifest import plan_of
 from benchbook.runs.store import Run
 from benchbook.store.session_file import newest_session
 
@@ -72,13 +74,14 @@ def edits() -> list[Edit]:
 
 @dataclass(frozen=True)
 class Used:
-    """What one experiment's stored run measured with: touched_by's arguments, and its
-    parameters."""
+    """What one experiment's stored run measured with: touched_by's arguments, its
+    description as stored (what its key digests) and the calibration it read."""
 
     targets: frozenset[tuple[str, str | None]]
     tools: frozenset[str]
     profiled: bool
-    params: dict
+    description: dict
+    calibration: str | None
 
     def touched(self, registry: Registry) -> reuse.Touched:
         return reuse.touched_by(registry, self.targets, self.tools, self.profiled)
@@ -95,7 +98,8 @@ def session() -> dict[str, Used]:
             frozenset((server, variant or None) for server, variant in targets),
             frozenset(rows["tool"]),
             manifest["profiled_phase"] is not None,
-            manifest["params"],
+            manifest["description"],
+            (plan_of(manifest).calibration or {}).get("run_id"),
         )
     return used
 
@@ -158,12 +162,10 @@ def table() -> str:
             changed = {name for name in unedited if edited[name] != unedited[name]}
             again = [e for e, own in names.items() if own & changed]
             lines.append(f"| {edit.what} | {notebooks(again)} | {len(again)} of {len(used)} |")
-    # A new calibration (notebook 00 measured again) changes only what the key leaves out.
-    newer = {"calibration": {"run_id": "a newer calibration run"}}
+    # A new calibration (notebook 00 measured again) re-keys an experiment only if its key
+    # holds the calibration: the key digests the description, which never names it.
     again = [
-        e
-        for e, u in used.items()
-        if reuse.key_parameters(u.params | newer) != reuse.key_parameters(u.params)
+        e for e, u in used.items() if u.calibration and u.calibration in json.dumps(u.description)
     ]
     lines.append(f"| a new calibration (notebook 00 measured again) | {notebooks(again)} | "
                  f"{len(again)} of {len(used)} |")  # fmt: skip

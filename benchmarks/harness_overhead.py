@@ -16,10 +16,10 @@ import tempfile
 from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
+from typing import cast
 
 from benchbook.analyse.stats import summarize
 from benchbook.measure.calibration import latest_ceilings
-from benchbook.measure.hosts.placement import LOCAL
 from benchbook.measure.instances import start_instance
 from benchbook.measure.measured_run import measure_run
 from benchbook.measure.planning import plan_experiment
@@ -27,8 +27,10 @@ from benchbook.measure.registry import Registry
 from benchbook.measure.run_store import Run
 from benchbook.measure.sampling import host_cpu_jiffies, steal_pct
 from benchbook.measure.servers import build_server
-from benchbook.measure.tools.wrk import ClosedLoopLoad, Wrk, wrk_command
+from benchbook.measure.tools import tool
+from benchbook.measure.tools.wrk import Wrk, wrk_command
 from benchbook.measure.verification import verify
+from benchbook.runs.experiment import Experiment
 
 TARGET = 0.98
 
@@ -49,16 +51,15 @@ def main() -> None:
     registry = Registry.load()
     spec = registry.get("go-iodelay")
     build_server(spec)
-    load = ClosedLoopLoad.from_params(100, 4, args.duration, "2s")
+    wrk = tool("wrk", connections=100, threads=4, duration=args.duration, timeout="2s")
     # The plan every measured run takes, as measure.run builds it: one server, one tool.
-    plan = plan_experiment("harness_overhead", ["go-iodelay"], [Wrk(load)], variants=None,
-                           paths=None, requests=None, mix=None, warmup=0,
-                           repetitions=args.pairs, server_params=None, records=0,
-                           pin_cpus=True, verify=True, restart=False, control=None,
-                           hosts=LOCAL, registry=registry)  # fmt: skip
+    experiment = Experiment("harness_overhead", ["go-iodelay"], wrk, warmup=0,
+                            repetitions=args.pairs, records=0, restart=False)  # fmt: skip
+    plan = plan_experiment(experiment)
     plan = replace(plan, ceilings=latest_ceilings())  # read when measuring, as run_experiment does
     config, pinning = plan.configs[0], plan.pinning
-    run = Run.create("harness_overhead", {"load": vars(args)})
+    load = cast(Wrk, config.tool).load
+    run = Run.create(plan.experiment, plan.worked_out())
     logs = Path(os.environ["BENCHBOOK_RUNS_DIR"])
     ratios = []
     host_before = host_cpu_jiffies()

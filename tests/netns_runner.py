@@ -13,10 +13,12 @@ if __name__ == "__main__":
     os.environ["BENCHBOOK_RUNS_DIR"] = sys.argv[1]
     os.environ["BENCHBOOK_SPEED_REFERENCE"] = "0"
     measure.run(
-        "netns_killed",
-        ["go-hello"],
-        measure.tool("wrk", connections=2, threads=1, duration="60s"),
-        warmup="0s",
-        repetitions=1,
-        hosts=measure.hosts("netns", added_rtt="1ms"),
+        measure.Experiment(
+            "netns_killed",
+            ["go-hello"],
+            measure.tool("wrk", connections=2, threads=1, duration="60s"),
+            warmup="0s",
+            repetitions=1,
+            hosts=measure.hosts("netns", added_rtt="1ms"),
+        )
     )

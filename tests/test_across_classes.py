@@ -5,6 +5,7 @@ move is printed only where the move leaves this class's own spread."""
 
 import math
 from dataclasses import asdict, replace
+from pathlib import Path
 from types import SimpleNamespace
 
 import pandas as pd
@@ -21,7 +22,7 @@ from benchbook.analyse.across_classes import (
 from benchbook.analyse.replication import UNRECORDED, OtherClass, replication, spread
 from benchbook.analyse.stats import compare_paired
 from benchbook.render.spread_page import machine_census
-from benchbook.runs.manifest import COMPLETED
+from benchbook.runs.manifest import COMPLETED, migrate
 from benchbook.store.sessions import StoredSession
 
 HERE = "AMD EPYC (family 25, model 17, stepping 1), 2 CPUs"
@@ -171,11 +172,14 @@ class Sessions:
 
 
 def stored(run_id: str, cpu: dict, ratio: float, go_ms: float, py_ms: float) -> StoredSession:
-    manifest = {"run_id": run_id, "created_utc": "2026-11-27T01:00:00", "completion": COMPLETED,
+    manifest = {"run_id": run_id, "created_utc": "2026-11-27T01:00:00",
+                "completed_utc": "2026-11-27T01:01:00",
                 "params": {"tools": ["wrk"]}, "provenance": {"machine": {
                     "cpu_model": "AMD EPYC", "logical_cpus": 2, "cpu": cpu}},
                 "machine_speed": {w: {"go_s": 0.5, "python_s": 0.5}
                                   for w in ("before", "after")}}  # fmt: skip
+    manifest = migrate(manifest, Path("results.csv"))  # as the store holds it
+    assert manifest["completion"] == COMPLETED
     rows = pd.DataFrame(
         [{"run_id": run_id, "repetition": r + 1, "target": t, "server": t, "rps": v, "flags": "",
           "incident": "", "err_connect": 0, "err_read": 0, "err_write": 0, "err_timeout": 0,

@@ -7,7 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from benchbook.measure.tools import TOOLS, capabilities, module_name, spreading_tools, tool
+from benchbook.measure.tools import (
+    TOOLS,
+    capabilities,
+    module_name,
+    spreading_tools,
+    tool,
+    tool_loads,
+)
 from benchbook.runs.columns import LOAD_TOOLS
 from benchbook.runs.layout import REPO_ROOT
 
@@ -80,10 +87,8 @@ def test_an_unknown_tool_or_setting_names_the_valid_ones() -> None:
         tool("wrkk", connections=10)
     with pytest.raises(ValueError, match="wrk: .*unexpected keyword argument 'conections'"):
         tool("wrk", conections=10, duration="1s")
-    assert [w.load.connections for w in tool("wrk", connections="10,100", duration="1s")] == [
-        10,
-        100,
-    ]
+    loads = tool_loads(tool("wrk", connections="10,100", duration="1s"))
+    assert [w.load.connections for w in loads] == [10, 100]
 
 
 # The fewest settings that make one load of each tool (a new tool must add its own).
@@ -105,7 +110,7 @@ def test_every_tool_has_minimal_settings_below() -> None:
 def test_declared_capabilities_are_what_the_loads_implement(name: str) -> None:
     """Callers trust the ToolEntry's capabilities instead of probing the load: here,
     and only here, the load is probed, so a declaration cannot drift from the code."""
-    (load,) = tool(name, **MINIMAL_SETTINGS[name])
+    (load,) = tool_loads(tool(name, **MINIMAL_SETTINGS[name]))
     declared = capabilities(load)
     assert declared == TOOLS[name].capabilities
     for method in ("run_spread", "spread_problem"):

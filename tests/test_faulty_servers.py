@@ -18,12 +18,14 @@ def both(registry: Registry, test_registry: Registry) -> Registry:
 @pytest.mark.slow
 def test_wrong_bodies_under_load_flag_bad_response_and_are_never_ranked(both) -> None:
     run = measure.run(
-        "bad_response_test",
-        ["wrong-body-under-load", "go-hello"],
-        measure.tool("wrk", connections=4, threads=1, duration="2s"),
-        warmup="0s",
-        repetitions=1,
-        registry=both,
+        measure.Experiment(
+            "bad_response_test",
+            ["wrong-body-under-load", "go-hello"],
+            measure.tool("wrk", connections=4, threads=1, duration="2s"),
+            warmup="0s",
+            repetitions=1,
+            registry=both,
+        )
     )
     results = run.results().set_index("target")
     bad = results.loc["wrong-body-under-load"]
@@ -41,12 +43,14 @@ def test_wrong_bodies_under_load_flag_bad_response_and_are_never_ranked(both) ->
 @pytest.mark.slow
 def test_a_server_that_dies_is_reported_and_the_others_still_measured(both, capsys) -> None:
     run = measure.run(
-        "server_died_test",
-        ["dies-under-load", "go-hello"],
-        measure.tool("wrk", connections=4, threads=1, duration="3s"),
-        warmup="0s",
-        repetitions=2,
-        registry=both,
+        measure.Experiment(
+            "server_died_test",
+            ["dies-under-load", "go-hello"],
+            measure.tool("wrk", connections=4, threads=1, duration="3s"),
+            warmup="0s",
+            repetitions=2,
+            registry=both,
+        )
     )
     results = run.results()
     died = results[results["target"] == "dies-under-load"]

@@ -20,15 +20,17 @@ HEALTH = "benchbook.governance.v1.GovernanceService/HealthCheck"
 @pytest.mark.slow
 def test_the_four_servers_verify_and_go_benchmarks_become_rows(runs_dir) -> None:
     run = measure.run(
-        "gobench_test",
-        [s for b in (BACKENDS).values() for s in b.values()],
-        measure.tool(
-            "go-bench",
-            backends=BACKENDS,
-            bench="Ops/.*/(HealthCheck|CreateSession)$|FirstCall",
-            benchtime="20ms",
-        ),
-        repetitions=2,
+        measure.Experiment(
+            "gobench_test",
+            [s for b in (BACKENDS).values() for s in b.values()],
+            measure.tool(
+                "go-bench",
+                backends=BACKENDS,
+                bench="Ops/.*/(HealthCheck|CreateSession)$|FirstCall",
+                benchtime="20ms",
+            ),
+            repetitions=2,
+        )
     )
     rows = run.results()
     assert len(rows) == 2 * 2 * (2 * 2 + 2)  # reps × backends × (2 ops × 2 transports + 2)
@@ -45,31 +47,35 @@ def test_the_four_servers_verify_and_go_benchmarks_become_rows(runs_dir) -> None
 @pytest.mark.slow
 def test_the_article_loop_against_the_404_backend_is_flagged_and_refused_otherwise() -> None:
     run = measure.run(
-        "article_style_test",
-        [s for b in ({"article": {"http": "http-not-found"}}).values() for s in b.values()],
-        measure.tool(
-            "go-bench",
-            backends={"article": {"http": "http-not-found"}},
-            bench="ArticleStyle/http/HealthCheck$",
-            benchtime="20ms",
-            env={"GOVERNANCE_ARTICLE_STYLE": "1"},
-        ),
-        repetitions=1,
-        verify=False,
+        measure.Experiment(
+            "article_style_test",
+            [s for b in ({"article": {"http": "http-not-found"}}).values() for s in b.values()],
+            measure.tool(
+                "go-bench",
+                backends={"article": {"http": "http-not-found"}},
+                bench="ArticleStyle/http/HealthCheck$",
+                benchtime="20ms",
+                env={"GOVERNANCE_ARTICLE_STYLE": "1"},
+            ),
+            repetitions=1,
+            verify=False,
+        )
     )
     (row,) = run.results().itertuples()
     assert row.errors_per_op == 1 and row.flags == "bad_response"
     assert "100% of its iterations failed" in row.incident
     with pytest.raises(VerificationError, match="GET /health: status 404, expected 200"):
         measure.run(
-            "refused_test",
-            [s for b in ({"article": {"http": "http-not-found"}}).values() for s in b.values()],
-            measure.tool(
-                "go-bench",
-                backends={"article": {"http": "http-not-found"}},
-                bench="Ops/http/HealthCheck$",
-            ),
-            repetitions=1,
+            measure.Experiment(
+                "refused_test",
+                [s for b in ({"article": {"http": "http-not-found"}}).values() for s in b.values()],
+                measure.tool(
+                    "go-bench",
+                    backends={"article": {"http": "http-not-found"}},
+                    bench="Ops/http/HealthCheck$",
+                ),
+                repetitions=1,
+            )
         )
     assert descendants() == []
 
@@ -77,12 +83,14 @@ def test_the_article_loop_against_the_404_backend_is_flagged_and_refused_otherwi
 @pytest.mark.slow
 def test_ghz_calls_are_parsed_into_rows() -> None:
     run = measure.run(
-        "ghz_test",
-        ["go-governance-grpc"],
-        measure.tool("ghz", concurrency=4, calls=400),
-        requests={"go-governance-grpc": ["HealthCheck"]},
-        warmup="0s",
-        repetitions=1,
+        measure.Experiment(
+            "ghz_test",
+            ["go-governance-grpc"],
+            measure.tool("ghz", concurrency=4, calls=400),
+            requests={"go-governance-grpc": ["HealthCheck"]},
+            warmup="0s",
+            repetitions=1,
+        )
     )
     (row,) = run.results().itertuples()
     assert (row.requests, row.ok, row.non_ok) == (400, 400, 0)

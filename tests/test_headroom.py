@@ -31,6 +31,7 @@ from benchbook.measure.run_store import Run
 from benchbook.measure.servers import build_server
 from benchbook.measure.tools.wrk import ClosedLoopLoad, Wrk
 from benchbook.runs.calibration import CALIBRATION_EXPERIMENT
+from benchbook.runs.experiment import Experiment, Load
 from benchbook.runs.flags import NEAR_CEILING_HEADROOM
 
 WRK = Wrk(ClosedLoopLoad.from_params(2, 1, "1s", "1s"))
@@ -82,9 +83,10 @@ def measured_row(runs_dir: Path, tmp_path: Path) -> dict[str, object]:
     build_server(spec)
     target = Target("go-hello")
     config = Config(target, WRK)
-    plan = ExperimentPlan("headroom_test", registry, (config,), {}, warmup_s=0, repetitions=1,
+    described = Experiment("headroom_test", ["go-hello"], Load("wrk"), repetitions=1)
+    plan = ExperimentPlan(described, registry, (config,), {}, warmup_s=0,
                           pinning=Pinning(None, None), ceilings=latest_ceilings())  # fmt: skip
-    run = Run.create(plan.experiment, params={})
+    run = Run.create(plan.experiment, plan.worked_out())
     with ExitStack() as stack:
         instance = start_instance(
             stack, registry, spec, target, spec.resolve_params({}), tmp_path / "logs", None

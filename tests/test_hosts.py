@@ -10,9 +10,9 @@ from conftest import descendants
 from benchbook import measure
 from benchbook.measure.hosts import addresses
 from benchbook.measure.hosts.link import LinkProbe
-from benchbook.measure.hosts.placement import HostsPlan
 from benchbook.measure.tools.base import get_plan
 from benchbook.measure.tools.wrk import ClosedLoopLoad, Wrk
+from benchbook.runs.experiment import Hosts
 
 WRK = measure.tool("wrk", connections=1, threads=1, duration="1s")
 
@@ -41,15 +41,19 @@ def test_a_host_not_in_the_allow_list_is_refused_naming_the_list(allow_list: Pat
 def test_an_allow_listed_host_still_needs_the_experiments_opt_in(allow_list: Path) -> None:
     with pytest.raises(addresses.AddressRefused, match="did not opt in: pass allow_remote=True"):
         measure.hosts("ssh", remote="lab-pi")
-    assert measure.hosts("ssh", remote="lab-pi", allow_remote=True).remote == "lab-pi"
+    assert measure.hosts("ssh", remote="lab-pi", allow_remote=True).settings["remote"] == "lab-pi"
 
 
 def test_a_refused_experiment_starts_nothing_and_stores_nothing(runs_dir: Path) -> None:
-    """A hosts plan made by hand, past hosts()' checks, is refused again before any
+    """A description's hosts made by hand, past hosts()' checks, is refused again before any
     server starts: no process, no run folder."""
-    plan = HostsPlan("ssh", remote="build-server", allow_remote=True)
+    hosts = Hosts("ssh", {"remote": "build-server", "allow_remote": True})
     with pytest.raises(addresses.AddressRefused, match="not in the allow-list"):
-        measure.run("refused", ["go-hello"], WRK, repetitions=1, warmup="0s", hosts=plan)
+        measure.run(
+            measure.Experiment(
+                "refused", ["go-hello"], WRK, repetitions=1, warmup="0s", hosts=hosts
+            )
+        )
     assert descendants() == []
     assert not runs_dir.exists() or not any(runs_dir.iterdir())
 
@@ -86,12 +90,18 @@ def test_host_settings_that_make_no_sense_are_refused(settings: dict, problem: s
 
 
 def test_tools_that_cannot_spread_over_load_hosts_are_named() -> None:
-    plan = HostsPlan("netns", load_hosts=2)
+    hosts = Hosts("netns", {"load_hosts": 2})
     with pytest.raises(ValueError, match="wrk runs on one; tools that spread a load"):
-        measure.run("spread", ["go-hello"], WRK, repetitions=1, warmup="0s", hosts=plan)
+        measure.run(
+            measure.Experiment("spread", ["go-hello"], WRK, repetitions=1, warmup="0s", hosts=hosts)
+        )
     locust = measure.tool("locust", users=2, spawn_rate=2, wait="0-0ms", duration="1s")
     with pytest.raises(ValueError, match="give workers=1 or more"):
-        measure.run("spread", ["go-hello"], locust, repetitions=1, warmup="0s", hosts=plan)
+        measure.run(
+            measure.Experiment(
+                "spread", ["go-hello"], locust, repetitions=1, warmup="0s", hosts=hosts
+            )
+        )
 
 
 @pytest.mark.parametrize(

@@ -91,12 +91,14 @@ def test_server_answering_404_fails_verification(test_registry, tmp_path) -> Non
 def test_unverified_server_is_never_benchmarked(test_registry, runs_dir) -> None:
     with pytest.raises(VerificationError):
         measure.run(
-            "verify_test",
-            ["wrong-path"],
-            measure.tool("wrk", connections=2, threads=1, duration="1s"),
-            warmup="0s",
-            repetitions=1,
-            registry=test_registry,
+            measure.Experiment(
+                "verify_test",
+                ["wrong-path"],
+                measure.tool("wrk", connections=2, threads=1, duration="1s"),
+                warmup="0s",
+                repetitions=1,
+                registry=test_registry,
+            )
         )
     (run,) = runs_dir.iterdir()
     assert not (run / "raw").exists() and not (run / "results.csv").exists()
@@ -255,11 +257,13 @@ def test_a_hung_wrk_is_stopped_at_its_deadline_and_the_message_says_so(monkeypat
         LoadToolError, match=r"still ran ([\d.]+) s after it started, so it was stopped"
     ) as late:
         measure.run(
-            "hung_tool",
-            ["go-hello"],
-            measure.tool("wrk", connections=2, threads=1, duration="1s", timeout="1s"),
-            warmup="0s",
-            repetitions=1,
+            measure.Experiment(
+                "hung_tool",
+                ["go-hello"],
+                measure.tool("wrk", connections=2, threads=1, duration="1s", timeout="1s"),
+                warmup="0s",
+                repetitions=1,
+            )
         )
     # The seconds said are those since wrk started: its 3 s deadline and the moments the
     # harness took to notice (a wait polls every 50 ms), never the wait's own share.

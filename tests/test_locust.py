@@ -218,13 +218,15 @@ def test_real_three_second_run_against_the_go_server(tmp_path) -> None:
 def locust_row(registry: Registry, **load: object) -> pd.Series:
     """The one row of a real single-repetition Locust run against go-iodelay (no delay)."""
     run = measure.run(
-        "locust_test",
-        ["go-iodelay"],
-        measure.tool("locust", spawn_rate=load["users"], processes=1, **load),
-        warmup="0s",
-        repetitions=1,
-        server_params={"delay_ms": 0},
-        registry=registry,
+        measure.Experiment(
+            "locust_test",
+            ["go-iodelay"],
+            measure.tool("locust", spawn_rate=load["users"], processes=1, **load),
+            warmup="0s",
+            repetitions=1,
+            server_params={"delay_ms": 0},
+            registry=registry,
+        )
     )
     assert descendants() == []
     return run.results().iloc[0]
@@ -252,21 +254,23 @@ def test_master_and_two_local_workers_end_to_end(registry) -> None:
     # go-hello answers any path: the one requested shows the master's options reached
     # the workers.
     run = measure.run(
-        "locust_workers_test",
-        ["go-hello"],
-        measure.tool(
-            "locust",
-            users=20,
-            spawn_rate=20,
-            wait="10-20ms",
-            duration="3s",
-            user_class="FastHttpUser",
-            workers=2,
-        ),
-        paths={"go-hello": ["/from-the-master"]},
-        warmup="0s",
-        repetitions=1,
-        registry=registry,
+        measure.Experiment(
+            "locust_workers_test",
+            ["go-hello"],
+            measure.tool(
+                "locust",
+                users=20,
+                spawn_rate=20,
+                wait="10-20ms",
+                duration="3s",
+                user_class="FastHttpUser",
+                workers=2,
+            ),
+            paths={"go-hello": ["/from-the-master"]},
+            warmup="0s",
+            repetitions=1,
+            registry=registry,
+        )
     )
     row = run.results().iloc[0]
     assert (row["tool_setting"], row["requests"] > 100, row["non_2xx"]) == (

@@ -42,23 +42,25 @@ def test_link_delay_is_measured_and_the_load_is_spread_over_two_hosts() -> None:
     """10 ms added on a link whose probe measures it; vegeta's attack and Locust's
     workers spread over two load hosts, their results merged into one row each."""
     run = measure.run(
-        "netns_spread",
-        ["go-hello"],
-        [
-            measure.tool("vegeta", rate=200, duration="1s"),
-            measure.tool(
-                "locust",
-                users=4,
-                spawn_rate=4,
-                wait="0-0ms",
-                duration="2s",
-                user_class="FastHttpUser",
-                workers=1,
-            ),  # fmt: skip
-        ],
-        warmup="0s",
-        repetitions=1,
-        hosts=measure.hosts("netns", load_hosts=2, added_rtt="10ms"),
+        measure.Experiment(
+            "netns_spread",
+            ["go-hello"],
+            [
+                measure.tool("vegeta", rate=200, duration="1s"),
+                measure.tool(
+                    "locust",
+                    users=4,
+                    spawn_rate=4,
+                    wait="0-0ms",
+                    duration="2s",
+                    user_class="FastHttpUser",
+                    workers=1,
+                ),  # fmt: skip
+            ],
+            warmup="0s",
+            repetitions=1,
+            hosts=measure.hosts("netns", load_hosts=2, added_rtt="10ms"),
+        )
     )
     hosts = run.manifest()["hosts"]
     measured = hosts["link"]["measured"]

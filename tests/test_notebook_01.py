@@ -59,7 +59,7 @@ def test_overrides_reach_the_measurement(executed: Path) -> None:
     run_dir = run_dirs(executed)["01_io_concurrency"]
     results = pd.read_csv(run_dir / "results.csv")
     assert set(results["connections"]) == {8} and set(results["threads"]) == {2}
-    loads = json.loads((run_dir / "manifest.json").read_text())["params"]["loads"]
+    loads = json.loads((run_dir / "manifest.json").read_text())["plan"]["loads"]
     assert [load["connections"] for load in loads] == [8]
     for raw in results["raw_path"]:
         assert "-c8 " in (REPO_ROOT / raw).read_text()  # the command wrk actually ran

@@ -51,7 +51,8 @@ def executed(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict, dict,
     (found,) = [d[FINDINGS_MIME] for d in data if FINDINGS_MIME in d]
     runs = [Run(REPO_ROOT / d[RUN_MIME]["path"]) for d in data if RUN_MIME in d]
     by_experiment = {run.manifest()["experiment"]: run for run in runs}
-    params = {experiment: run.manifest()["params"] for experiment, run in by_experiment.items()}
+    params = {experiment: (run.description(), run.plan())
+              for experiment, run in by_experiment.items()}  # fmt: skip
     return text, found, params, by_experiment
 
 
@@ -61,11 +62,12 @@ def test_run_all_as_in_jupyterlab_records_the_values_typed_in(executed) -> None:
     assert set(params) == {"06_open_loop_freeze", "06_open_loop_maxima", "06_open_loop_load"}
     freeze, maxima, load = (params[f"06_open_loop_{p}"] for p in ("freeze", "maxima", "load"))
     # The smoke profile's values (notebooks/profiles/smoke.yaml), not the defaults.
-    assert all(p["warmup_s"] == 0 for p in (freeze, maxima, load))
-    assert (freeze["repetitions"], maxima["repetitions"], load["repetitions"]) == (2, 1, 2)
-    for run in (freeze, maxima, load):
-        assert {step["duration_s"] for step in run["loads"]} == {1.0}  # every smoke run: 1 s
-    assert len(load["loads"]) == 2 * 4  # open_loop_fractions [0.1, 1.2], four servers
+    assert all(plan.warmup_s == 0 for _, plan in (freeze, maxima, load))
+    repetitions = tuple(description.repetitions for description, _ in (freeze, maxima, load))
+    assert repetitions == (2, 1, 2)
+    for _, plan in (freeze, maxima, load):
+        assert set(plan.load_values("duration_s")) == {1.0}  # every smoke run: 1 s
+    assert len(load[1].loads) == 2 * 4  # open_loop_fractions [0.1, 1.2], four servers
 
 
 @pytest.mark.slow

@@ -355,12 +355,14 @@ def test_freeze_chart_shows_every_source_and_the_model() -> None:
 @pytest.mark.slow
 def test_a_short_vegeta_run_gives_rows_with_the_rate_asked_and_the_rate_sent(registry) -> None:
     run = measure.run(
-        "openloop_test",
-        ["go-hello"],
-        measure.tool("vegeta", rate=[200, 500], duration="2s"),
-        warmup="0s",
-        repetitions=1,
-        registry=registry,
+        measure.Experiment(
+            "openloop_test",
+            ["go-hello"],
+            measure.tool("vegeta", rate=[200, 500], duration="2s"),
+            warmup="0s",
+            repetitions=1,
+            registry=registry,
+        )
     )
     assert descendants() == []
     results = run.results().set_index("target_rate")
@@ -377,15 +379,17 @@ def test_a_short_vegeta_run_gives_rows_with_the_rate_asked_and_the_rate_sent(reg
 def test_a_rate_the_workers_cannot_send_is_flagged_rate_shortfall(registry) -> None:
     # 10 workers on a server that takes 100 ms per request: at most 100 req/s, not 1000.
     run = measure.run(
-        "openloop_test",
-        ["go-iodelay"],
-        measure.tool(
-            "vegeta", rate=1000, duration="2s", max_workers=10, max_connections=10, timeout="5s"
-        ),
-        server_params={"delay_ms": 100},
-        warmup="0s",
-        repetitions=1,
-        registry=registry,
+        measure.Experiment(
+            "openloop_test",
+            ["go-iodelay"],
+            measure.tool(
+                "vegeta", rate=1000, duration="2s", max_workers=10, max_connections=10, timeout="5s"
+            ),
+            server_params={"delay_ms": 100},
+            warmup="0s",
+            repetitions=1,
+            registry=registry,
+        )
     )
     assert descendants() == []
     row = run.results().iloc[0]
@@ -406,13 +410,15 @@ def test_the_open_loop_sees_the_freeze_servers_stall_and_what_wrk_timed_does_not
         ),
     ]
     run = measure.run(
-        "openloop_test",
-        ["go-freeze"],
-        tools,
-        server_params=freeze,
-        warmup="0s",
-        repetitions=1,
-        registry=registry,
+        measure.Experiment(
+            "openloop_test",
+            ["go-freeze"],
+            tools,
+            server_params=freeze,
+            warmup="0s",
+            repetitions=1,
+            registry=registry,
+        )
     )
     assert descendants() == []
     assert sorted(run.results()["tool"]) == ["vegeta", "wrk"]

@@ -43,7 +43,7 @@ def test_bad_parameter_is_refused_before_anything_starts(override, message, runs
     with pytest.raises(ValueError, match=message):
         given = GOOD | override
         wrk = {k: given.pop(k) for k in ("connections", "threads", "duration")}
-        measure.run("params_test", tools=measure.tool("wrk", **wrk), **given)
+        measure.run(measure.Experiment("params_test", loads=measure.tool("wrk", **wrk), **given))
     assert descendants() == []
     assert not runs_dir.exists(), "a run folder was created for a refused experiment"
 
@@ -59,44 +59,43 @@ def test_durations(text, seconds) -> None:
     ("override", "message"),
     [
         (
-            {"server_params": {"workers": 0}, "names": {"workers": "python_workers"}},
-            r"python_workers: 0 is below the minimum of 1 for python-iodelay \(given as workers\)",
+            {"server_params": {"workers": 0}},
+            r"^params_test: workers: 0 is below the minimum of 1 for python-iodelay$",
         ),
         (
-            {"variants": {"python-iodelay": ["gevent"]}, "names": {"variants": "python_variants"}},
-            r"python_variants: unknown 'gevent' for python-iodelay; valid choices: asyncio",
+            {"variants": {"python-iodelay": ["gevent"]}},
+            r"^params_test: variants: unknown 'gevent' for python-iodelay; valid choices: asyncio",
         ),
         (
-            {
-                "servers": ["go-fanout"],
-                "variants": None,
-                "paths": {"go-fanout": ["/sc/9", "/sc/12345"]},
-                "names": {"paths": "ids"},
-            },
-            r"ids: '/sc/12345' asks go-fanout for id '12345', which it does not have; "
-            r"its ids are 1 to 10 \(given as paths\)",
+            {"servers": ["go-fanout"], "variants": None,
+             "paths": {"go-fanout": ["/sc/9", "/sc/12345"]}},
+            r"^params_test: paths: '/sc/12345' asks go-fanout for id '12345', which it does not "
+            r"have; its ids are 1 to 10$",
         ),
         (
             {"servers": ["go-fanout"], "variants": None, "paths": {"go-fanout": ["/nope/9"]}},
-            r"paths: '/nope/9' is not a path go-fanout serves; its paths: /sc/\{id\}, /cc/\{id\}",
+            r"^params_test: paths: '/nope/9' is not a path go-fanout serves; its paths: "
+            r"/sc/\{id\}, /cc/\{id\}",
         ),
     ],
-)
-def test_a_refusal_names_the_notebooks_parameter(override, message, runs_dir) -> None:
-    """A notebook that passes its parameter under the harness's name for it (``names``)
-    sees the refusal under its own name, before any server is built or started."""
-    given = {k: v for k, v in (GOOD | override).items() if k not in ("connections", "threads",
-                                                                         "duration")}  # fmt: skip
+)  # fmt: skip
+def test_a_refusal_names_the_experiment_the_setting_and_the_value(
+    override, message, runs_dir
+) -> None:
+    """A notebook's experiment may hold several settings of one name (two tools' loads,
+    two experiments of one notebook): a refusal names the experiment, then the setting as
+    its description holds it and the value given, before any server is built or started."""
+    given = {k: v for k, v in (GOOD | override).items()
+             if k not in ("connections", "threads", "duration")}  # fmt: skip
+    load = measure.tool("wrk", connections=10, duration="1s")
     with pytest.raises(ValueError, match=message):
-        measure.run("params_test", tools=measure.tool("wrk", connections=10, duration="1s"),
-                    **given)  # fmt: skip
+        measure.run(measure.Experiment("params_test", loads=load, **given))
     assert descendants() == []
     assert not runs_dir.exists(), "a run folder was created for a refused experiment"
 
 
-def test_a_tool_setting_is_refused_under_the_notebooks_name() -> None:
-    with pytest.raises(ValueError, match=r"locust_processes: 0 is below the minimum of 1 "
-                       r"\(given as processes\)"):  # fmt: skip
+def test_a_tool_setting_is_refused_when_the_load_is_made() -> None:
+    with pytest.raises(ValueError, match=r"^processes: 0 is below the minimum of 1$"):
         measure.tool(
             "locust",
             users=10,
@@ -104,5 +103,4 @@ def test_a_tool_setting_is_refused_under_the_notebooks_name() -> None:
             wait="10-20ms",
             duration="1s",
             processes=0,
-            names={"processes": "locust_processes"},
         )

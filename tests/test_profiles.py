@@ -314,10 +314,10 @@ def test_a_real_profiled_phase_on_a_python_and_a_go_server(
     # own, test_a_flame_graph_is_drawn_from_real_stacks).
     monkeypatch.setattr(profiling, "FLAMEGRAPH", runs_dir / "no-inferno-flamegraph")
 
-    run = measure.run("profiled", ["go-hello", "python-hello"],
+    run = measure.run(measure.Experiment("profiled", ["go-hello", "python-hello"],
                       measure.tool("wrk", connections=10, threads=1, duration="1s"),
                       warmup="0s", repetitions=1, control="go-hello",
-                      profiled=True)  # fmt: skip
+                      profiled=True))  # fmt: skip
     rows = profiling.profile(run, window="1s")
     assert [r["target"] for r in rows] == ["go-hello", "python-hello"]  # no A/A copy
     assert descendants() == [], "a profiler or server outlived the profiled phase"
@@ -403,9 +403,9 @@ def _runner(out: Path, server: str) -> None:
     signal.signal(signal.SIGINT, signal.default_int_handler)
     os.environ["BENCHBOOK_RUNS_DIR"] = str(out / "runs")
     os.environ["BENCHBOOK_SPEED_REFERENCE"] = "0"
-    run = measure.run("profiled_interrupt", [server],
+    run = measure.run(measure.Experiment("profiled_interrupt", [server],
                       measure.tool("wrk", connections=10, threads=1, duration="1s"),
-                      warmup="0s", repetitions=1, profiled=True)  # fmt: skip
+                      warmup="0s", repetitions=1, profiled=True))  # fmt: skip
     profiling.profile(run, window="60s")
     print("the profiled phase ended without an interrupt", flush=True)
 

@@ -75,12 +75,14 @@ def test_servers_run_on_the_remote_host_and_nothing_stays_there(
     monkeypatch.setenv("BENCHBOOK_SPEED_REFERENCE", "0")
     with namespaces.entered(load_side):
         run = measure.run(
-            "remote_host",
-            ["go-hello", "python-hello"],
-            measure.tool("wrk", connections=4, threads=1, duration="1s"),
-            warmup="0s",
-            repetitions=1,
-            hosts=measure.hosts("ssh", remote="ns-remote", allow_remote=True, added_rtt="2ms"),
+            measure.Experiment(
+                "remote_host",
+                ["go-hello", "python-hello"],
+                measure.tool("wrk", connections=4, threads=1, duration="1s"),
+                warmup="0s",
+                repetitions=1,
+                hosts=measure.hosts("ssh", remote="ns-remote", allow_remote=True, added_rtt="2ms"),
+            )
         )
     hosts = run.manifest()["hosts"]
     assert hosts["kind"] == "ssh" and hosts["server_host"]["name"] == "ns-remote"
@@ -108,10 +110,10 @@ def test_an_allow_listed_host_without_the_opt_in_is_refused(
     _, allow, sshd = remote
     monkeypatch.setenv("BENCHBOOK_REMOTE_HOSTS", str(allow))
     with pytest.raises(addresses.AddressRefused, match="did not opt in"):
-        measure.run(
+        measure.run(measure.Experiment(
             "remote_refused", ["go-hello"], measure.tool("wrk", connections=1, duration="1s"),
             hosts=measure.hosts("ssh", remote="ns-remote"),
-        )  # fmt: skip
+        ))  # fmt: skip
     assert psutil.Process(sshd.pid).children(recursive=True) == []
 
 

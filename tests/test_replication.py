@@ -35,6 +35,7 @@ from benchbook.analyse.session_wording import brief
 from benchbook.analyse.stats import compare_paired
 from benchbook.render.spread_page import ClassSessions, machine_census
 from benchbook.runs.layout import REPO_ROOT
+from benchbook.runs.manifest import migrate
 from benchbook.store.sessions import FolderSessions
 
 BASE = [1000.0, 1100.0, 1200.0, 1300.0, 1400.0, 1250.0, 1050.0, 1150.0]
@@ -270,21 +271,25 @@ def test_runs_from_before_the_cpu_was_recorded_join_the_class_of_their_speed(run
     assert h.sessions == 4
 
 
-def test_the_conditions_ignore_rounds_other_targets_and_calibration() -> None:
+def test_the_conditions_ignore_rounds_other_targets_and_calibration(tmp_path) -> None:
+    def conditions_of(params: dict, servers: set[str], ignore: tuple = ()) -> dict:
+        manifest = migrate({"schema_version": 2, "params": params}, tmp_path / "results.csv")
+        return conditions(manifest, servers, ignore)
+
     params = {"tools": ["wrk"], "loads": [{"connections": 100, "duration_s": 3.0}],
               "warmup_s": 1.0, "pinning": {"server_cpus": [0]}, "restart": True,
               "server_params": {"go": {"delay_ms": 1}, "py": {"workers": 1}, "other": {}},
               "repetitions": 6, "targets": ["go", "py", "other"],
               "calibration": {"run_id": "a"}}  # fmt: skip
     again = {**params, "repetitions": 12, "targets": ["go", "py"], "calibration": {"run_id": "b"}}
-    assert conditions(params, {"go", "py"}) == conditions(again, {"go", "py"})
+    assert conditions_of(params, {"go", "py"}) == conditions_of(again, {"go", "py"})
     longer = {**params, "loads": [{"connections": 100, "duration_s": 30.0}]}
-    assert conditions(params, {"go", "py"}) != conditions(longer, {"go", "py"})
-    assert conditions(params, {"go", "py"}, ignore=("loads",)) == conditions(
+    assert conditions_of(params, {"go", "py"}) != conditions_of(longer, {"go", "py"})
+    assert conditions_of(params, {"go", "py"}, ignore=("loads",)) == conditions_of(
         longer, {"go", "py"}, ignore=("loads",)
     )
     unrestarted = {**params, "restart": None}
-    assert conditions(params, {"go", "py"}) != conditions(unrestarted, {"go", "py"})
+    assert conditions_of(params, {"go", "py"}) != conditions_of(unrestarted, {"go", "py"})
 
 
 def test_the_width_from_earlier_stored_sessions_keeps_the_later_ones() -> None:

@@ -21,6 +21,7 @@ from benchbook.measure.registry import Registry
 from benchbook.measure.run_store import Run
 from benchbook.measure.tools.base import LoadToolError
 from benchbook.runs.calibration import Ceilings
+from benchbook.runs.experiment import Experiment
 from benchbook.runs.layout import REPO_ROOT
 
 # What a key reads, copied for a test to edit: the repository's files are never edited.
@@ -38,7 +39,9 @@ ARGUMENTS = dict(
 
 def reuse_run(connections: int = 2) -> Run:
     wrk = measure.tool("wrk", connections=connections, threads=1, duration="1s")
-    return measure.run("reuse_test", ["go-hello"], wrk, warmup="0s", repetitions=1)
+    return measure.run(
+        measure.Experiment("reuse_test", ["go-hello"], wrk, warmup="0s", repetitions=1)
+    )
 
 
 @pytest.mark.slow
@@ -56,7 +59,9 @@ def test_a_stored_run_stands_in_only_for_the_same_parameters(runs_dir, monkeypat
 
 def plan(servers: list[str], tool: str = "wrk", **changes: object) -> ExperimentPlan:
     loads = measure.tool(tool, **LOADS[tool])
-    return plan_experiment("key_test", servers, loads, **ARGUMENTS | changes)
+    if isinstance(registry := changes.get("registry"), Registry):  # a copied tree's
+        changes["registry"] = str(registry.path)
+    return plan_experiment(Experiment("key_test", servers, loads, **ARGUMENTS | changes))
 
 
 Plans = Callable[[Registry], dict[str, ExperimentPlan]]
@@ -196,7 +201,7 @@ def test_a_new_calibration_changes_no_key_and_is_recorded_beside_it() -> None:
     old = replace(measured, ceilings=Ceilings("20261127T032422Z-00_load_generators-07bb"))
     new = replace(measured, ceilings=Ceilings("20261128T000000Z-00_load_generators-0001"))
     assert reuse.fingerprint(old) == reuse.fingerprint(new) == reuse.fingerprint(measured)
-    assert old.parameters()["calibration"] != new.parameters()["calibration"]
+    assert old.worked_out().calibration != new.worked_out().calibration
 
 
 def test_the_harness_is_measure_and_runs_without_tools_and_profilers() -> None:
@@ -244,14 +249,16 @@ def test_a_stored_run_comes_back_with_no_tool_build_or_calibration(
 
     monkeypatch.setattr(orchestration, "latest_ceilings", no_calibration)
     wrk = measure.tool("wrk", connections=1, duration="1s")
-    planned = plan_experiment("reuse_offline", ["go-hello"], wrk, **ARGUMENTS)
-    stored = Run.create("reuse_offline", params=planned.parameters(),
+    planned = plan_experiment(Experiment("reuse_offline", ["go-hello"], wrk, **ARGUMENTS))
+    stored = Run.create(planned.experiment, planned.worked_out(),
                         fingerprint=reuse.fingerprint(planned))  # fmt: skip
     stored.update_manifest(completed_utc=datetime.now(UTC).isoformat(timespec="seconds"))
     assert all(shutil.which(tool) is None for tool in ("wrk", "go", "cargo"))
 
-    again = measure.run("reuse_offline", ["go-hello"], wrk, warmup="0s", repetitions=1)
-    assert again.run_id == stored.run_id and again.plan.ceilings is None
+    again = measure.run(
+        measure.Experiment("reuse_offline", ["go-hello"], wrk, warmup="0s", repetitions=1)
+    )
+    assert again.run_id == stored.run_id and again.experiment_plan.ceilings is None
     assert descendants() == []
 
 
@@ -260,7 +267,9 @@ def test_without_a_stored_run_a_missing_tool_stops_the_experiment_first(
 ) -> None:
     wrk = measure.tool("wrk", connections=1, duration="1s")  # made without looking for wrk
     with pytest.raises(LoadToolError, match="wrk is not installed"):
-        measure.run("missing_tool", ["go-hello"], wrk, warmup="0s", repetitions=1)
+        measure.run(
+            measure.Experiment("missing_tool", ["go-hello"], wrk, warmup="0s", repetitions=1)
+        )
     assert not runs_dir.exists() or not any(runs_dir.iterdir())  # no run was created
     assert descendants() == []
 

@@ -2,13 +2,18 @@
 manifests written into a runs folder of the test's own: the machine must be the same,
 the run finished, and of several the newest wins."""
 
+from dataclasses import replace
+
 import pytest
 
 from benchbook.measure import provenance, reuse
 from benchbook.measure.provenance import MACHINE_KEYS
 from benchbook.measure.run_store import Run
+from benchbook.runs.experiment import Experiment, Load
 
 PARAMS = {"targets": ["go-hello"], "loads": [{"connections": 2}], "repetitions": 1}
+DESCRIPTION = Experiment("reuse_cases", ["go-hello"], Load("wrk", {"connections": 2}),
+                         repetitions=1)  # fmt: skip
 RUN_ID = "20261123T120000Z-reuse_cases-aaaa"
 CODE = {"harness": "the same code"}
 HERE = provenance.machine()
@@ -41,16 +46,16 @@ def store(runs_dir, run_id: str, fingerprint: str, completed: bool = True) -> Ru
     return run
 
 
-def key(params: dict | None = None) -> str:
-    """The fingerprint of this experiment with ``params`` (PARAMS unless given), here, its
-    code held still (the code's own share is tested in tests/test_reuse.py)."""
-    return reuse.experiment_key("reuse_cases", PARAMS if params is None else params, CODE)
+def key(description: Experiment = DESCRIPTION) -> str:
+    """The fingerprint of this experiment described so, here, its code held still (the
+    code's own share is tested in tests/test_reuse.py)."""
+    return reuse.experiment_key(description.stored(), CODE)
 
 
 def test_the_same_experiment_on_the_same_machine_is_reused(runs_dir) -> None:
     run = store(runs_dir, RUN_ID, key())
     assert reuse.stored_run_with(key()) == run.path
-    assert reuse.stored_run_with(key(PARAMS | {"repetitions": 2})) is None
+    assert reuse.stored_run_with(key(replace(DESCRIPTION, repetitions=2))) is None
 
 
 @pytest.mark.parametrize("machine_key", MACHINE_KEYS)
@@ -83,5 +88,5 @@ def test_the_newest_complete_run_wins(runs_dir) -> None:
     for run_id in ids:
         store(runs_dir, run_id, key())
     # Newer still, but of other parameters: not a candidate at all.
-    store(runs_dir, "20261125T000000Z-reuse_cases-aaaa", key({}))
+    store(runs_dir, "20261125T000000Z-reuse_cases-aaaa", key(replace(DESCRIPTION, repetitions=3)))
     assert reuse.stored_run_with(key()) == runs_dir / "20261124T090000Z-reuse_cases-ffff"

@@ -16,12 +16,12 @@ def wrk() -> list:
 @pytest.mark.slow
 def test_each_round_starts_the_servers_afresh_and_records_its_order(runs_dir, monkeypatch) -> None:
     monkeypatch.setenv("BENCHBOOK_SPEED_REFERENCE", "1")
-    run = measure.run(
+    run = measure.run(measure.Experiment(
         "rounds_test", ["go-hello", "go-iodelay"], wrk(), warmup="0s", repetitions=2,
         control="go-hello",
-    )  # fmt: skip
+    ))  # fmt: skip
     manifest = run.manifest()
-    assert manifest["params"]["restart"] is True
+    assert run.description().restart is True
     speed = manifest["machine_speed"]  # the reference workloads, before and after
     assert speed["before"]["go_s"] > 0 and speed["after"]["python_s"] > 0
     assert speed["go_time_change"] == pytest.approx(
@@ -48,8 +48,9 @@ def test_each_round_starts_the_servers_afresh_and_records_its_order(runs_dir, mo
 
 @pytest.mark.slow
 def test_without_restart_one_process_serves_every_round(runs_dir) -> None:
-    run = measure.run("rounds_test", ["go-hello"], wrk(), warmup="0s", repetitions=2,
-                      restart=False)  # fmt: skip
+    experiment = measure.Experiment("rounds_test", ["go-hello"], wrk(), warmup="0s",
+                                    repetitions=2, restart=False)  # fmt: skip
+    run = measure.run(experiment)
     servers = json.loads((run.path / "manifest.json").read_text())["servers"]
     assert list(servers) == ["go-hello"]
     assert not (run.path / "servers" / "round01").exists()
@@ -59,5 +60,5 @@ def test_without_restart_one_process_serves_every_round(runs_dir) -> None:
 
 def test_a_control_that_is_not_a_target_is_refused_with_the_choices(runs_dir) -> None:
     with pytest.raises(ValueError, match="control: 'go-helo' is not a target; valid choices: go"):
-        measure.run("rounds_test", ["go-hello"], wrk(), control="go-helo")
+        measure.run(measure.Experiment("rounds_test", ["go-hello"], wrk(), control="go-helo"))
     assert not runs_dir.exists()

@@ -28,11 +28,13 @@ def test_a_second_experiment_stops_naming_the_run_that_holds_the_machine(
         held.name_run("20261122T120000Z-01_io_concurrency-abcd")
         with pytest.raises(MachineBusy) as busy:
             measure.run(
-                "second",
-                ["go-hello"],
-                measure.tool("wrk", connections=2, threads=1, duration="1s"),
-                warmup="0s",
-                repetitions=1,
+                measure.Experiment(
+                    "second",
+                    ["go-hello"],
+                    measure.tool("wrk", connections=2, threads=1, duration="1s"),
+                    warmup="0s",
+                    repetitions=1,
+                )
             )
     message = str(busy.value)
     assert "busy measuring run 20261122T120000Z-01_io_concurrency-abcd" in message

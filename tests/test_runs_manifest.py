@@ -9,15 +9,20 @@ import pandas as pd
 import pytest
 
 from benchbook.measure import provenance
+from benchbook.measure.planning import plan_experiment
 from benchbook.measure.run_store import Run
+from benchbook.measure.tools import tool
 from benchbook.runs.columns import CORE_COLUMNS
+from benchbook.runs.experiment import Experiment
 from benchbook.runs.manifest import (
     COMPLETED,
     KILLED,
     LOOPBACK,
     SCHEMA_VERSION,
     UNRECORDED,
+    description_of,
     migrate,
+    plan_of,
     read_manifest,
 )
 from benchbook.runs.store import Run as StoredRun
@@ -78,7 +83,9 @@ def write_run(tmp_path: Path, manifest: dict, rows: int = 4) -> Path:
 @pytest.mark.parametrize("shape", SHAPES)
 def test_every_stored_shape_reads_with_every_key(shape: str, tmp_path: Path) -> None:
     manifest = read_manifest(write_run(tmp_path, stored(shape)))
-    assert set(LATEST) | {"completion", "schema_version"} <= set(manifest)
+    current = set(LATEST) - {"params"} | {"description", "plan"}
+    assert current | {"completion", "schema_version"} <= set(manifest)
+    assert "params" not in manifest
     assert manifest["schema_version"] == SCHEMA_VERSION
     assert manifest["columns"] == [*CORE_COLUMNS, "delay_ms"]  # stored, or the CSV's
     for key in SHAPES[shape] - {"runs_planned", "columns", "fingerprint", "completed_utc"}:
@@ -87,6 +94,37 @@ def test_every_stored_shape_reads_with_every_key(shape: str, tmp_path: Path) -> 
     unrecorded = shape.startswith("a")
     assert manifest["completion"] == (UNRECORDED if unrecorded else COMPLETED)
     assert manifest["fingerprint"] == ("" if unrecorded else LATEST["fingerprint"])
+    # params read as the two parts of schema 3, typed
+    description, plan = description_of(manifest), plan_of(manifest)
+    assert description.servers == ("go", "py") and description.repetitions == 2
+    assert plan.targets == ("go", "py") and plan.loads == ({"connections": 10},)
+    assert plan.runs_planned == 4  # recorded, or one per repetition, target and load
+
+
+def test_the_params_of_a_real_schema_2_run_read_as_description_and_plan(tmp_path) -> None:
+    """A run of notebook 07 as stored on 2026-11-27 (its calibration cut short)."""
+    params = {
+        "targets": ["go-iodelay", "python-iodelay uvloop+httptools"], "tools": ["wrk"],
+        "loads": [{"connections": 10, "threads": 1, "duration_s": 1.0, "timeout_s": 2.0,
+                   "think_s": 0.0}],
+        "warmup_s": 1.0, "repetitions": 6, "runs_planned": 12, "records": 1,
+        "server_params": {"go-iodelay": {"delay_ms": 1},
+                          "python-iodelay": {"delay_ms": 1, "workers": 1}},
+        "pinning": {"server_cpus": [0], "load_cpus": [1]}, "verify_servers": True,
+        "registry": "servers/servers.toml", "restart": False,
+        "calibration": {"run_id": "20261127T070759Z-00_load_generators-22e7"},
+        "hosts": {"kind": "netns", "load_hosts": 1, "remote": None,
+                  "link": {"added_rtt_ms": 10, "jitter_ms": 0, "rate_kb_s": None}},
+    }  # fmt: skip
+    manifest = migrate(LATEST | {"schema_version": 2, "params": params}, tmp_path / "r.csv")
+    description, plan = description_of(manifest), plan_of(manifest)
+    assert (description.warmup_s, description.repetitions, description.records) == (1.0, 6, 1)
+    assert (description.verify, description.restart, description.pin_cpus) == (True, False, True)
+    assert description.hosts.kind == "netns"
+    assert description.hosts.settings["added_rtt"] == "10ms"
+    assert plan.hosts == params["hosts"] and plan.calibration == params["calibration"]
+    assert plan.pinning.server_cpus == (0,) and plan.runs_planned == 12
+    assert plan.server_params == params["server_params"]
 
 
 def test_a_run_from_before_completion_was_recorded_with_rows_missing_was_killed(
@@ -112,17 +150,20 @@ def test_a_run_that_recorded_its_fingerprint_but_not_its_end_was_killed(tmp_path
 def test_a_run_with_hosts_in_its_params_but_none_recorded_has_unknown_hosts(tmp_path) -> None:
     manifest = stored("e: + profiled_phase")
     manifest["params"] = manifest["params"] | {"hosts": {"link": {"added_rtt_ms": 5}}}
+    assert plan_of(migrate(manifest, tmp_path / "results.csv")).hosts is not None
     assert migrate(manifest, tmp_path / "results.csv")["hosts"] is None
 
 
 def test_a_manifest_newer_than_this_reader_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="schema 3 is newer"):
+    with pytest.raises(ValueError, match=f"schema {SCHEMA_VERSION + 1} is newer"):
         migrate(LATEST | {"schema_version": SCHEMA_VERSION + 1}, tmp_path / "results.csv")
 
 
 def test_a_new_run_writes_the_schema_version(runs_dir, monkeypatch) -> None:
     monkeypatch.setattr(provenance, "collect", lambda versions: {"machine": {}})
-    run = Run.create("schema_test", params={"repetitions": 1})
+    built = plan_experiment(Experiment("schema_test", ["go-hello"], tool("wrk", connections=1,
+                                       duration="1s"), repetitions=1))  # fmt: skip
+    run = Run.create(built.experiment, built.worked_out())
     assert run.stored_manifest()["schema_version"] == SCHEMA_VERSION
     run.update_manifest(round_orders=[])
     written = run.stored_manifest()

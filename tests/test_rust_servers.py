@@ -71,9 +71,9 @@ def test_a_profiled_phase_profiles_a_rust_server_with_perf(
     runs_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(profiling.SWITCH, "1")  # off for the rest of the suite (conftest)
-    run = measure.run("profiled_rust", ["rust-hello"],
+    run = measure.run(measure.Experiment("profiled_rust", ["rust-hello"],
                       measure.tool("wrk", connections=10, threads=1, duration="1s"),
-                      warmup="0s", repetitions=1, profiled=True)  # fmt: skip
+                      warmup="0s", repetitions=1, profiled=True))  # fmt: skip
     (row,) = profiling.profile(run, window="1s")
     assert descendants() == [], "perf or the server outlived the profiled phase"
     assert row["profiler"] == "perf" and row["samples"] > 0 and row["rps_while_profiled"] > 0

@@ -129,12 +129,14 @@ def test_redis_stops_on_ctrl_c_and_when_the_kernel_dies(how, runs_dir) -> None:
 @pytest.mark.parametrize("server", ["go-shortener", "python-shortener"])
 def test_the_two_step_ids_lose_urls_and_are_flagged_the_atomic_ones_do_not(server) -> None:
     run = measure.run(
-        "data_loss_test",
-        [server],
-        measure.tool("wrk", **WRITE_LOAD),
-        variants={server: ["redis", "redis two-step"]},
-        requests={server: ["create"]},
-        **WRITE,
+        measure.Experiment(
+            "data_loss_test",
+            [server],
+            measure.tool("wrk", **WRITE_LOAD),
+            variants={server: ["redis", "redis two-step"]},
+            requests={server: ["create"]},
+            **WRITE,
+        )
     )
     rows = run.results().set_index("variant")
     atomic, two_step = rows.loc["redis"], rows.loc["redis two-step"]
@@ -150,22 +152,24 @@ def test_the_two_step_ids_lose_urls_and_are_flagged_the_atomic_ones_do_not(serve
 @pytest.mark.slow
 def test_a_post_through_locust_creates_checked_records(registry) -> None:
     run = measure.run(
-        "locust_post_test",
-        ["go-shortener"],
-        measure.tool(
-            "locust",
-            users=10,
-            spawn_rate=10,
-            wait="0-10ms",
-            duration="3s",
-            user_class="FastHttpUser",
-            processes=1,
-        ),
-        variants={"go-shortener": ["redis"]},
-        mix={"create": 5, "get": 4, "redirect": 4},
-        warmup="0s",
-        repetitions=1,
-        records=3,
+        measure.Experiment(
+            "locust_post_test",
+            ["go-shortener"],
+            measure.tool(
+                "locust",
+                users=10,
+                spawn_rate=10,
+                wait="0-10ms",
+                duration="3s",
+                user_class="FastHttpUser",
+                processes=1,
+            ),
+            variants={"go-shortener": ["redis"]},
+            mix={"create": 5, "get": 4, "redirect": 4},
+            warmup="0s",
+            repetitions=1,
+            records=3,
+        )
     )
     row = run.results().iloc[0]
     assert row["target"] == "go-shortener redis mix create:5 get:4 redirect:4"
@@ -179,13 +183,15 @@ def test_a_post_through_locust_creates_checked_records(registry) -> None:
 def test_python_counts_every_workers_writes(registry) -> None:
     # Four gunicorn workers: each create is an INCR and a SET, whichever worker runs it.
     run = measure.run(
-        "writes_test",
-        ["python-shortener"],
-        measure.tool("wrk", **WRITE_LOAD),
-        variants={"python-shortener": ["redis"]},
-        requests={"python-shortener": ["create"]},
-        server_params={"workers": 4},
-        **WRITE,
+        measure.Experiment(
+            "writes_test",
+            ["python-shortener"],
+            measure.tool("wrk", **WRITE_LOAD),
+            variants={"python-shortener": ["redis"]},
+            requests={"python-shortener": ["create"]},
+            server_params={"workers": 4},
+            **WRITE,
+        )
     )
     row = run.results().iloc[0]
     assert row["store_commits_per_request"] == pytest.approx(2.0, abs=0.1)
@@ -195,14 +201,16 @@ def test_python_counts_every_workers_writes(registry) -> None:
 @pytest.mark.slow
 def test_bolt_posts_commit_once_each(registry) -> None:
     run = measure.run(
-        "bolt_test",
-        ["go-shortener"],
-        # 2 s: the commits made before the load (about 20: verification, the records) count
-        # too, and must stay under 2 % of the creates with an fsync each, on a slow disk too.
-        measure.tool("wrk", **(WRITE_LOAD | {"duration": "2s"})),
-        variants={"go-shortener": ["bolt"]},
-        requests={"go-shortener": ["create"]},
-        **WRITE,
+        measure.Experiment(
+            "bolt_test",
+            ["go-shortener"],
+            # 2 s: the commits made before the load (about 20: verification, the records) count
+            # too, and must stay under 2 % of the creates with an fsync each, on a slow disk too.
+            measure.tool("wrk", **(WRITE_LOAD | {"duration": "2s"})),
+            variants={"go-shortener": ["bolt"]},
+            requests={"go-shortener": ["create"]},
+            **WRITE,
+        )
     )
     row = run.results().iloc[0]
     assert row["storage"] == "bolt" and row["method"] == "POST"

@@ -29,6 +29,7 @@ from benchbook.analyse.verdicts import (
     tool_limited,
 )
 from benchbook.render import templates
+from benchbook.runs.manifest import migrate
 
 RENDER = Path(templates.__file__).parent
 
@@ -188,8 +189,9 @@ def test_what_differs_from_the_article_comes_from_the_runs_manifest() -> None:
     class StoredRun:
         def manifest(self) -> dict:
             loads = [{"duration_s": 3.0, "connections": 100}, {"duration_s": 3.0}]
-            return {"params": {"pinning": {"server_cpus": [0]}, "loads": loads,
-                               "repetitions": 6}}  # fmt: skip
+            stored = {"params": {"pinning": {"server_cpus": [0]}, "loads": loads,
+                                 "repetitions": 6}}  # fmt: skip
+            return migrate(stored, Path("results.csv"))  # as a stored run reads it
 
     assert setup_differences(StoredRun()) == (
         "1 core per server (GOMAXPROCS 1), runs of 3 s, 100 connections, 6 rounds here "

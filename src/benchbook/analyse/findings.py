@@ -31,6 +31,7 @@ from benchbook.analyse.tables import valid_rows
 from benchbook.analyse.verdicts import NO_ARTICLE, reproduction, tool_limited
 from benchbook.runs.labels import aa_copy_of
 from benchbook.runs.languages import load_languages
+from benchbook.runs.manifest import description_of, plan_of
 
 
 @dataclass
@@ -326,7 +327,7 @@ def pinning_caveat(run: object) -> str:
     """'Each server ran on 1 of the machine's 2 cores, so Go's GOMAXPROCS was 1.' — from
     the run's manifest: pinning changes what a Go server can do."""
     manifest = run.manifest()
-    cpus = manifest["params"]["pinning"]["server_cpus"]
+    cpus = plan_of(manifest).pinning.server_cpus
     total = manifest["provenance"]["machine"]["logical_cpus"]
     if not cpus:
         return (
@@ -344,17 +345,16 @@ def setup_differences(run: object) -> str:
     """What in this run's setup is known to move a ratio, for a verdict of another size
     than the article's: cores per server, run length, load, rounds (from its manifest;
     the articles' own settings are in each notebook's Setup)."""
-    params = run.manifest()["params"]
-    cpus = params["pinning"]["server_cpus"]
+    manifest = run.manifest()
+    plan = plan_of(manifest)
+    cpus = plan.pinning.server_cpus
     parts = [f"{len(cpus)} core per server (GOMAXPROCS {len(cpus)})" if cpus else "no pinning"]
-    durations = sorted({load["duration_s"] for load in params["loads"] if load.get("duration_s")})
-    if durations:
+    if durations := plan.load_values("duration_s"):
         parts.append("runs of " + ", ".join(f"{d:g} s" for d in durations))
-    for key, name in (("connections", "connections"), ("users", "users")):
-        counts = sorted({load[key] for load in params["loads"] if load.get(key)})
-        if counts:
+    for name in ("connections", "users"):
+        if counts := plan.load_values(name):
             parts.append(f"{', '.join(map(str, counts))} {name}")
-    parts.append(f"{params['repetitions']} rounds")
+    parts.append(f"{description_of(manifest).repetitions} rounds")
     return ", ".join(parts) + " here (the article's settings: see Setup)"
 
 

@@ -29,6 +29,7 @@ from benchbook.analyse.machine_classes import (
 from benchbook.analyse.pairing import comparison, count_text, within_band
 from benchbook.analyse.stats import Comparison
 from benchbook.analyse.tables import valid_rows
+from benchbook.runs.manifest import description_of, plan_of
 from benchbook.store.query import open_store
 from benchbook.store.sessions import SessionSource
 
@@ -145,12 +146,17 @@ class Replication:
         )
 
 
-def conditions(params: dict, servers: set[str], ignore: Sequence[str] = ()) -> dict:
+def conditions(manifest: dict, servers: set[str], ignore: Sequence[str] = ()) -> dict:
     """What must be equal for two runs to measure the same comparison of ``servers``
     (``ignore``: conditions this comparison matches otherwise, e.g. capacities at one
     latency objective over each session's own grid of offered rates)."""
-    key = {name: params.get(name) for name in CONDITIONS if name not in ignore}
-    key["server_params"] = {s: (params.get("server_params") or {}).get(s) for s in servers}
+    plan, description = plan_of(manifest), description_of(manifest)
+    every = {
+        "tools": plan.tools, "loads": plan.loads, "warmup_s": plan.warmup_s,
+        "pinning": plan.pinning, "restart": description.restart, "hosts": plan.hosts,
+    }  # fmt: skip
+    key = {name: every[name] for name in CONDITIONS if name not in ignore}
+    key["server_params"] = {s: plan.server_params.get(s) for s in servers}
     return key
 
 
@@ -209,7 +215,7 @@ def spread(
         if c is None:
             continue
         servers = set(data.loc[data["target"].isin([a, b]), "server"])
-        keys[run.run_id] = conditions(manifest["params"], servers, ignore)
+        keys[run.run_id] = conditions(manifest, servers, ignore)
         machine = manifest["provenance"]["machine"]
         speed = manifest["machine_speed"]
         rows.append(

@@ -22,7 +22,7 @@ from benchbook.runs.calibration import (
     client_bound_share,
 )
 from benchbook.runs.flags import SHORT_RUN_S
-from benchbook.runs.manifest import COMPLETED
+from benchbook.runs.manifest import COMPLETED, description_of, plan_of
 from benchbook.runs.store import RunStore
 
 # A calibration whose runs are this short, or this few, gives ceilings too rough to use.
@@ -36,21 +36,20 @@ def same_machine(machine: dict[str, object]) -> bool:
 
 def unusable_because(manifest: dict, results: pd.DataFrame | None) -> str | None:
     """Why a calibration run cannot give ceilings, every reason (None: it can)."""
-    params = manifest["params"]
+    plan = plan_of(manifest)
     if not same_machine(manifest["provenance"]["machine"]):
         return "measured on another machine"
     if results is None or manifest["completion"] != COMPLETED:
         return "it did not finish (interrupted or failed)"
     reasons = []
-    expected = params["runs_planned"]
+    expected = plan.runs_planned
     if len(results) != expected:
         reasons.append(f"it holds {len(results)} of its {expected} runs")
-    if params["repetitions"] < MIN_REPETITIONS:
-        reasons.append(f"{params['repetitions']} repetitions, fewer than {MIN_REPETITIONS}")
+    repetitions = description_of(manifest).repetitions
+    if repetitions < MIN_REPETITIONS:
+        reasons.append(f"{repetitions} repetitions, fewer than {MIN_REPETITIONS}")
     # Tools that count calls (ghz) have no duration: the others' runs decide.
-    shortest = min(
-        (load["duration_s"] for load in params["loads"] if load.get("duration_s")), default=None
-    )
+    shortest = min(plan.load_values("duration_s"), default=None)
     if shortest is not None and shortest < SHORT_RUN_S:
         reasons.append(
             f"runs of {shortest:g} s (the smoke profile?), shorter than {SHORT_RUN_S:g} s"
@@ -70,7 +69,7 @@ def latest_ceilings(directory: Path | None = None) -> Ceilings:
         if reason:
             skipped.append(f"{run.run_id}: {reason}")
             continue
-        servers = ", ".join(manifest["params"]["targets"])
+        servers = ", ".join(plan_of(manifest).targets)
         ceilings = ceilings_from(results, manifest["run_id"], servers)
         return replace(ceilings, skipped=tuple(skipped))
     return replace(NOT_CALIBRATED, skipped=tuple(skipped))

@@ -1,10 +1,11 @@
-"""An experiment's plan: what ``measure.run`` was given, checked and worked out once.
+"""An experiment's plan: the description ``measure.run`` was given (benchbook.runs's
+``Experiment``), checked, with what follows from it worked out once.
 
 The plan is built before any process starts (every refusal happens while building it)
-and is then the one thing the measuring code passes on: its parameters are what the
-run's manifest stores and the reuse key digests, and it is the argument of the rounds,
-of each measured run and of the profiled phase. Nothing about an experiment is kept
-anywhere else: a run measured in this session carries its plan (``PlannedRun``).
+and is then the one thing the measuring code passes on: the rounds, each measured run
+and the profiled phase take it. Its description is what the run's manifest stores as
+written and the reuse key digests; what was worked out is stored beside it
+(``worked_out``). A run measured in this session carries its plan (``PlannedRun``).
 """
 
 from collections.abc import Mapping
@@ -16,12 +17,12 @@ from benchbook.measure.calibration import Ceilings
 from benchbook.measure.hosts.placement import LOCAL, HostsPlan
 from benchbook.measure.instances import slug
 from benchbook.measure.params import SettingError
-from benchbook.measure.pinning import Pinning
 from benchbook.measure.registry import Registry, Request, ServerSpec, Target
 from benchbook.measure.run_store import Run
 from benchbook.measure.targets import loaded_requests
 from benchbook.measure.tools import capabilities
 from benchbook.measure.tools.base import LoadTool, MultiServerLoad
+from benchbook.runs.experiment import Experiment, Pinning, RunPlan
 from benchbook.runs.layout import repo_relative
 
 Sends = tuple[tuple[Request, float], ...]  # a target's requests and their weights
@@ -47,26 +48,21 @@ class Config:
 
 @dataclass(frozen=True)
 class ExperimentPlan:
-    """Everything one experiment measures with (see the module's docstring)."""
+    """An experiment's description and what was worked out from it once (see the
+    module's docstring): the registry it names, every configuration, each server's fixed
+    parameters, the warm-up in seconds, the CPUs and the hosts."""
 
-    experiment: str
+    experiment: Experiment
     registry: Registry
     configs: tuple[Config, ...]
     server_params: Mapping[str, Mapping[str, float]]
     warmup_s: float
-    repetitions: int
     pinning: Pinning
+    hosts: HostsPlan = LOCAL
     # The load tools' ceilings each row's headroom is relative to; None until the run
     # measures (orchestration reads the latest calibration's then: a stored run that
     # stands in for this one needs none).
     ceilings: Ceilings | None = None
-    records: int = 1
-    verify: bool = True
-    restart: bool = True
-    hosts: HostsPlan = LOCAL
-    # A profiled phase follows the rounds (profiling.profile): its profilers are then
-    # part of the run's reuse key.
-    profiled: bool = False
 
     # Worked out once from the fields above (see __post_init__).
     targets: tuple[Target, ...] = field(init=False, repr=False)
@@ -96,41 +92,59 @@ class ExperimentPlan:
                     )
 
     @property
+    def name(self) -> str:
+        return self.experiment.name
+
+    @property
+    def repetitions(self) -> int:
+        return self.experiment.repetitions
+
+    @property
+    def records(self) -> int:
+        return self.experiment.records
+
+    @property
+    def verify(self) -> bool:
+        return self.experiment.verify
+
+    @property
+    def restart(self) -> bool:
+        return self.experiment.restart
+
+    @property
+    def profiled(self) -> bool:
+        return self.experiment.profiled
+
+    @property
     def measured_ceilings(self) -> Ceilings:
         """The ceilings the rows are measured against, read before the rounds start."""
         if self.ceilings is None:
-            raise RuntimeError(f"{self.experiment}: measuring before its ceilings were read")
+            raise RuntimeError(f"{self.name}: measuring before its ceilings were read")
         return self.ceilings
 
     @property
     def tools(self) -> list[LoadTool]:
         return list(dict.fromkeys(c.tool for c in self.configs))
 
-    def parameters(self) -> dict[str, object]:
-        """What the run is measured with, stored in its manifest: all but the calibration
-        (the ceilings, once read) are part of its reuse key (reuse.key_parameters)."""
-        params: dict[str, object] = {
-            "targets": [t.label for t in self.targets],
-            "tools": sorted({tool.setting for tool in self.tools}),
-            "loads": [asdict(tool.load) for tool in self.tools],
-            "warmup_s": self.warmup_s,
-            "repetitions": self.repetitions,
-            "runs_planned": self.repetitions * len(self.configs),
-            "records": self.records,
-            "server_params": {n: dict(self.server_params.get(n, {})) for n in self.specs},
-            "pinning": asdict(self.pinning),
-            "verify_servers": self.verify,
-            "registry": repo_relative(self.registry.path),
-            "restart": self.restart,
-        }
-        if self.ceilings is not None:
-            params["calibration"] = {
-                "run_id": self.ceilings.run_id,
-                "ceilings_rps": self.ceilings.by_setting,
-            }  # fmt: skip
-        if self.hosts.kind != "local":
-            params["hosts"] = self.hosts.params()
-        return params
+    def worked_out(self) -> RunPlan:
+        """What the manifest stores beside the description: the plan's targets, loads
+        (every setting), CPUs and hosts, and the calibration once read (recorded beside
+        the reuse key, never in it)."""
+        calibration = self.ceilings and {
+            "run_id": self.ceilings.run_id, "ceilings_rps": self.ceilings.by_setting,
+        }  # fmt: skip
+        return RunPlan(
+            targets=tuple(t.label for t in self.targets),
+            tools=tuple(sorted({tool.setting for tool in self.tools})),
+            loads=tuple(asdict(tool.load) for tool in self.tools),
+            warmup_s=self.warmup_s,
+            runs_planned=self.repetitions * len(self.configs),
+            server_params={n: dict(self.server_params.get(n, {})) for n in self.specs},
+            pinning=self.pinning,
+            registry=repo_relative(self.registry.path),
+            hosts=self.hosts.params() if self.hosts.kind != "local" else None,
+            calibration=calibration,
+        )
 
     def params_of(self, target: Target) -> dict[str, float]:
         """The server parameters one instance starts with: fixed, then swept ones."""
@@ -143,4 +157,4 @@ class PlannedRun(Run):
 
     def __init__(self, path: Path, plan: ExperimentPlan):
         super().__init__(path)
-        self.plan = plan
+        self.experiment_plan = plan

@@ -43,7 +43,7 @@ def measure_run(
     """The row of one repetition of one configuration (see the module's docstring)."""
     sends = plan.sends[config.target]
     requests = [r for r, _ in sends]
-    row = identity_columns(plan.experiment, instance, config, rep, requests)
+    row = identity_columns(plan.name, instance, config, rep, requests)
     if not instance.server.process.running():
         return row | died(instance, f"the pause before repetition {rep}")
     raw_prefix = run.raw_path(f"rep{rep:02d}_{config.slug}")

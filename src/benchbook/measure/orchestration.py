@@ -3,13 +3,12 @@ up, verified, warmed up, measured in interleaved turns, checked after every run.
 
 Everything a notebook passes in is validated before the first process starts, and
 every measurement is on disk (raw output, then its row) before the next one begins.
-Load tools come from ``benchbook.measure.tools`` (``tool("wrk", connections=…)``);
-this module names none of them.
+An experiment is described by benchbook.runs's ``Experiment``, its loads made by
+``benchbook.measure.tools`` (``tool("wrk", connections=…)``); this module names no tool.
 """
 
 import os
 import tempfile
-from collections.abc import Mapping
 from contextlib import ExitStack
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -18,12 +17,11 @@ from pathlib import Path
 from benchbook.measure.calibration import latest_ceilings
 from benchbook.measure.experiment_plan import ExperimentPlan, PlannedRun
 from benchbook.measure.hosts.bring_up import placed
-from benchbook.measure.hosts.placement import LOCAL, HostsPlan
 from benchbook.measure.instances import start_instance
 from benchbook.measure.machine_speed import measure_speed, speed_change
-from benchbook.measure.params import Names, as_list, named_as
+from benchbook.measure.params import as_list
 from benchbook.measure.pinning import Pinning
-from benchbook.measure.planning import ToolsGiven, plan_experiment
+from benchbook.measure.planning import plan_experiment
 from benchbook.measure.registry import Registry, Target
 from benchbook.measure.reuse import fingerprint, reuse_enabled, stored_run_with
 from benchbook.measure.rounds import Rounds, verify_instance
@@ -31,60 +29,17 @@ from benchbook.measure.run_store import Run
 from benchbook.measure.servers import build_server
 from benchbook.measure.targets import extra_columns
 from benchbook.measure.tools import require_installed, versions
+from benchbook.runs.experiment import Experiment
 from benchbook.runs.runlock import machine_lock
 
 SPEED_RUNS = 2  # of each reference workload, before and after an experiment (~5 s in all)
 
 
-def run(
-    experiment: str,
-    servers: object,
-    tools: ToolsGiven,
-    *,
-    variants: Mapping[str, object] | None = None,
-    paths: Mapping[str, object] | None = None,
-    requests: Mapping[str, object] | None = None,
-    mix: Mapping[str, float] | None = None,
-    warmup: object = "2s",
-    repetitions: object = 5,
-    server_params: Mapping[str, object] | None = None,
-    records: object = 1,
-    pin_cpus: bool = True,
-    verify: bool = True,
-    restart: bool = True,
-    control: str | None = None,
-    hosts: HostsPlan = LOCAL,
-    registry: Registry | None = None,
-    names: Names | None = None,
-    profiled: bool = False,
-) -> PlannedRun:
-    """Measure every target of ``servers`` under every load of ``tools``, ``repetitions``
-    times, interleaved (see run_experiment).
-
-    ``tools``: loads from ``tool(name, …)`` (lists are flattened), or a mapping from a
-    server to its own loads (e.g. open-loop rates around each server's capacity).
-    ``variants``/``paths``/``requests``/``mix`` pick what each server is sent (see
-    targets.select_targets); ``server_params`` a server's declared parameters (a list
-    sweeps). ``verify=False`` exists for one purpose: reproducing an article that
-    timed failures; the rows of a server that answers wrongly are still flagged.
-    ``restart`` (default) starts every server afresh for each round; False keeps one
-    process for the whole experiment (say so in the notebook's method). ``control``: a
-    target (its label) measured a second time in every round under another name, "<label>
-    (A/A copy)": the A/A control, whose ratio to itself shows what this setup resolves.
-    ``hosts`` (``measure.hosts(…)``): where servers and load tools run and the link
-    between them; loopback by default. ``names``: the notebook's parameter for a setting
-    it passes under another name (``{"workers": "python_workers"}``), which a refusal
-    then names. ``profiled``: a profiled phase follows (profiling.profile), so its
-    profilers are part of the run's reuse key.
-    """
-    with named_as(names):
-        plan = plan_experiment(
-            experiment, servers, tools, variants=variants, paths=paths, requests=requests,
-            mix=mix, warmup=warmup, repetitions=repetitions, server_params=server_params,
-            records=records, pin_cpus=pin_cpus, verify=verify, restart=restart,
-            control=control, hosts=hosts, registry=registry, profiled=profiled,
-        )  # fmt: skip
-    return run_experiment(plan)
+def run(experiment: Experiment) -> PlannedRun:
+    """Measure every target of ``experiment``'s servers under every one of its loads,
+    ``repetitions`` times, interleaved (see run_experiment): the description is checked
+    whole before anything starts, and stored as written in the run's manifest."""
+    return run_experiment(plan_experiment(experiment))
 
 
 def run_experiment(plan: ExperimentPlan) -> PlannedRun:
@@ -106,7 +61,7 @@ def run_experiment(plan: ExperimentPlan) -> PlannedRun:
     key = fingerprint(plan)
     if reuse_enabled() and (stored := stored_run_with(key)):
         print(
-            f"{plan.experiment}: reusing run {stored.name}, measured with the same code, "
+            f"{plan.name}: reusing run {stored.name}, measured with the same code, "
             "parameters and machine (BENCHBOOK_REUSE_RUNS=1)",
             flush=True,
         )
@@ -114,10 +69,10 @@ def run_experiment(plan: ExperimentPlan) -> PlannedRun:
     require_installed(sorted({tool.name for tool in plan.tools}))
     if plan.ceilings is None:
         plan = replace(plan, ceilings=latest_ceilings())
-    with machine_lock(plan.experiment) as lock:
+    with machine_lock(plan.name) as lock:
         created = Run.create(
             plan.experiment,
-            params=plan.parameters(),
+            plan.worked_out(),
             fingerprint=key,
             extra_columns=extra_columns(plan.registry, list(plan.targets), plan.tools),
             tool_versions=versions(sorted({tool.name for tool in plan.tools})),

@@ -2,15 +2,12 @@
 
 Every error is a ``SettingError`` (a ``ValueError``) that names the parameter, the value
 given and what would have been accepted, because the reader of the message is usually
-someone who typed ``-p duration 5x`` on a command line. A notebook that passes its own
-parameter under another name (``locust_processes`` as Locust's ``processes``) says so
-with ``names``, and the refusal names the parameter as the user typed it (``named_as``).
-Durations are read by benchbook.runs.durations, which the analysis shares; its errors
-follow the same "setting: problem" form.
+someone who typed ``-p duration 5x`` on a command line; ``measure.run`` adds the name of
+the experiment whose description holds it. Durations are read by benchbook.runs.durations,
+which the analysis shares; its errors follow the same "setting: problem" form.
 """
 
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Iterable
 
 
 class SettingError(ValueError):
@@ -20,23 +17,6 @@ class SettingError(ValueError):
         super().__init__(f"{setting}: {problem}")
         self.setting = setting
         self.problem = problem
-
-
-Names = Mapping[str, str]  # a harness setting → the notebook parameter that gives it
-
-
-@contextmanager
-def named_as(names: Names | None) -> Iterator[None]:
-    """Inside, a refused setting that ``names`` maps is refused under the notebook's
-    parameter name (``names={"processes": "locust_processes"}``), the setting in brackets."""
-    try:
-        yield
-    except ValueError as error:  # every refusal reads "setting: problem"
-        setting, _, problem = str(error).partition(": ")
-        given = (names or {}).get(setting)
-        if given is None or not problem:
-            raise
-        raise SettingError(given, f"{problem} (given as {setting})") from None
 
 
 def require_int(name: str, value: object, minimum: int) -> int:

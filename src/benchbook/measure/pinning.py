@@ -1,22 +1,14 @@
 """Which CPUs the servers get and which the load tool gets."""
 
 import os
-from dataclasses import dataclass
 
-
-@dataclass(frozen=True)
-class Pinning:
-    """Disjoint CPU sets for servers and the load tool (None: not pinned).
-
-    Pinning a Go server also sets its GOMAXPROCS, which the runtime derives from the
-    CPU affinity it starts with. A server's services run on the server's CPUs.
-    """
-
-    server_cpus: tuple[int, ...] | None
-    load_cpus: tuple[int, ...] | None
+from benchbook.runs.experiment import Pinning
 
 
 def plan_pinning(pin_cpus: bool) -> Pinning:
+    """Half the CPUs for the servers, half for the load tool. Pinning a Go server also
+    sets its GOMAXPROCS, which the runtime derives from the CPU affinity it starts with;
+    a server's services run on the server's CPUs."""
     cpus = sorted(os.sched_getaffinity(0))
     if not pin_cpus or len(cpus) < 2:
         return Pinning(None, None)

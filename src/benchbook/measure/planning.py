@@ -1,74 +1,60 @@
-"""From what a notebook gives ``measure.run`` to an ``ExperimentPlan``: every value
-checked against the registry and the load tools before any process starts.
+"""From an experiment's description to its ``ExperimentPlan``: every value checked
+against the registry and the load tools before any process starts.
 
-A refusal is a ``SettingError`` naming the setting (``measure.run`` renames it to the
-notebook's parameter where the notebook said which one gave it).
+A refusal is a ``SettingError`` naming the experiment, then the setting and the value.
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import cast
 
 from benchbook.measure.experiment_plan import Config, ExperimentPlan
-from benchbook.measure.hosts.placement import HostsPlan
+from benchbook.measure.hosts.placement import HostsPlan, plan_hosts
 from benchbook.measure.params import SettingError, require_int
 from benchbook.measure.pinning import plan_pinning
 from benchbook.measure.registry import Registry, Target
 from benchbook.measure.targets import select_targets
-from benchbook.measure.tools import capabilities, spreading_tools
-from benchbook.measure.tools.base import LoadTool, SpreadLoad
+from benchbook.measure.tools import capabilities, spreading_tools, tool_loads
+from benchbook.measure.tools.base import SpreadLoad
 from benchbook.runs.durations import parse_duration
+from benchbook.runs.experiment import Experiment, Load
 from benchbook.runs.labels import AA_COPY
+from benchbook.runs.layout import REPO_ROOT
 
-ToolsGiven = Sequence[LoadTool | Sequence[LoadTool]] | Mapping[str, Sequence[LoadTool]]
+
+def plan_experiment(experiment: Experiment) -> ExperimentPlan:
+    """The plan of ``experiment``, or the SettingError that names the experiment and the
+    first value refused. Nothing here runs or looks for a load tool, a build or the
+    calibration: a stored run may stand in for the plan (reuse)."""
+    try:
+        return _plan(experiment)
+    except ValueError as error:  # every refusal reads "setting: problem"; its type stays
+        error.args = (f"{experiment.name}: {error}",)
+        raise
 
 
-def plan_experiment(
-    experiment: str,
-    servers: object,
-    tools: ToolsGiven,
-    *,
-    variants: Mapping[str, object] | None,
-    paths: Mapping[str, object] | None,
-    requests: Mapping[str, object] | None,
-    mix: Mapping[str, float] | None,
-    warmup: object,
-    repetitions: object,
-    server_params: Mapping[str, object] | None,
-    records: object,
-    pin_cpus: bool,
-    verify: bool,
-    restart: bool,
-    control: str | None,
-    hosts: HostsPlan,
-    registry: Registry | None,
-    profiled: bool = False,
-) -> ExperimentPlan:
-    """The plan of ``measure.run``'s arguments (see its docstring), or the SettingError
-    that names the first value refused. Nothing here runs or looks for a load tool, a
-    build or the calibration: a stored run may stand in for the plan (reuse)."""
-    if not isinstance(hosts, HostsPlan):
-        raise SettingError("hosts", f"{hosts!r}; give measure.hosts('local' | 'netns' | 'ssh', …)")
-    registry = registry or Registry.load()
-    targets, params = select_targets(registry, servers, variants, paths, requests, mix,
-                                     server_params)  # fmt: skip
-    if control is not None:
-        targets = with_control(targets, control)
-    configs = configurations(targets, tools)
+def _plan(experiment: Experiment) -> ExperimentPlan:
+    hosts = plan_hosts(experiment.hosts)
+    given = experiment.registry
+    registry = Registry.load(REPO_ROOT / given) if given else Registry.load()
+    targets, params = select_targets(
+        registry, experiment.servers, experiment.variants, experiment.paths,
+        experiment.requests, experiment.mix, experiment.server_params,
+    )  # fmt: skip
+    if experiment.control is not None:
+        targets = with_control(targets, experiment.control)
+    configs = configurations(targets, experiment.loads)
     check_hosts(hosts, configs)
+    require_int("repetitions", experiment.repetitions, 1)
+    require_int("records", experiment.records, 0)
     return ExperimentPlan(
         experiment,
         registry,
         tuple(configs),
         params,
-        warmup_s=warmup_seconds(warmup),
-        repetitions=require_int("repetitions", repetitions, 1),
-        pinning=plan_pinning(bool(pin_cpus)),
-        records=require_int("records", records, 0),
-        verify=verify,
-        restart=restart,
+        warmup_s=warmup_seconds(experiment.warmup),
+        pinning=plan_pinning(bool(experiment.pin_cpus)),
         hosts=hosts,
-        profiled=profiled,
     )
 
 
@@ -83,23 +69,29 @@ def with_control(targets: list[Target], control: str) -> list[Target]:
     return [*targets[:at], replace(targets[at - 1], copy=AA_COPY), *targets[at:]]
 
 
-def configurations(targets: list[Target], tools: ToolsGiven) -> list[Config]:
-    """Every (target, load) pair; a tool that measures several servers at once (Go's
-    benchmarks: one client binary for a backend's HTTP and gRPC servers) is one
-    configuration, on the first of its servers."""
-    per_server = dict(tools) if isinstance(tools, Mapping) else None
-    if per_server is not None:
-        known = {t.server for t in targets}
-        for name in per_server:
-            if name not in known:
-                raise SettingError("tools", f"given for {name!r}, which is not among the servers")
+def configurations(targets: list[Target], loads: Sequence[Load]) -> list[Config]:
+    """Every (target, load) pair, a load given for one server on that server's targets
+    only; a tool that measures several servers at once (Go's benchmarks: one client
+    binary for a backend's HTTP and gRPC servers) is one configuration, on the first of
+    its servers."""
+    known = {t.server for t in targets}
+    for load in loads:
+        if load.server is not None and load.server not in known:
+            raise SettingError(
+                "loads", f"given for {load.server!r}, which is not among the servers"
+            )
+    if not loads:
+        raise SettingError(
+            "loads", "none given, e.g. measure.tool('wrk', connections=10, duration='5s')"
+        )
+    made = [(load.server, tool) for load in loads for tool in tool_loads(load)]
     configs = []
     for target in targets:
-        loads = _flat(per_server.get(target.server, ()) if per_server is not None else tools)
-        if not loads:
-            raise SettingError("tools", f"none given for {target.server}")
-        for load in loads:
-            config = Config(target, load)
+        own = [tool for server, tool in made if server in (None, target.server)]
+        if not own:
+            raise SettingError("loads", f"none given for {target.server}")
+        for tool in own:
+            config = Config(target, tool)
             group = config.together
             if group is None or target.server == next(iter(group.servers.values())):
                 configs.append(config)
@@ -130,17 +122,6 @@ def check_hosts(hosts: HostsPlan, configs: list[Config]) -> None:
             if problem := spread.spread_problem(hosts.load_hosts):
                 raise SettingError("hosts", problem)
     hosts.check()
-
-
-def _flat(tools: object) -> list[LoadTool]:
-    if isinstance(tools, str) or not isinstance(tools, Sequence):
-        raise SettingError("tools", f"{tools!r}; give loads made by tool(name, …)")
-    flat: list[LoadTool] = []
-    for item in tools:
-        flat += _flat(item) if isinstance(item, list | tuple) else [item]
-    if not flat:
-        raise SettingError("tools", "none given, e.g. [tool('wrk', connections=10, duration='5s')]")
-    return flat
 
 
 def warmup_seconds(warmup: object) -> float:

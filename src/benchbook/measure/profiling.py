@@ -77,25 +77,25 @@ def profile(run: Run, targets: Sequence[str] | None = None, window: object = "3s
             f"profile: {run.run_id} has no profiled phase, and it was not measured with "
             "measure.run in this session; call measure.run first"
         )
-    if not run.plan.profiled:
+    if not run.experiment_plan.profiled:
         raise ValueError(
             f"profile: {run.run_id} was planned without a profiled phase; pass "
-            "profiled=True to measure.run, so that its profilers are part of the run's reuse "
+            "profiled=True to its Experiment, so that its profilers are part of the run's reuse "
             "key (a stored run then stands in only with the profilers it was profiled with)"
         )
-    if (hosts := run.manifest()["params"].get("hosts")) is not None:
+    if (hosts := run.experiment_plan.hosts).kind != "local":
         raise ValueError(
-            f"profile: {run.run_id} ran on {hosts['kind']} hosts; the profiled phase runs "
+            f"profile: {run.run_id} ran on {hosts.kind} hosts; the profiled phase runs "
             "servers on this machine only (loopback), so its profiles would not be of that run"
         )
     window_s = parse_duration("window", window)
     if window_s < 1 or window_s != int(window_s):
         raise ValueError(f"window: {window_s:g} s; load tools take whole seconds, e.g. '3s'")
-    chosen = chosen_configs(run.plan.configs, targets)
+    chosen = chosen_configs(run.experiment_plan.configs, targets)
     started = datetime.now(UTC).isoformat(timespec="seconds")
     with machine_lock(f"{run.manifest()['experiment']} (profiled phase)") as lock:
         lock.name_run(run.run_id)
-        rows = [profile_one(run, run.plan, config, window_s) for config in chosen]
+        rows = [profile_one(run, run.experiment_plan, config, window_s) for config in chosen]
     write_rows(stored, rows)
     run.update_manifest(profiled_phase={
         "started_utc": started, "window_s": window_s, "targets": [r["target"] for r in rows],
@@ -161,7 +161,7 @@ def profile_one(run: Run, plan: ExperimentPlan, config: Config, window_s: float)
     stacks = folded.read_text().splitlines() if folded.exists() else []
     svg = flame_graph(folded, f"{target.label} under load ({profiler.name})", language.flame_graph)
     return {
-        "experiment": plan.experiment, "target": target.label,
+        "experiment": plan.name, "target": target.label,
         "server": target.server, "language": spec.language, "tool": config.tool.name,
         "load": config.tool.describe(), "window_s": window_s,
         "rps_while_profiled": measured.get("rps"),
@@ -182,7 +182,7 @@ def unprofiled(
     print(f"not profiled: {config.target.label}: {why}", flush=True)
     target = config.target
     return {
-        "experiment": plan.experiment, "target": target.label, "server": target.server,
+        "experiment": plan.name, "target": target.label, "server": target.server,
         "language": spec.language, "tool": config.tool.name, "load": config.tool.describe(),
         "window_s": window_s, "profiler": "", "unprofiled_because": why, "samples": 0,
         "folded": "", "svg": "",

@@ -1,11 +1,11 @@
 """Re-render without re-measuring: a stored run stands in for a new one when nothing that
 shapes its measurement changed. Each experiment has a key of its own (as asv versions
-each benchmark): its name, its parameters, the machine's identity, and a digest of only
-the code and files its plan touches (``touched``), so an edit re-measures only the
-experiments that go through what was edited.
+each benchmark): its description as the manifest stores it, the machine's identity, and
+a digest of only the code and files its plan touches (``touched``), so an edit
+re-measures only the experiments that go through what was edited.
 
 The calibration a run's rows take their headroom from is not in the key: it is recorded
-beside it (the manifest's ``params.calibration``), so a new calibration (notebook 00 run
+beside it (the manifest's ``plan.calibration``), so a new calibration (notebook 00 run
 again) re-measures nothing else. The key is computed from the plan alone, before any
 tool is looked for, any server built or any ceiling read: on a machine without wrk, Go or
 cargo, a notebook re-renders from stored runs.
@@ -297,19 +297,13 @@ def part_digests(parts: Touched, root: Path = REPO_ROOT) -> dict[str, str]:
     return digests
 
 
-def key_parameters(params: Mapping[str, object]) -> dict[str, object]:
-    """A plan's parameters as its key holds them: without the calibration it read, which
-    the manifest records beside the key."""
-    return {name: value for name, value in params.items() if name != "calibration"}
-
-
-def experiment_key(experiment: str, params: Mapping[str, object], code: Mapping[str, str]) -> str:
-    """What must match for a stored run to stand in for a new one: the experiment, its
-    key parameters, the digests of the code it touches, and this machine."""
+def experiment_key(description: Mapping[str, object], code: Mapping[str, str]) -> str:
+    """What must match for a stored run to stand in for a new one: the experiment's
+    description as stored, the digests of the code it touches, and this machine (the
+    calibration it read is recorded beside the key, never in it)."""
     here = machine()
     key = {
-        "experiment": experiment,
-        "params": dict(params),
+        "description": dict(description),
         "measuring_code": dict(code),
         "machine": {k: here[k] for k in MACHINE_KEYS},
     }
@@ -319,7 +313,7 @@ def experiment_key(experiment: str, params: Mapping[str, object], code: Mapping[
 def fingerprint(plan: ExperimentPlan, root: Path = REPO_ROOT) -> str:
     """The plan's key (experiment_key), from the plan alone: nothing is run or built."""
     code = part_digests(touched(plan), root)
-    return experiment_key(plan.experiment, key_parameters(plan.parameters()), code)
+    return experiment_key(plan.experiment.stored(), code)
 
 
 def stored_run_with(fingerprint_: str, directory: Path | None = None) -> Path | None:

@@ -14,6 +14,7 @@ from typing import Any
 from benchbook.measure import provenance
 from benchbook.runs import store
 from benchbook.runs.columns import CORE_COLUMNS
+from benchbook.runs.experiment import Experiment, RunPlan
 from benchbook.runs.layout import runs_dir
 from benchbook.runs.manifest import SCHEMA_VERSION
 
@@ -22,16 +23,17 @@ class Run(store.Run):
     @classmethod
     def create(
         cls,
-        experiment: str,
-        params: dict[str, Any],
+        experiment: Experiment,
+        plan: RunPlan,
         fingerprint: str = "",
         extra_columns: list[str] | None = None,
         tool_versions: Mapping[str, str] | None = None,
     ) -> "Run":
-        """A new run folder; its results have CORE_COLUMNS and then ``extra_columns``;
-        its provenance names the version of each load tool it uses."""
+        """A new run folder; its manifest holds the experiment's description as written
+        and the plan worked out from it; its results have CORE_COLUMNS and then
+        ``extra_columns``; its provenance names the version of each load tool it uses."""
         now = datetime.now(UTC)
-        run_id = f"{now:%Y%m%dT%H%M%SZ}-{experiment}-{secrets.token_hex(2)}"
+        run_id = f"{now:%Y%m%dT%H%M%SZ}-{experiment.name}-{secrets.token_hex(2)}"
         path = runs_dir() / run_id
         path.mkdir(parents=True, exist_ok=False)
         run = cls(path)
@@ -39,9 +41,10 @@ class Run(store.Run):
             {
                 "schema_version": SCHEMA_VERSION,
                 "run_id": run_id,
-                "experiment": experiment,
+                "experiment": experiment.name,
                 "created_utc": now.isoformat(timespec="seconds"),
-                "params": params,
+                "description": experiment.stored(),
+                "plan": plan.stored(),
                 "fingerprint": fingerprint,  # see reuse: what a stand-in must match
                 "columns": CORE_COLUMNS + [c for c in extra_columns or [] if c not in CORE_COLUMNS],
                 "provenance": provenance.collect(tool_versions or {}),

@@ -6,12 +6,14 @@ from collections.abc import Mapping
 
 from benchbook.measure.experiment_plan import Config, ExperimentPlan, PlannedRun
 from benchbook.measure.orchestration import run_experiment
-from benchbook.measure.params import Names, named_as, require_int
+from benchbook.measure.params import require_int
 from benchbook.measure.pinning import plan_pinning
 from benchbook.measure.planning import warmup_seconds
 from benchbook.measure.registry import Registry, Target
 from benchbook.measure.tools import TOOLS, entry
 from benchbook.runs.calibration import CALIBRATION_EXPERIMENT, NOT_CALIBRATED
+from benchbook.runs.experiment import Experiment, Load
+from benchbook.runs.layout import repo_relative
 
 
 def calibrate(
@@ -21,36 +23,46 @@ def calibrate(
     repetitions: object = 5,
     settings: Mapping[str, Mapping[str, object]] | None = None,
     registry: Registry | None = None,
-    names: Mapping[str, Names] | None = None,
 ) -> PlannedRun:
     """Every load tool that declares a calibration, at full speed against its fast
     server, interleaved: the median req/s of each tool setting is its ceiling on this
     machine (see calibration). ``settings`` override a tool's calibration defaults, e.g.
-    ``{"wrk": {"connections": 50}, "locust": {"user_classes": ["FastHttpUser"]}}``;
-    ``names`` the notebook's parameter for each, which a refusal names
-    (``{"locust": {"processes": "locust_processes"}}``)."""
+    ``{"wrk": {"connections": 50}, "locust": {"user_classes": ["FastHttpUser"]}}``. The
+    run's description holds each tool's load as calibrated (its duration and settings),
+    on the server it is calibrated against."""
+    described_registry = repo_relative(registry.path) if registry else None
     registry = registry or Registry.load()
     settings = dict(settings or {})
     for name in settings:
         entry(name)  # an unknown tool is an error naming the valid ones
-    configs = []
+    configs, described = [], []
     for name, tool_entry in TOOLS.items():
         if tool_entry.calibration is None:
             continue
         calibration = tool_entry.calibration
         given = {**calibration.defaults, **settings.get(name, {})}
-        with named_as((names or {}).get(name)):
+        try:
             loads = calibration.loads(duration, **given)
+        except ValueError as error:
+            raise ValueError(f"{name}: {error}") from None
         target = Target(calibration.server, request=calibration.request)
         configs += [Config(target, load) for load in loads]
-    servers = {c.target.server for c in configs}
-    plan = ExperimentPlan(
+        described.append(Load(name, {"duration": duration, **given}, calibration.server))
+    servers = list(dict.fromkeys(c.target.server for c in configs))
+    experiment = Experiment(
         CALIBRATION_EXPERIMENT,
+        servers,
+        described,
+        warmup=warmup,
+        repetitions=require_int("repetitions", repetitions, 1),
+        registry=described_registry,
+    )
+    plan = ExperimentPlan(
+        experiment,
         registry,
         tuple(configs),
         {server: {} for server in servers},
         warmup_s=warmup_seconds(warmup),
-        repetitions=require_int("repetitions", repetitions, 1),
         pinning=plan_pinning(True),
         ceilings=NOT_CALIBRATED,  # measuring the ceilings themselves
     )

@@ -11,7 +11,7 @@ from benchbook.analyse.findings_format import LOWER_BOUND, comparison, missing, 
 from benchbook.render.notebook_html import Section
 from benchbook.render.provenance import RunProvenance
 from benchbook.runs.languages import load_languages, title_of
-from benchbook.runs.manifest import read_manifest
+from benchbook.runs.manifest import description_of, plan_of, read_manifest
 
 
 def overview_sentences(sections: Sequence[Section]) -> list[str]:
@@ -174,19 +174,16 @@ def conditions_line(runs: Sequence[RunProvenance]) -> str:
     if not manifests:
         return ""
     machine = manifests[0]["provenance"]["machine"]
-    pinning = manifests[0]["params"].get("pinning", {})
-    durations = [
-        load["duration_s"]
-        for m in manifests
-        for load in m["params"].get("loads", [])
-        if load.get("duration_s")
-    ]
-    rounds = [m["params"]["repetitions"] for m in manifests if "repetitions" in m["params"]]
+    plans = [plan_of(m) for m in manifests]
+    descriptions = [description_of(m) for m in manifests]
+    pinning = plans[0].pinning
+    durations = [d for plan in plans for d in plan.load_values("duration_s")]
+    rounds = [d.repetitions for d in descriptions if d.repetitions]
     parts = [
         f"{machine.get('cpu_model', 'an unrecorded machine')}, "
         f"{machine.get('logical_cpus', '?')} logical CPUs",
-        f"servers on {cores(pinning.get('server_cpus'))} (a Go server's GOMAXPROCS follows), "
-        f"the load tool on {cores(pinning.get('load_cpus'))}",
+        f"servers on {cores(pinning.server_cpus)} (a Go server's GOMAXPROCS follows), "
+        f"the load tool on {cores(pinning.load_cpus)}",
     ]
     if durations:
         parts.append(
@@ -194,7 +191,7 @@ def conditions_line(runs: Sequence[RunProvenance]) -> str:
             "its article's)"
         )
     if rounds:
-        restarted = sum(1 for m in manifests if m["params"].get("restart"))
+        restarted = sum(1 for d in descriptions if d.restart)
         parts.append(
             f"{min(rounds)}–{max(rounds)} rounds per experiment, servers started afresh for "
             f"each round in {restarted} of {len(manifests)} runs"

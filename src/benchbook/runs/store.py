@@ -11,8 +11,9 @@ from typing import Any
 import pandas as pd
 
 from benchbook.runs.columns import TEXT_COLUMNS
+from benchbook.runs.experiment import Experiment, RunPlan
 from benchbook.runs.layout import repo_relative, runs_dir
-from benchbook.runs.manifest import COMPLETED, migrate
+from benchbook.runs.manifest import COMPLETED, description_of, migrate, plan_of
 
 # What a notebook shows for a run: the report finds the run's manifest through it.
 RUN_MIME = "application/vnd.benchbook.run+json"
@@ -38,6 +39,14 @@ class Run:
     def manifest(self) -> dict[str, Any]:
         """The manifest in the current shape, every key present (runs.manifest)."""
         return migrate(self.stored_manifest(), self.results_path)
+
+    def description(self) -> Experiment:
+        """The experiment's description as the notebook wrote it (runs.experiment)."""
+        return description_of(self.manifest())
+
+    def plan(self) -> RunPlan:
+        """The plan worked out from the description: targets, loads, CPUs, hosts."""
+        return plan_of(self.manifest())
 
     def raw_path(self, name: str) -> Path:
         return self.path / "raw" / name

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from benchbook.runs import outputs, wrk_output
-from benchbook.runs.manifest import COMPLETED, migrate
+from benchbook.runs.manifest import COMPLETED, migrate, plan_of
 
 # Raw outputs the import can re-parse cheaply, by the row's tool: the parser's columns must
 # equal the row's.
@@ -46,7 +46,7 @@ def raw_file(folder: Path, raw_path: str) -> Path:
 def _planned(manifest: dict[str, Any]) -> int | None:
     if orders := manifest.get("round_orders"):
         return sum(len(order) for order in orders)
-    return manifest.get("params", {}).get("runs_planned")
+    return plan_of(manifest).runs_planned
 
 
 def _same(row: dict[str, str], parsed: dict[str, Any]) -> bool:

@@ -36,7 +36,11 @@ def main() -> None:
 
     for _name, servers, options, targets in CASES:
         load = measure.tool("wrk", **WRK)
-        run = measure.run("capture_profiles", servers, load, warmup="0s", repetitions=1, **options)
+        run = measure.run(
+            measure.Experiment(
+                "capture_profiles", servers, load, warmup="0s", repetitions=1, **options
+            )
+        )
         for row in profiling.profile(run, targets=targets, window="3s"):
             folded = Path(row["folded"])
             with open(folded, "rb") as src, gzip.open(HERE / (folded.name + ".gz"), "wb") as out:

@@ -23,7 +23,7 @@ from benchbook.runs.store import Run
 
 def added_rtt_ms(run: Run) -> int:
     """The round trip a run's link added (its hosts parameters)."""
-    hosts = run.manifest()["params"].get("hosts")
+    hosts = run.plan().hosts
     if not hosts:
         raise ValueError(f"{run.run_id} ran on loopback: it has no link")
     return int(hosts["link"]["added_rtt_ms"])

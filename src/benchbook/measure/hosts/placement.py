@@ -26,6 +26,7 @@ from benchbook.measure.hosts.link import EchoService, LinkProbe, LinkShape, prob
 from benchbook.measure.params import require_int
 from benchbook.measure.provenance import machine
 from benchbook.measure.servers import free_port
+from benchbook.runs.experiment import Hosts
 
 KINDS = ("local", "netns", "ssh")
 
@@ -54,7 +55,28 @@ class HostsPlan:
         return self
 
 
-def hosts(
+def hosts(kind: str = "local", **settings: object) -> Hosts:
+    """Where an experiment runs (see the module's docstring), checked now and kept as
+    written in its description: ``Experiment(…, hosts=measure.hosts("netns",
+    added_rtt="10ms"))``. Settings: ``load_hosts``, ``added_rtt``, ``jitter``,
+    ``rate_kb_s``, ``remote`` and ``allow_remote``. A remote host must be named in the
+    allow-list (addresses.REMOTE_HOSTS) and opted into with ``allow_remote=True``."""
+    plan_hosts(Hosts(kind, settings))
+    return Hosts(kind, settings)
+
+
+def plan_hosts(given: Hosts) -> HostsPlan:
+    """The plan of a description's hosts, or the refusal that names what is wrong."""
+    try:
+        return _hosts_plan(given.kind, **given.settings)
+    except TypeError as error:
+        raise ValueError(
+            f"hosts: {error}; valid settings: load_hosts, added_rtt, jitter, rate_kb_s, "
+            "remote, allow_remote"
+        ) from None
+
+
+def _hosts_plan(
     kind: str = "local",
     *,
     load_hosts: object = 1,
@@ -64,9 +86,6 @@ def hosts(
     remote: str | None = None,
     allow_remote: bool = False,
 ) -> HostsPlan:
-    """Where an experiment runs (see the module's docstring): ``measure.run(…,
-    hosts=measure.hosts("netns", added_rtt="10ms"))``. A remote host must be named in
-    the allow-list (addresses.REMOTE_HOSTS) and opted into with ``allow_remote=True``."""
     if kind not in KINDS:
         raise ValueError(f"hosts: {kind!r}; valid choices: {', '.join(KINDS)}")
     shape = LinkShape.from_params(added_rtt, jitter, rate_kb_s)

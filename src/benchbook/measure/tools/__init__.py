@@ -3,9 +3,9 @@
 A tool module holds everything about its tool — its load type, its command, the parser
 of its raw output into the core columns, the flags only it can raise, its version, and
 how notebook 00 calibrates it — and ends with ``TOOL = ToolEntry(…)``. The rest of the
-harness reaches tools only through ``TOOLS`` and ``tool(name, …)``: adding a tool is
-adding a module here, its name to benchbook.runs.columns.LOAD_TOOLS (what stored rows
-name, which the analysis reads) and its module to the import contract in pyproject.toml
+harness reaches tools only through ``TOOLS``, ``tool(name, …)`` and ``tool_loads``:
+adding a tool is adding a module here, its name to benchbook.runs.columns.LOAD_TOOLS
+(what stored rows name, which the analysis reads) and its module to the import contract in
 (tests/test_architecture.py checks both). Its entry also says how to check it is
 installed and which tracked file pins its version, which is what a run's reuse key reads
 of it (benchbook.measure.reuse).
@@ -18,8 +18,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchbook.measure.params import Names, named_as
 from benchbook.measure.tools.base import LoadTool
+from benchbook.runs.experiment import Load
 
 
 @dataclass(frozen=True)
@@ -114,18 +114,25 @@ def spreading_tools() -> list[str]:
     return [name for name, found in TOOLS.items() if found.capabilities.spreads_over_hosts]
 
 
-def tool(name: str, names: Names | None = None, **settings: object) -> list[LoadTool]:
-    """The loads of one tool, checked now (before any server starts): ``tool("wrk",
-    connections=[10, 100], threads=2, duration="5s")`` is wrk at 10 and at 100
-    connections. An unknown tool or setting is an error naming the valid ones; ``names``
-    the notebook's parameter for a setting, which a refusal then names
-    (``{"processes": "locust_processes"}``)."""
-    make = entry(name).make
+def tool(name: str, **settings: object) -> Load:
+    """One tool's load in an experiment's description, checked now (before any server
+    starts): ``tool("wrk", connections=[10, 100], threads=2, duration="5s")`` is wrk at
+    10 and at 100 connections. An unknown tool or setting is an error naming the valid
+    ones."""
+    load = Load(name, settings)
+    tool_loads(load)
+    return load
+
+
+def tool_loads(load: Load) -> list[LoadTool]:
+    """The tool objects of one load of a description (one per value of a swept setting)."""
+    make = entry(load.tool).make
     try:
-        with named_as(names):
-            return make(**settings)
+        return make(**load.settings)
     except TypeError as error:
-        raise ValueError(f"{name}: {error}; see help(benchbook.measure.tools.{name})") from None
+        raise ValueError(
+            f"{load.tool}: {error}; see help(benchbook.measure.tools.{module_name(load.tool)})"
+        ) from None
 
 
 def versions(names: list[str]) -> dict[str, str]:
