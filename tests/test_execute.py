@@ -6,7 +6,6 @@ from pathlib import Path
 
 import nbformat
 import pytest
-import yaml
 from nbformat.v4 import new_code_cell, new_notebook
 from papermill.translators import PythonTranslator
 
@@ -108,23 +107,97 @@ def test_values_that_fit_are_typed_for_the_notebook() -> None:
     assert checked == {"ids": [9, 12345], "crossover_work": [1, 100], "duration": 30}
 
 
-def test_profiles_are_shared_but_each_key_must_belong_to_some_notebook(tmp_path) -> None:
-    quick = yaml.safe_load((REPO_ROOT / "notebooks" / "profiles" / "quick.yaml").read_text())
-    checked = checked_parameters(NB03, quick, {})
-    assert "locust_duration" not in checked  # notebook 02's: not passed to 03
-    assert checked["crossover_duration"] == "1s"
-    with pytest.raises(ValueError, match=r"quick.yaml: 'locust_durtion' is not a parameter of"):
-        checked_parameters(NB03, {"locust_durtion": "5s"}, {}, "quick.yaml")
+PROFILES = REPO_ROOT / "notebooks" / "profiles"
+
+
+def test_each_notebook_gets_its_own_section(tmp_path: Path) -> None:
+    """Two notebooks may give the same name different values; neither sees the other's."""
+    first = write_notebook(tmp_path / "first.ipynb", "duration = '3s'\nrepetitions = 6")
+    second = write_notebook(tmp_path / "second.ipynb", "duration = '3s'")
+    profile = tmp_path / "p.yaml"
+    profile.write_text("first:\n  duration: 1s\n  repetitions: 2\nsecond:\n  duration: 9s\n")
+    assert checked_parameters(first, load_profile(profile, first), {}) == {
+        "duration": "1s", "repetitions": 2
+    }  # fmt: skip
+    assert checked_parameters(second, load_profile(profile, second), {}) == {"duration": "9s"}
+
+
+def test_a_notebook_without_a_section_runs_its_defaults(tmp_path: Path) -> None:
+    first = write_notebook(tmp_path / "first.ipynb", "duration = '3s'")
+    second = write_notebook(tmp_path / "second.ipynb", "duration = '3s'")
+    profile = tmp_path / "p.yaml"
+    profile.write_text("first:\n  duration: 1s\nsecond:\n")  # second's section is empty
+    assert load_profile(profile, second) == {}
+    profile.write_text("first:\n  duration: 1s\n")  # second's section is absent
+    assert load_profile(profile, second) == {}
+    profile.write_text("# nothing set yet\n")
+    assert load_profile(profile, first) == {}
+    assert load_profile(None, first) == {}
+
+
+def test_a_section_naming_no_notebook_is_refused_with_the_notebooks(tmp_path: Path) -> None:
+    profile = tmp_path / "p.yaml"
+    profile.write_text("01_io_concurency:\n  duration: 3s\n")
+    notebooks = ", ".join(sorted(p.stem for p in NB01.parent.glob("*.ipynb")))
+    with pytest.raises(ValueError) as refused:
+        load_profile(profile, NB03)  # any notebook's run refuses it, not only 01's
+    assert str(refused.value) == (
+        f"{profile}: '01_io_concurency' is no notebook in {NB01.parent}/; "
+        f"its notebooks: {notebooks}"
+    )
+    profile.write_text("duration: 3s\n")  # the old flat shape
+    with pytest.raises(ValueError, match="'duration' is no notebook in"):
+        load_profile(profile, NB03)
+
+
+def test_a_profile_that_is_not_sections_of_values_is_refused(tmp_path: Path) -> None:
+    profile = tmp_path / "p.yaml"
+    profile.write_text("- 01_io_concurrency\n")
+    refusal = r"a profile must be a mapping of notebook names to their parameters \(notebooks: "
+    with pytest.raises(ValueError, match=refusal + "00_load_generators, 01_io_concurrency, "):
+        load_profile(profile, NB01)
+    profile.write_text("01_io_concurrency: 3s\n")
+    with pytest.raises(ValueError, match="section 01_io_concurrency: must map parameter names "
+                       "to values, not '3s'"):  # fmt: skip
+        load_profile(profile, NB03)
+
+
+def test_a_parameter_the_notebook_lacks_is_refused_before_any_kernel(tmp_path: Path) -> None:
+    """A name in a section is the section's notebook's or is refused, even one another
+    notebook takes, with that notebook's parameters and the closest of them."""
+    profile = tmp_path / "quick.yaml"
+    profile.write_text("03_goroutine_fanout:\n  crossover_durtion: 1s\n  locust_duration: 15s\n")
+    output = tmp_path / "out" / "03.ipynb"
+    with pytest.raises(ValueError) as refused:
+        execute_notebook(NB03, output, profile, {})
+    lines = str(refused.value).splitlines()
+    parameters = ", ".join(notebook_parameters(NB03))
+    assert lines == [
+        f"{profile}, section 03_goroutine_fanout: crossover_durtion: not a parameter of {NB03} "
+        f"(did you mean 'crossover_duration'?); its parameters: {parameters}",
+        f"{profile}, section 03_goroutine_fanout: locust_duration: not a parameter of {NB03} "
+        f"(did you mean 'duration'?); its parameters: {parameters}",
+    ]
+    assert not output.parent.exists()
+
+
+@pytest.mark.parametrize("profile", sorted(PROFILES.glob("*.yaml")), ids=lambda p: p.stem)
+def test_every_shipped_section_checks_against_its_notebook(profile: Path) -> None:
+    notebooks = sorted(NB01.parent.glob("*.ipynb"))
+    checked = {nb.stem: checked_parameters(nb, load_profile(profile, nb), {}) for nb in notebooks}
+    # a notebook left out would silently run its (quick) defaults under this profile
+    assert all(checked.values()), [stem for stem, values in checked.items() if not values]
 
 
 def test_a_profile_key_given_twice_is_refused(tmp_path: Path) -> None:
-    # Plain YAML keeps the last value: one notebook would silently run the other's.
+    # Plain YAML keeps the last value: the notebook would silently run the later one.
     profile = tmp_path / "twice.yaml"
-    profile.write_text("duration: 5s\narticle_repetitions: 4\narticle_repetitions: 2\n")
-    with pytest.raises(ValueError, match=r"'article_repetitions' is given twice \(lines 2 and 3\)"):
-        load_profile(profile)
-    for shipped in (REPO_ROOT / "notebooks" / "profiles").glob("*.yaml"):
-        load_profile(shipped)
+    profile.write_text("01_io_concurrency:\n  duration: 5s\n  repetitions: 4\n  repetitions: 2\n")
+    with pytest.raises(ValueError, match=r"'repetitions' is given twice \(lines 3 and 4\)"):
+        load_profile(profile, NB01)
+    profile.write_text("01_io_concurrency:\n  duration: 5s\n01_io_concurrency:\n  warmup: 1s\n")
+    with pytest.raises(ValueError, match=r"'01_io_concurrency' is given twice \(lines 1 and 3\)"):
+        load_profile(profile, NB01)
 
 
 def test_a_typo_on_the_command_line_stops_before_any_kernel(tmp_path: Path) -> None:
@@ -168,7 +241,7 @@ def test_a_list_given_on_the_command_line_arrives_as_a_list(tmp_path: Path) -> N
 def test_profile_and_override_reach_the_notebook(tmp_path: Path) -> None:
     notebook = write_notebook(tmp_path / "nb.ipynb", "x = 1\ny = 'a'", "print(f'x={x} y={y}')")
     profile = tmp_path / "quick.yaml"
-    profile.write_text("x: 2\ny: from-profile\n")
+    profile.write_text("nb:\n  x: 2\n  y: from-profile\n")
     output = tmp_path / "report" / "executed" / "nb.ipynb"
 
     execute_notebook(notebook, output, profile, {"x": 5})

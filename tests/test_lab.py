@@ -56,15 +56,13 @@ def test_every_notebook_is_checked() -> None:
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda path: path.stem)
 def test_run_all_runs_the_quick_profile_and_the_switch_comes_first(notebook: Path) -> None:
-    """What `make report` passes (quick.yaml) is what the notebook already holds: the
-    defaults cannot drift from the profile, and an executed report equals a Run All."""
+    """What `make report` passes (the notebook's section of quick.yaml) is what the notebook
+    already holds: the defaults cannot drift from the profile, and an executed report
+    equals a Run All."""
     parameters = notebook_parameters(notebook)
-    quick = load_profile(PROFILES / "quick.yaml")
-    shared = set(quick) & set(parameters)
-    assert shared, "quick.yaml sets none of this notebook's parameters"
-    assert {name: parameters[name].default for name in shared} == {
-        name: quick[name] for name in shared
-    }
+    quick = checked_parameters(notebook, load_profile(PROFILES / "quick.yaml", notebook), {})
+    assert quick, f"quick.yaml has no section for {notebook.stem}"
+    assert {name: parameters[name].default for name in quick} == quick
     source, _ = parameters_and_article_cell(notebook)
     assert SWITCH.match(source.splitlines()[0]), source.splitlines()[0]
     assert parameters["article_settings"].default is False
@@ -89,7 +87,8 @@ def test_the_article_cell_sets_parameters_only_when_switched_on(notebook: Path) 
 
 
 def test_the_full_profile_is_the_switch_alone() -> None:
-    assert load_profile(PROFILES / "full.yaml") == {"article_settings": True}
+    for notebook in NOTEBOOKS:
+        assert load_profile(PROFILES / "full.yaml", notebook) == {"article_settings": True}
 
 
 def test_an_override_the_article_settings_would_replace_is_refused() -> None:
@@ -97,7 +96,7 @@ def test_an_override_the_article_settings_would_replace_is_refused() -> None:
     assert article_names(notebook) == {
         "duration", "warmup", "repetitions", "sweep_duration", "sweep_repetitions"
     }  # fmt: skip
-    full = load_profile(PROFILES / "full.yaml")
+    full = load_profile(PROFILES / "full.yaml", notebook)
     with pytest.raises(ValueError, match="duration: with article_settings true, the article's"):
         checked_parameters(notebook, full, {"duration": "10s"})
     # a parameter the article's cell leaves alone still takes an override

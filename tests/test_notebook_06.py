@@ -6,13 +6,13 @@ import re
 
 import nbformat
 import pytest
-import yaml
 from conftest import RUNNER_START_S, SMOKE, descendants
 from nbclient import NotebookClient
 
 from benchbook.analyse.experiments import capacity
 from benchbook.analyse.findings_format import FINDINGS_MIME
 from benchbook.analyse.tables import valid_rows
+from benchbook.render.execute import load_profile
 from benchbook.render.notebook_parameters import notebook_parameters
 from benchbook.runs.layout import REPO_ROOT
 from benchbook.runs.store import RUN_MIME, Run
@@ -41,7 +41,7 @@ def executed(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict, dict,
     and each run by experiment."""
     nb = nbformat.read(NOTEBOOK, as_version=4)
     (cell,) = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
-    cell.source = typed_in(cell.source, yaml.safe_load(SMOKE.read_text()))
+    cell.source = typed_in(cell.source, load_profile(SMOKE, NOTEBOOK))
     NotebookClient(nb, timeout=RUNNER_START_S, kernel_name="benchbook",
                    resources={"metadata": {"path": str(NOTEBOOK.parent)}}).execute()  # fmt: skip
     nbformat.write(nb, tmp_path_factory.mktemp("executed") / NOTEBOOK.name)  # to look at

@@ -36,8 +36,8 @@ def failed_copy_path(output: Path) -> Path:
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):
-    """YAML that refuses a key given twice: plain YAML keeps the last value, so a name
-    two notebooks both use would silently give one of them the other's value."""
+    """YAML that refuses a key given twice: plain YAML keeps the last value, so a section or
+    a parameter given twice would silently run the later one."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
         seen: dict[object, int] = {}
@@ -47,23 +47,45 @@ class _UniqueKeyLoader(yaml.SafeLoader):
             if key in seen:
                 raise ValueError(
                     f"{key!r} is given twice (lines {seen[key]} and {line}); a profile has "
-                    "one value per name, shared by every notebook that takes it"
+                    "one section per notebook and one value per name in a section"
                 )
             seen[key] = line
         return super().construct_mapping(node, deep=deep)
 
 
-def load_profile(profile: Path | None) -> dict[str, object]:
-    """A profile's values (like papermill's `-f`)."""
+def load_profile(profile: Path | None, notebook: Path) -> dict[str, object]:
+    """The values `profile` gives `notebook` (like papermill's `-f`): its section, named by
+    the notebook's stem; none (absent or empty) runs the notebook's defaults. Every section
+    must name a notebook beside `notebook`, so a misspelt or renamed one is refused rather
+    than silently running nothing."""
     if profile is None:
         return {}
     try:
         loaded = yaml.load(profile.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)
     except ValueError as error:
         raise ValueError(f"{profile}: {error}") from None
-    if loaded is not None and not isinstance(loaded, dict):
-        raise ValueError(f"{profile}: a profile must be a mapping of parameter names")
-    return dict(loaded or {})
+    if loaded is None:
+        return {}
+    notebooks = sorted(path.stem for path in notebook.parent.glob("*.ipynb"))
+    if not isinstance(loaded, dict):
+        raise ValueError(
+            f"{profile}: a profile must be a mapping of notebook names to their parameters "
+            f"(notebooks: {', '.join(notebooks)})"
+        )
+    problems = [
+        f"{profile}: {name!r} is no notebook in {notebook.parent}/; its notebooks: "
+        + ", ".join(notebooks)
+        for name in loaded
+        if name not in notebooks
+    ]
+    problems += [
+        f"{profile}: section {name}: must map parameter names to values, not {values!r}"
+        for name, values in loaded.items()
+        if values is not None and not isinstance(values, dict)
+    ]
+    if problems:
+        raise ValueError("\n".join(problems))
+    return dict(loaded.get(notebook.stem) or {})
 
 
 def execute_notebook(
@@ -76,7 +98,10 @@ def execute_notebook(
     """Execute `notebook` into `output`, atomically; raise NotebookFailed if a cell fails
     and ValueError, before any kernel starts, if a parameter name or value is wrong."""
     parameters = checked_parameters(
-        notebook, load_profile(profile), overrides, str(profile or "profile")
+        notebook,
+        load_profile(profile, notebook),
+        overrides,
+        f"{profile}, section {notebook.stem}",
     )
     output.parent.mkdir(parents=True, exist_ok=True)
     # A dot-name outside `*.ipynb` globs, so `make` and `report` never pick up a partial run.
@@ -146,7 +171,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("notebook", type=Path)
     parser.add_argument("output", type=Path)
-    parser.add_argument("--profile", type=Path, help="YAML file of parameter values")
+    parser.add_argument(
+        "--profile", type=Path, help="YAML file: each notebook's parameter values in its section"
+    )
     parser.add_argument(
         "--set",
         default="",

@@ -213,24 +213,14 @@ def checked_parameters(
     overrides: dict[str, object],
     profile_name: str = "profile",
 ) -> dict[str, object]:
-    """The values to inject: profile values the notebook declares (profiles are shared
-    by all notebooks: a key another notebook in the same folder declares is skipped, a
-    key none declares is an error), then the overrides, every name and value checked."""
+    """The values to inject: the notebook's profile values, then the overrides, every name
+    and value checked against the notebook's parameters cell."""
     known = notebook_parameters(notebook)
     problems = []
     values: dict[str, object] = {}
-    siblings: set[str] | None = None
     for name, value in profile_values.items():
         if name not in known:
-            if siblings is None:
-                siblings = {
-                    p for nb in notebook.parent.glob("*.ipynb") for p in notebook_parameters(nb)
-                }
-            if name not in siblings:
-                problems.append(
-                    f"{profile_name}: {name!r} is not a parameter of any notebook in "
-                    f"{notebook.parent}/"
-                )
+            problems.append(f"{profile_name}: {unknown_name_message(name, notebook, known)}")
             continue
         values[name] = value
     for name, value in overrides.items():
