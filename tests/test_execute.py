@@ -298,11 +298,12 @@ def test_cli_exits_1_with_the_failure_on_stderr(tmp_path: Path, failing: Path) -
 
 
 @pytest.mark.slow
-def test_an_id_the_server_lacks_is_refused_naming_ids_before_any_build(
+def test_an_id_the_server_lacks_is_refused_naming_the_experiment_before_any_build(
     tmp_path: Path, runs_dir: Path
 ) -> None:
     """Notebook 03's ids become paths; an id go-fanout does not hold is refused by the plan,
-    under the notebook's name for it, before the server is built or a run folder made."""
+    naming the experiment, the path and the id, before the server is built or a run
+    folder made."""
     output = tmp_path / "03.ipynb"
     command = [sys.executable, "-m", "benchbook.render.execute", str(NB03), str(output)]
 
@@ -310,6 +311,8 @@ def test_an_id_the_server_lacks_is_refused_naming_ids_before_any_build(
                           timeout=300)  # fmt: skip
 
     assert done.returncode == 1
-    assert "ids: '/sc/12345' asks go-fanout for id '12345', which it does not have" in done.stderr
-    assert "its ids are 1 to 10 (given as paths)" in done.stderr
+    assert (
+        "03_goroutine_fanout: paths: '/sc/12345' asks go-fanout for id '12345', which it does "
+        "not have; its ids are 1 to 10" in done.stderr
+    )
     assert not runs_dir.exists(), "a run folder was made before the refusal"
