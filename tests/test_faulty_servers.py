@@ -24,8 +24,8 @@ def test_wrong_bodies_under_load_flag_bad_response_and_are_never_ranked(both) ->
             measure.tool("wrk", connections=4, threads=1, duration="2s"),
             warmup="0s",
             repetitions=1,
-            registry=both,
-        )
+        ),
+        registry=both,
     )
     results = run.results().set_index("target")
     bad = results.loc["wrong-body-under-load"]
@@ -49,8 +49,8 @@ def test_a_server_that_dies_is_reported_and_the_others_still_measured(both, caps
             measure.tool("wrk", connections=4, threads=1, duration="3s"),
             warmup="0s",
             repetitions=2,
-            registry=both,
-        )
+        ),
+        registry=both,
     )
     results = run.results()
     died = results[results["target"] == "dies-under-load"]

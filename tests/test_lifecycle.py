@@ -97,8 +97,8 @@ def test_unverified_server_is_never_benchmarked(test_registry, runs_dir) -> None
                 measure.tool("wrk", connections=2, threads=1, duration="1s"),
                 warmup="0s",
                 repetitions=1,
-                registry=test_registry,
-            )
+            ),
+            registry=test_registry,
         )
     (run,) = runs_dir.iterdir()
     assert not (run / "raw").exists() and not (run / "results.csv").exists()
@@ -109,7 +109,7 @@ RUNNER = textwrap.dedent(
     """
     from benchbook import measure
     wrk = measure.tool("wrk", connections=4, threads=1, duration="60s")
-    measure.run("lifecycle", ["go-iodelay"], wrk, warmup="0s", repetitions=1)
+    measure.run(measure.Experiment("lifecycle", ["go-iodelay"], wrk, warmup="0s", repetitions=1))
     """
 )
 

@@ -361,8 +361,8 @@ def test_a_short_vegeta_run_gives_rows_with_the_rate_asked_and_the_rate_sent(reg
             measure.tool("vegeta", rate=[200, 500], duration="2s"),
             warmup="0s",
             repetitions=1,
-            registry=registry,
-        )
+        ),
+        registry=registry,
     )
     assert descendants() == []
     results = run.results().set_index("target_rate")
@@ -388,8 +388,8 @@ def test_a_rate_the_workers_cannot_send_is_flagged_rate_shortfall(registry) -> N
             server_params={"delay_ms": 100},
             warmup="0s",
             repetitions=1,
-            registry=registry,
-        )
+        ),
+        registry=registry,
     )
     assert descendants() == []
     row = run.results().iloc[0]
@@ -417,8 +417,8 @@ def test_the_open_loop_sees_the_freeze_servers_stall_and_what_wrk_timed_does_not
             server_params=freeze,
             warmup="0s",
             repetitions=1,
-            registry=registry,
-        )
+        ),
+        registry=registry,
     )
     assert descendants() == []
     assert sorted(run.results()["tool"]) == ["vegeta", "wrk"]

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import cast
 
 import pytest
 from conftest import descendants
@@ -33,7 +34,7 @@ LOADS = {
 ARGUMENTS = dict(
     variants=None, paths=None, requests=None, mix=None, warmup="0s", repetitions=1,
     server_params=None, records=1, pin_cpus=True, verify=True, restart=True, control=None,
-    hosts=measure.hosts(), registry=None,
+    hosts=measure.hosts(),
 )  # fmt: skip
 
 
@@ -59,9 +60,8 @@ def test_a_stored_run_stands_in_only_for_the_same_parameters(runs_dir, monkeypat
 
 def plan(servers: list[str], tool: str = "wrk", **changes: object) -> ExperimentPlan:
     loads = measure.tool(tool, **LOADS[tool])
-    if isinstance(registry := changes.get("registry"), Registry):  # a copied tree's
-        changes["registry"] = str(registry.path)
-    return plan_experiment(Experiment("key_test", servers, loads, **ARGUMENTS | changes))
+    registry = cast(Registry | None, changes.pop("registry", None))  # a copied tree's
+    return plan_experiment(Experiment("key_test", servers, loads, **ARGUMENTS | changes), registry)
 
 
 Plans = Callable[[Registry], dict[str, ExperimentPlan]]

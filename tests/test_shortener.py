@@ -91,8 +91,10 @@ RUNNER = textwrap.dedent(
     from benchbook import measure
     signal.signal(signal.SIGINT, signal.default_int_handler)
     wrk = measure.tool("wrk", connections=4, threads=1, duration="60s")
-    measure.run("shortener_lifecycle", ["go-shortener"], wrk, variants={"go-shortener": ["redis"]},
-                requests={"go-shortener": ["get"]}, warmup="0s", repetitions=1)
+    measure.run(measure.Experiment(
+        "shortener_lifecycle", ["go-shortener"], wrk, variants={"go-shortener": ["redis"]},
+        requests={"go-shortener": ["get"]}, warmup="0s", repetitions=1,
+    ))
     """
 )
 

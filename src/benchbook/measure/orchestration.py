@@ -35,11 +35,12 @@ from benchbook.runs.runlock import machine_lock
 SPEED_RUNS = 2  # of each reference workload, before and after an experiment (~5 s in all)
 
 
-def run(experiment: Experiment) -> PlannedRun:
+def run(experiment: Experiment, registry: Registry | None = None) -> PlannedRun:
     """Measure every target of ``experiment``'s servers under every one of its loads,
     ``repetitions`` times, interleaved (see run_experiment): the description is checked
-    whole before anything starts, and stored as written in the run's manifest."""
-    return run_experiment(plan_experiment(experiment))
+    whole before anything starts, and stored as written in the run's manifest. The
+    servers are the repository's registry's (``registry``: another one, as tests use)."""
+    return run_experiment(plan_experiment(experiment, registry))
 
 
 def run_experiment(plan: ExperimentPlan) -> PlannedRun:

@@ -19,24 +19,22 @@ from benchbook.measure.tools.base import SpreadLoad
 from benchbook.runs.durations import parse_duration
 from benchbook.runs.experiment import Experiment, Load
 from benchbook.runs.labels import AA_COPY
-from benchbook.runs.layout import REPO_ROOT
 
 
-def plan_experiment(experiment: Experiment) -> ExperimentPlan:
-    """The plan of ``experiment``, or the SettingError that names the experiment and the
-    first value refused. Nothing here runs or looks for a load tool, a build or the
-    calibration: a stored run may stand in for the plan (reuse)."""
+def plan_experiment(experiment: Experiment, registry: Registry | None = None) -> ExperimentPlan:
+    """The plan of ``experiment`` with the servers of ``registry`` (the repository's
+    unless given), or the SettingError that names the experiment and the first value
+    refused. Nothing here runs or looks for a load tool, a build or the calibration: a
+    stored run may stand in for the plan (reuse)."""
     try:
-        return _plan(experiment)
+        return _plan(experiment, registry or Registry.load())
     except ValueError as error:  # every refusal reads "setting: problem"; its type stays
         error.args = (f"{experiment.name}: {error}",)
         raise
 
 
-def _plan(experiment: Experiment) -> ExperimentPlan:
+def _plan(experiment: Experiment, registry: Registry) -> ExperimentPlan:
     hosts = plan_hosts(experiment.hosts)
-    given = experiment.registry
-    registry = Registry.load(REPO_ROOT / given) if given else Registry.load()
     targets, params = select_targets(
         registry, experiment.servers, experiment.variants, experiment.paths,
         experiment.requests, experiment.mix, experiment.server_params,

@@ -13,7 +13,6 @@ from benchbook.measure.registry import Registry, Target
 from benchbook.measure.tools import TOOLS, entry
 from benchbook.runs.calibration import CALIBRATION_EXPERIMENT, NOT_CALIBRATED
 from benchbook.runs.experiment import Experiment, Load
-from benchbook.runs.layout import repo_relative
 
 
 def calibrate(
@@ -30,7 +29,6 @@ def calibrate(
     ``{"wrk": {"connections": 50}, "locust": {"user_classes": ["FastHttpUser"]}}``. The
     run's description holds each tool's load as calibrated (its duration and settings),
     on the server it is calibrated against."""
-    described_registry = repo_relative(registry.path) if registry else None
     registry = registry or Registry.load()
     settings = dict(settings or {})
     for name in settings:
@@ -55,7 +53,6 @@ def calibrate(
         described,
         warmup=warmup,
         repetitions=require_int("repetitions", repetitions, 1),
-        registry=described_registry,
     )
     plan = ExperimentPlan(
         experiment,

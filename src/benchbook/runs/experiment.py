@@ -58,8 +58,7 @@ class Experiment:
     sent; ``server_params`` a server's declared parameters (a list sweeps). ``verify=False``
     exists for one purpose: reproducing an article that timed failures. ``restart``
     (default) starts every server afresh for each round. ``control``: a target (its label)
-    measured a second time in every round, the A/A control. ``registry``: the servers'
-    registry file (None: the repository's). ``profiled``: a profiled phase follows
+    measured a second time in every round, the A/A control. ``profiled``: a profiled phase follows
     (profiling.profile), so its profilers are part of the run's reuse key.
     """
 
@@ -79,7 +78,6 @@ class Experiment:
     restart: bool | None = True  # None: a run from before it was recorded
     control: str | None = None
     hosts: Hosts = field(default_factory=Hosts)
-    registry: str | None = None
     profiled: bool = False
 
     def __post_init__(self) -> None:

@@ -16,7 +16,7 @@ Schema versions (``schema_version``; runs are append-only, so old files stay as 
    (benchbook.runs.experiment). An older run's ``params`` are read as both: its plan
    is what they recorded (the same values under the same names); its description holds
    what they kept of it (servers, warm-up, rounds, records, verification, restarts,
-   pinning, hosts, registry) and reads as not given for the rest (loads, variants,
+   pinning, hosts) and reads as not given for the rest (loads, variants,
    paths, requests, mix, control and server parameters are in its plan's targets and
    loads instead).
 
@@ -123,7 +123,6 @@ def _with_description_and_plan(stored: dict[str, Any]) -> dict[str, Any]:
         verify=params.get("verify_servers", True),
         restart=params.get("restart"),
         hosts=_hosts(params.get("hosts")),
-        registry=params.get("registry"),
     )
     plan = {k: v for k, v in params.items() if k not in DESCRIPTION_PARAMS}
     plan["runs_planned"] = _planned_rows(params)
