@@ -1,6 +1,7 @@
 """What an edit re-measures: for each kind of edit, the notebooks whose stored runs no
 longer stand in (so `make report` measures them again), derived from the reuse key itself
-(benchbook.measure.reuse), not typed by hand.
+(benchbook.measure.reuse), not typed by hand, and how long measuring them took in that
+session (each run's manifest, from its creation to its completion).
 
 What each experiment touches comes from its run of the newest session in data/runs/:
 the servers and variants of its rows, its tools, and whether a profiled phase followed
@@ -15,6 +16,7 @@ import shutil
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from benchbook.measure import reuse
@@ -75,13 +77,15 @@ def edits() -> list[Edit]:
 @dataclass(frozen=True)
 class Used:
     """What one experiment's stored run measured with: touched_by's arguments, its
-    description as stored (what its key digests) and the calibration it read."""
+    description as stored (what its key digests), the calibration it read, and how long
+    it took to measure."""
 
     targets: frozenset[tuple[str, str | None]]
     tools: frozenset[str]
     profiled: bool
     description: dict
     calibration: str | None
+    seconds: float
 
     def touched(self, registry: Registry) -> reuse.Touched:
         return reuse.touched_by(registry, self.targets, self.tools, self.profiled)
@@ -100,6 +104,7 @@ def session() -> dict[str, Used]:
             manifest["profiled_phase"] is not None,
             manifest["description"],
             (plan_of(manifest).calibration or {}).get("run_id"),
+            (when(manifest["completed_utc"]) - when(manifest["created_utc"])).total_seconds(),
         )
     return used
 
@@ -140,6 +145,18 @@ def apply(root: Path, edit: Edit) -> dict[Path, str]:
     return before
 
 
+def when(utc: str) -> datetime:
+    return datetime.fromisoformat(utc)
+
+
+def minutes(seconds: float) -> str:
+    """'6 min 40 s', '40 s', '–' for nothing."""
+    if not seconds:
+        return "–"
+    whole = round(seconds)
+    return f"{whole // 60} min {whole % 60} s" if whole >= 60 else f"{whole} s"
+
+
 def notebooks(experiments: Iterable[str]) -> str:
     found = sorted({name[:2] for name in experiments})
     return ", ".join(found) if found else "none"
@@ -149,7 +166,10 @@ def table() -> str:
     used = session()
     registry = Registry.load()
     names = {e: set(reuse.part_digests(u.touched(registry))) for e, u in used.items()}
-    lines = ["| Edit | Notebooks measured again | Experiments |", "| --- | --- | --- |"]
+    lines = [
+        "| Edit | Notebooks measured again | Experiments | Their measuring time |",
+        "| --- | --- | --- | --- |",
+    ]
     with tempfile.TemporaryDirectory(prefix="benchbook-edits-") as folder:
         root = Path(folder)
         copy_keyed(root)
@@ -161,15 +181,19 @@ def table() -> str:
                 file.write_text(text)
             changed = {name for name in unedited if edited[name] != unedited[name]}
             again = [e for e, own in names.items() if own & changed]
-            lines.append(f"| {edit.what} | {notebooks(again)} | {len(again)} of {len(used)} |")
+            lines.append(row(edit.what, again, used))
     # A new calibration (notebook 00 measured again) re-keys an experiment only if its key
     # holds the calibration: the key digests the description, which never names it.
     again = [
         e for e, u in used.items() if u.calibration and u.calibration in json.dumps(u.description)
     ]
-    lines.append(f"| a new calibration (notebook 00 measured again) | {notebooks(again)} | "
-                 f"{len(again)} of {len(used)} |")  # fmt: skip
+    lines.append(row("a new calibration (notebook 00 measured again)", again, used))
     return "\n".join(lines)
+
+
+def row(what: str, again: list[str], used: dict[str, Used]) -> str:
+    seconds = sum(used[e].seconds for e in again)
+    return f"| {what} | {notebooks(again)} | {len(again)} of {len(used)} | {minutes(seconds)} |"
 
 
 if __name__ == "__main__":

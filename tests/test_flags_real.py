@@ -15,10 +15,10 @@ from benchbook.measure.registry import Registry
 def measured(registry: Registry, server: str, **load) -> pd.DataFrame:
     server_params = load.pop("server_params", None)
     wrk = dict(connections=4, threads=1, duration="2s") | load
-    run = measure.run(measure.Experiment(
-        "flags_test", [server], measure.tool("wrk", **wrk), registry=registry, warmup="0s",
-        repetitions=1, server_params=server_params,
-    ))  # fmt: skip
+    experiment = measure.Experiment("flags_test", [server], measure.tool("wrk", **wrk),
+                                    warmup="0s", repetitions=1,
+                                    server_params=server_params)  # fmt: skip
+    run = measure.run(experiment, registry)
     assert descendants() == []
     return run.results()
 

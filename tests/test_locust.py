@@ -225,8 +225,8 @@ def locust_row(registry: Registry, **load: object) -> pd.Series:
             warmup="0s",
             repetitions=1,
             server_params={"delay_ms": 0},
-            registry=registry,
-        )
+        ),
+        registry=registry,
     )
     assert descendants() == []
     return run.results().iloc[0]
@@ -269,8 +269,8 @@ def test_master_and_two_local_workers_end_to_end(registry) -> None:
             paths={"go-hello": ["/from-the-master"]},
             warmup="0s",
             repetitions=1,
-            registry=registry,
-        )
+        ),
+        registry=registry,
     )
     row = run.results().iloc[0]
     assert (row["tool_setting"], row["requests"] > 100, row["non_2xx"]) == (
