@@ -32,7 +32,7 @@ PACK_MEASURED = $(BIN)/python -m benchbook.store compact --since $(STARTED_UTC)
 # The Go version servers/go/go.mod and servers/go/tools/go.mod declare.
 GO_NEEDED := $(shell sed -n 's/^go //p' servers/go/go.mod)
 
-.PHONY: setup tools build go-tools flamegraph report test test-fast lint lab run replicate bench-harness store compact export-session import-session bench-store clean
+.PHONY: setup tools build go-tools flamegraph report test test-fast lint lab run replicate bench-harness plan store compact export-session import-session bench-store clean
 
 setup: $(INSTALLED) tools build go-tools
 
@@ -154,6 +154,14 @@ lab: setup
 
 bench-harness: setup
 	$(BIN)/python benchmarks/harness_overhead.py
+
+# For each headline of the executed notebooks: its variance between rounds and between
+# sessions, and the rounds per session and sessions that reach a half-width, in minutes:
+#   make plan [NB=01_io_concurrency] [TARGET=10%]
+TARGET ?= 10%
+plan: $(INSTALLED)
+	$(BIN)/python -m benchbook.render.plan_table --target "$(TARGET)" \
+	  $(if $(NB),report/executed/$(NB).ipynb,$(EXECUTED))
 
 # The results store (build/store/, derived from data/runs/; the analysis updates it itself).
 store: $(INSTALLED)

@@ -24,9 +24,8 @@ def run_script(name: str, *args: str, env: dict[str, str] | None = None) -> str:
 
 def test_every_benchmark_script_has_a_smoke_test() -> None:
     scripts = {p.name for p in BENCHMARKS.glob("*.py")}
-    assert scripts == {"edit_remeasures.py", "harness_overhead.py", "store_scale.py"}, (
-        "add the new one below"
-    )
+    expected = {"edit_remeasures.py", "harness_overhead.py", "store_scale.py", "time_budget.py"}
+    assert scripts == expected, "add the new one below"
 
 
 @pytest.mark.slow
@@ -53,7 +52,24 @@ def test_edit_remeasures_prints_the_readmes_table() -> None:
     # The README's "What an edit re-measures" is this script's output on the committed runs.
     committed = os.environ | {"BENCHBOOK_RUNS_DIR": str(REPO_ROOT / "data" / "runs")}
     table = run_script("edit_remeasures.py", env=committed).strip()
-    assert table.startswith("| Edit | Notebooks measured again | Experiments |")
+    assert table.startswith("| Edit | Notebooks measured again | Experiments | Their measuring")
     assert table in (REPO_ROOT / "README.md").read_text(), (
         "run `python benchmarks/edit_remeasures.py` and put its table in the README"
     )
+
+
+def test_time_budget_splits_each_committed_notebook_into_its_parts() -> None:
+    # The committed report's notebooks were executed on stored runs: the parts still add up.
+    executed = sorted((REPO_ROOT / "report" / "executed").glob("*.ipynb"))
+    committed = os.environ | {"BENCHBOOK_RUNS_DIR": str(REPO_ROOT / "data" / "runs")}
+    out = run_script("time_budget.py", *map(str, executed), env=committed)
+    rows = [line.split(" | ") for line in out.splitlines()[2:]]
+    assert [row[0].strip("| ") for row in rows] == [p.stem for p in executed] + ["all"]
+
+    def seconds(text: str) -> int:
+        minutes, secs = text.strip("| ").split(":")
+        return 60 * int(minutes) + int(secs)
+
+    for row in rows:
+        total, parts = seconds(row[1]), [seconds(cell) for cell in row[2:]]
+        assert abs(sum(parts) - total) <= len(parts)  # each part rounded to a second

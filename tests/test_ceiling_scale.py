@@ -55,3 +55,19 @@ def test_the_registrys_rust_server_is_the_ceiling_of_a_run() -> None:
         "Rust hyper (tokio, 1 thread), compiled with no garbage collector, set the ceiling here "
         "at 10,010 req/s (median): Go net/http reaches 80 % of the ceiling"
     )
+
+
+def test_a_ceiling_the_load_tool_held_down_makes_every_share_an_upper_bound() -> None:
+    """Notebook 02's Rust server under wrk -t1: client_bound in every run (S11)."""
+    declared = load_languages() | {"c": C}
+    limited = rows()
+    ceiling = limited["target"] == "c-iodelay"
+    limited.loc[ceiling, "flags"] = "client_bound;short_run"
+    assert ceiling_scale.sentence(limited, declared=declared) == (
+        "c-iodelay, compiled with no garbage collector, reached 10,010 req/s here (median) "
+        "with the load tool at its limit (client_bound in 6 of 6 runs): the ceiling lies "
+        "higher, so each share of it is an upper bound: Go net/http at most 80 % "
+        "(95 % CI 79–81 %), FastAPI (uvicorn's defaults) at most 20 % (95 % CI 19–21 %)."
+    )
+    limited.loc[ceiling & (limited["repetition"] > 3), "flags"] = ""  # half the runs: not most
+    assert "set the ceiling here" in ceiling_scale.sentence(limited, declared=declared)

@@ -3,7 +3,9 @@ language compiled without a garbage collector (a language the registry declares 
 servers.toml declares Rust), which shows what a server reaches on the same cores with
 nothing between its code and the machine. "Go net/http reaches 93 % of the ceiling"
 — each server's paired ratio to it (pairing.comparison) with its interval. A run with
-no such server gets no sentence."""
+no such server gets no sentence. Where the load tool, not the ceiling server, was at its
+limit in most of the ceiling's runs (verdicts.TOOL_LIMIT_FLAGS), its rate is only a lower
+bound of the ceiling, and every share of it an upper bound: the sentence says so."""
 
 from collections.abc import Mapping
 
@@ -14,6 +16,7 @@ from benchbook.analyse.names import reader_name
 from benchbook.analyse.pairing import comparison
 from benchbook.analyse.stats import Comparison
 from benchbook.analyse.tables import valid_rows, without_controls
+from benchbook.analyse.verdicts import TOOL_LIMIT_FLAGS
 from benchbook.runs.languages import Language, load_languages
 
 
@@ -52,13 +55,34 @@ def sentence(
         return ""
     placed.sort(key=lambda named: -named[1].ratio)  # nearest the ceiling first, every run
     (first_name, first), rest = placed[0], placed[1:]
-    shares = [f"{first_name} reaches {_share(first, 'of the ceiling ')}"]
-    shares += [f"{name} {_share(c)}" for name, c in rest]
     unit = "req/s" if column == "rps" else column
+    name, rate = reader_name(valid, ceiling), fmt.count(medians[ceiling])
+    if limited := tool_limited(valid, ceiling):
+        shares = [f"{first_name} at most {_share(first)}"]
+        shares += [f"{other} at most {_share(c)}" for other, c in rest]
+        return (
+            f"{name}, compiled with no garbage collector, reached {rate} {unit} here (median) "
+            f"with the load tool at its limit ({limited}): the ceiling lies higher, so each "
+            "share of it is an upper bound: " + ", ".join(shares) + "."
+        )
+    shares = [f"{first_name} reaches {_share(first, 'of the ceiling ')}"]
+    shares += [f"{other} {_share(c)}" for other, c in rest]
     return (
-        f"{reader_name(valid, ceiling)}, compiled with no garbage collector, set the ceiling "
-        f"here at {fmt.count(medians[ceiling])} {unit} (median): " + ", ".join(shares) + "."
+        f"{name}, compiled with no garbage collector, set the ceiling "
+        f"here at {rate} {unit} (median): " + ", ".join(shares) + "."
     )
+
+
+def tool_limited(valid: pd.DataFrame, target: str) -> str:
+    """'client_bound in 6 of 6 runs' where the load tool was at its limit in most of
+    ``target``'s runs (verdicts.TOOL_LIMIT_FLAGS), else ''."""
+    flags = valid.loc[valid["target"] == target, "flags"].fillna("").str.split(";")
+    limited = flags.map(lambda found: [f for f in TOOL_LIMIT_FLAGS if f in found])
+    hits = int(limited.map(bool).sum())
+    if 2 * hits <= len(flags):
+        return ""
+    names = " or ".join(dict.fromkeys(f for found in limited for f in found))
+    return f"{names} in {hits} of {len(flags)} runs"
 
 
 def _share(c: Comparison, of: str = "") -> str:

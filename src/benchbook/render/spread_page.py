@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
-from benchbook.analyse import interval_coverage, plots
+from benchbook.analyse import interval_coverage, planner, plots
 from benchbook.analyse.across_classes import Check, check, check_over, classes
 from benchbook.analyse.machine_classes import SpeedWidth
 from benchbook.analyse.replication import UNRECORDED, OtherClass
@@ -168,6 +168,7 @@ class SpreadItem:
     headline: dict
     runs: list[dict]
     plot: Markup
+    levels: str = ""  # where its width comes from (analyse.planner.levels_sentence)
 
 
 def spread_items(sections: Sequence[Section]) -> list[SpreadItem]:
@@ -195,6 +196,7 @@ def spread_items(sections: Sequence[Section]) -> list[SpreadItem]:
                     headline=headline,
                     runs=runs,
                     plot=plot,
+                    levels=planner.levels_sentence(runs),
                 )
             )
     return items
