@@ -127,11 +127,12 @@ def components_from(spread: Sequence[Mapping]) -> Components | None:
     current = [r for r in spread if r.get("current")]
     if not current:
         return None
-    machine_class = current[0]["machine_class"]
+    machine_class = current[0].get("machine_class")
     own = [
         r for r in spread
-        if r["machine_class"] == machine_class and r.get("same_conditions", True)
-        and r["ratio"] > 0 and math.isfinite(r.get("log_variance") or math.nan)
+        if r.get("machine_class") == machine_class and r.get("same_conditions", True)
+        and (r.get("ratio") or 0) > 0 and math.isfinite(r.get("log_variance") or math.nan)
+        and r.get("n")
     ]  # fmt: skip
     if len(own) < 2:
         return None
