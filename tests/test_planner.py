@@ -15,6 +15,7 @@ from benchbook.analyse.planner import (
     costs_from,
     floor,
     half_width,
+    levels_sentence,
     plan,
 )
 
@@ -124,3 +125,21 @@ def test_costs_come_from_the_runs_own_timestamps() -> None:
     assert costs.fixed_s == pytest.approx(3.0)  # the speed references, before and after
     assert costs.round_s == pytest.approx((129 - 3.0) / 6)
     assert costs_from({**manifest, "completed_utc": None}) is None
+
+
+def test_the_appendix_says_what_more_rounds_and_one_more_session_would_narrow() -> None:
+    row = {"ratio": 2.0, "log_variance": 0.01 / 6, "n": "6 rounds", "machine_class": "A",
+           "same_conditions": True, "current": False}  # fmt: skip
+    agreeing = [row | {"current": i == 0} for i in range(4)]  # no scatter beyond rounds
+    sentence = levels_sentence(agreeing)
+    assert "sessions on this machine class differ no more than their rounds explain" in sentence
+    assert (
+        "Twice the rounds per session would narrow both intervals by 29 %" in sentence
+    )  # 1 − 1/√2
+    assert "below" not in sentence  # no floor without between-session variance
+    scattered = [
+        r | {"ratio": ratio} for r, ratio in zip(agreeing, (1.6, 2.0, 2.5, 2.1), strict=True)
+    ]
+    sentence = levels_sentence(scattered)
+    assert "beyond their rounds" in sentence and "takes the next session's below ±" in sentence
+    assert levels_sentence(agreeing[:1]) == ""

@@ -175,8 +175,11 @@ def costs_from(manifest: Mapping) -> Costs | None:
 
 
 def levels_sentence(spread: Sequence[Mapping]) -> str:
-    """Where a headline's width comes from, in words, and what one more session would
-    change (the expected half-widths of the model above); '' below two sessions."""
+    """Where a headline's width comes from, in words: its two variances, what twice the
+    rounds per session would narrow (which depends on them), what one more session would
+    (which, at a given number of sessions, does not) and the floor; '' below two
+    sessions. Shares of each interval's width, not new widths: the printed intervals stay
+    the one statement of the widths."""
     c = components_from(spread)
     if c is None:
         return ""
@@ -186,19 +189,32 @@ def levels_sentence(spread: Sequence[Mapping]) -> str:
         if c.session_var > 0
         else "sessions on this machine class differ no more than their rounds explain"
     )
-    now, more = c.sessions, c.sessions + 1
-    pooled_now, pooled_more = (half_width(c, POOLED, c.rounds, k) for k in (now, more))
-    next_now, next_more = (half_width(c, NEXT_SESSION, c.rounds, k) for k in (now, more))
+    k, n = c.sessions, c.rounds
+
+    def narrower(interval: str, rounds: int, sessions: int) -> float:
+        now = half_width(c, interval, n, k)
+        return 1 - math.log1p(half_width(c, interval, rounds, sessions)) / math.log1p(now)
+
+    doubled = narrower(NEXT_SESSION, 2 * n, k)  # the same share for both intervals
     low = floor(c, NEXT_SESSION)
-    never = f"; no number of sessions takes the latter below ±{100 * low:.1f} %" if low > 0 else ""
+    never = (
+        f"; no number of rounds or sessions takes the next session's below ±{fmt_share(low)}"
+        if low > 0 else ""
+    )  # fmt: skip
     return (
-        f"Where its width comes from (SD, {c.sessions} sessions of {c.rounds} rounds): {rounds}, "
-        f"and {sessions}. With these, one more session is expected to take the pooled "
-        f"interval from ±{100 * pooled_now:.1f} % to ±{100 * pooled_more:.1f} % and the next "
-        f"session's from ±{100 * next_now:.1f} % to ±{100 * next_more:.1f} %{never}."
+        f"Where its width comes from (standard deviations, {k} sessions of {n} rounds): "
+        f"{rounds}, and {sessions}. Twice the rounds per session would narrow both intervals "
+        f"by {fmt_share(doubled)}; one more session narrows them as it does any headline of "
+        f"{k} sessions (the pooled one by {fmt_share(narrower(POOLED, n, k + 1))}, the next "
+        f"session's by {fmt_share(narrower(NEXT_SESSION, n, k + 1))}){never}."
     )
+
+
+def fmt_share(share: float) -> str:
+    """'24 %', '3.1 %' below 10 %."""
+    return f"{100 * share:.{1 if share < 0.1 else 0}f} %"
 
 
 def sd_text(variance: float) -> str:
     """A log-scale variance as the ±% of one standard deviation on the ratio."""
-    return f"±{100 * math.expm1(math.sqrt(variance)):.1f} %"
+    return "±" + fmt_share(math.expm1(math.sqrt(variance)))
