@@ -52,12 +52,12 @@ def run_experiment(plan: ExperimentPlan) -> PlannedRun:
     comparison pair two configurations measured seconds apart. Targets on the same server
     instance (server, variant, swept parameters) share one server process. Only one
     experiment measures on a machine at a time (runlock). When reuse is on, a stored run
-    with the plan's key (reuse: its parameters, the code it touches, the machine) stands
+    with the plan's key (reuse: its description, the code it touches, the machine) stands
     in, found before anything is looked for, built or read: no load tool, no server
     build, no calibration. Each row's ``headroom`` is relative to the latest calibration's
-    ceilings, read when the run measures (see calibration) and stored with its params.
-    The hosts' description is in the manifest, and on loopback (the default) the
-    parameters are as they always were.
+    ceilings, read when the run measures (see calibration) and stored in its plan. The
+    manifest holds the description as written, the plan worked out from it and, once
+    placed, the hosts.
     """
     key = fingerprint(plan)
     if reuse_enabled() and (stored := stored_run_with(key)):

@@ -1,5 +1,5 @@
 """Durations as parameters are written ('10s', '5m', '250ms' or seconds): a notebook's
-parameters and a run's stored params are read with the same rule that checked them."""
+parameters and a run's stored description are read with the same rule that checked them."""
 
 import re
 

@@ -43,7 +43,7 @@ COMPLETED = "completed"  # completed_utc recorded
 UNRECORDED = "finished before completion was recorded"
 KILLED = "killed"  # killed, failed or still measuring: no completed_utc, rows missing
 
-LOOPBACK = {"kind": "local"}  # the hosts of a run with no hosts in its params
+LOOPBACK = {"kind": "local"}  # the hosts of a run whose plan names none
 
 
 def read_manifest(run_dir: Path) -> dict[str, Any]:

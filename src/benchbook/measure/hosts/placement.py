@@ -33,7 +33,8 @@ KINDS = ("local", "netns", "ssh")
 
 @dataclass(frozen=True)
 class HostsPlan:
-    """What an experiment asked for; part of its parameters (and so of reuse)."""
+    """Where an experiment's description asks it to run (plan_hosts), checked; ``params``
+    is what the run's plan stores."""
 
     kind: str = "local"
     load_hosts: int = 1
