@@ -58,8 +58,8 @@ class Experiment:
     sent; ``server_params`` a server's declared parameters (a list sweeps). ``verify=False``
     exists for one purpose: reproducing an article that timed failures. ``restart``
     (default) starts every server afresh for each round. ``control``: a target (its label)
-    measured a second time in every round, the A/A control. ``profiled``: a profiled phase follows
-    (profiling.profile), so its profilers are part of the run's reuse key.
+    measured a second time in every round, the A/A control. ``profiled``: a profiled phase
+    follows (profiling.profile), so its profilers are part of the run's reuse key.
     """
 
     name: str
