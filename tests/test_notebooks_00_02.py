@@ -73,8 +73,11 @@ def test_seed_002_refuses_a_smoke_calibration_and_compares_three_loads(executed)
     ours = formatting.ratio(medians["go-hello"] / medians["python-hello"])
     assert f"the same ratio of medians measured here: {ours} (go-hello / python-hello)" in text
     assert "The article's 1.29× compares what its load tool could produce" in text
-    # Go and FastAPI placed on the Rust server's wrk rate (analyse/ceiling_scale)
-    placed = text.split("set the ceiling here at ")[1]  # the nearest placed first
-    assert " reaches " in placed and " of the ceiling" in placed and "Go net/http" in placed
+    # Go and FastAPI placed on the Rust server's wrk rate (analyse/ceiling_scale), each
+    # share an upper bound where wrk, not the Rust server, was at its limit
+    placed = text.split("compiled with no garbage collector, ")[1]  # the nearest placed first
+    assert re.match(r"(set the ceiling here at|reached [\d,]+ req/s here)", placed)
+    assert "Go net/http" in placed
+    assert (" reaches " in placed and " of the ceiling" in placed) or " at most " in placed
     assert images == 2  # the ramp-up time series and the throughput bars
     assert descendants() == []

@@ -50,6 +50,8 @@ def figure_kinds(plain: str, headlines: Sequence[Headline]) -> set[str]:
         if shown not in rest:
             continue
         rest = rest.replace(shown, "")
+        if not re.search(r"\d", shown):  # "no ratio measurable": no figure of any kind
+            continue
         if h.reproduced_why == LOWER_BOUND:
             kinds.add(BOUND)
         else:
