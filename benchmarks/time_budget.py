@@ -16,11 +16,11 @@ measuring cells take a second.
 
 import argparse
 from collections.abc import Sequence
-from datetime import datetime
 from pathlib import Path
 
 import nbformat
 
+from benchbook.analyse.planner import costs_from
 from benchbook.runs.layout import REPO_ROOT
 from benchbook.runs.manifest import read_manifest
 from benchbook.runs.store import RUN_MIME
@@ -30,20 +30,14 @@ PARTS = ("rounds", "speed references", "planning, builds and set-up", "profiled 
          "analysis and kernel")  # fmt: skip
 
 
-def seconds_between(start: str, end: str) -> float:
-    return (datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds()
-
-
 def run_parts(run_path: str) -> tuple[float, float]:
-    """A run's rounds and speed references, in seconds (0, 0 for a run that did not end)."""
+    """A run's rounds and speed references, in seconds, as the planner costs them (0, 0
+    for a run that did not end)."""
     manifest = read_manifest(REPO_ROOT / run_path)
-    if not manifest.get("completed_utc"):
+    costs = costs_from(manifest)
+    if costs is None:
         return 0.0, 0.0
-    total = seconds_between(manifest["created_utc"], manifest["completed_utc"])
-    speed = manifest.get("machine_speed") or {}
-    references = sum(sum(speed[side][runs]) for side in ("before", "after") if side in speed
-                     for runs in ("go_runs", "python_runs"))  # fmt: skip
-    return max(total - references, 0.0), references
+    return costs.round_s * len(manifest["round_orders"]), costs.fixed_s
 
 
 def budget(path: Path) -> dict[str, float]:
