@@ -5,8 +5,8 @@ of its raw output into the core columns, the flags only it can raise, its versio
 how notebook 00 calibrates it — and ends with ``TOOL = ToolEntry(…)``. The rest of the
 harness reaches tools only through ``TOOLS``, ``tool(name, …)`` and ``tool_loads``:
 adding a tool is adding a module here, its name to benchbook.runs.columns.LOAD_TOOLS
-(what stored rows name, which the analysis reads) and its module to the import contract in
-(tests/test_architecture.py checks both). Its entry also says how to check it is
+(what stored rows name, which the analysis reads) and its module to the import contract
+in pyproject.toml (tests/test_architecture.py checks both). Its entry also says how to check it is
 installed and which tracked file pins its version, which is what a run's reuse key reads
 of it (benchbook.measure.reuse).
 """
