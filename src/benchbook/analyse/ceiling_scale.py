@@ -89,11 +89,6 @@ def _share(c: Comparison, of: str = "") -> str:
     """'93 % of the ceiling (95 % CI 90–95 %)': a server's ratio to the ceiling as a
     share, with the interval of the comparison when it has one."""
     if any(v != v for v in (c.ratio_low, c.ratio_high)) or not c.ratio_confidence:
-        return f"{_point(c.ratio)} {of}".strip()
+        return f"{fmt.share_point(c.ratio)} {of}".strip()
     interval = fmt.share_interval(c.ratio_low, c.ratio_high)
-    return f"{_point(c.ratio)} {of}({fmt.level(c.ratio_confidence)} {interval})"
-
-
-def _point(share: float) -> str:
-    """'62 %', and below 10 % one decimal ('6.2 %'), as its interval's ends have."""
-    return fmt.percent(share, 1 if share < 0.1 else 0)
+    return f"{fmt.share_point(c.ratio)} {of}({fmt.level(c.ratio_confidence)} {interval})"

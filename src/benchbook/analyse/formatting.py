@@ -71,6 +71,12 @@ def percent(value: float, places: int = 0) -> str:
     return f"{100 * value:.{places}f} %"
 
 
+def share_point(value: float) -> str:
+    """A share beside shares of ratios near 1 and far below it: '62 %', and below 10 % with
+    one decimal ('6.2 %'), as share_interval's ends have."""
+    return percent(value, 1 if value < 0.1 else 0)
+
+
 def share_interval(low: float, high: float) -> str:
     """'51–53 %': an interval of ratios below 1 as shares, with the digits to tell its
     ends apart."""

@@ -28,6 +28,7 @@ from statistics import median
 
 from scipy import stats
 
+from benchbook.analyse import formatting as fmt
 from benchbook.analyse.levels import normal_quantile
 
 # Rounds per session: a paired signed-rank test reaches p < 0.05 from six rounds (the
@@ -198,23 +199,18 @@ def levels_sentence(spread: Sequence[Mapping]) -> str:
     doubled = narrower(NEXT_SESSION, 2 * n, k)  # the same share for both intervals
     low = floor(c, NEXT_SESSION)
     never = (
-        f"; no number of rounds or sessions takes the next session's below ±{fmt_share(low)}"
+        f"; no number of rounds or sessions takes the next session's below ±{fmt.share_point(low)}"
         if low > 0 else ""
     )  # fmt: skip
     return (
         f"Where its width comes from (standard deviations, {k} sessions of {n} rounds): "
         f"{rounds}, and {sessions}. Twice the rounds per session would narrow both intervals "
-        f"by {fmt_share(doubled)}; one more session narrows them as it does any headline of "
-        f"{k} sessions (the pooled one by {fmt_share(narrower(POOLED, n, k + 1))}, the next "
-        f"session's by {fmt_share(narrower(NEXT_SESSION, n, k + 1))}){never}."
+        f"by {fmt.share_point(doubled)}; one more session narrows them as it does any headline of "
+        f"{k} sessions (the pooled one by {fmt.share_point(narrower(POOLED, n, k + 1))}, the next "
+        f"session's by {fmt.share_point(narrower(NEXT_SESSION, n, k + 1))}){never}."
     )
-
-
-def fmt_share(share: float) -> str:
-    """'24 %', '3.1 %' below 10 %."""
-    return f"{100 * share:.{1 if share < 0.1 else 0}f} %"
 
 
 def sd_text(variance: float) -> str:
     """A log-scale variance as the ±% of one standard deviation on the ratio."""
-    return "±" + fmt_share(math.expm1(math.sqrt(variance)))
+    return "±" + fmt.share_point(math.expm1(math.sqrt(variance)))
