@@ -23,7 +23,7 @@ from benchbook.analyse.replication import UNRECORDED, OtherClass, replication, s
 from benchbook.analyse.stats import compare_paired
 from benchbook.render.spread_page import machine_census
 from benchbook.runs.manifest import COMPLETED, migrate
-from benchbook.store.sessions import StoredSession
+from benchbook.store.sessions import StoredSession, computed_estimates
 
 HERE = "AMD EPYC (family 25, model 17, stepping 1), 2 CPUs"
 NEWER = "AMD EPYC (family 26, model 2, stepping 0), 2 CPUs"
@@ -169,6 +169,9 @@ class Sessions:
 
     def manifests(self) -> list[dict]:
         return [s.manifest for s in self.found]
+
+    def estimates(self, experiment: str, key: str, version: str, compute) -> list:
+        return computed_estimates(self.found, compute)
 
 
 def stored(run_id: str, cpu: dict, ratio: float, go_ms: float, py_ms: float) -> StoredSession:

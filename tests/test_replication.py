@@ -18,19 +18,15 @@ from benchbook.analyse.machine_classes import (
     KEEP,
     MachineRecord,
     center,
+    machine_class,
     machine_records,
     matching_class,
     recorded_classes,
     speed_width,
     stray,
 )
-from benchbook.analyse.replication import (
-    UNRECORDED,
-    attribute_unrecorded,
-    conditions,
-    machine_class,
-    replication,
-)
+from benchbook.analyse.replication import UNRECORDED, attribute_unrecorded, replication
+from benchbook.analyse.session_estimate import conditions
 from benchbook.analyse.session_wording import brief
 from benchbook.analyse.stats import compare_paired
 from benchbook.render.spread_page import ClassSessions, machine_census

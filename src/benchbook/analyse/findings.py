@@ -151,7 +151,7 @@ def headline(
     this machine class (replication), the verdict against ``article_ratio``
     (verdicts.reproduction: ``measured_else``, ``differences``, ``different_conditions``)
     and the comparison in every stored run of ``experiment`` (``select``: its rows of a
-    run; ``same_conditions_ignore``: replication.conditions). ``lower_bound``: why a's
+    run; ``same_conditions_ignore``: session_estimate.conditions). ``lower_bound``: why a's
     figure is a lower bound, "at least N×"; ``cross_check``: the same servers under a
     second load tool."""
     data = select(results) if select else results

@@ -15,8 +15,9 @@ from functools import cache
 from pathlib import Path
 
 from benchbook.analyse.levels import KindSessions
-from benchbook.analyse.replication import UNRECORDED, headline_key, spread
-from benchbook.analyse.session_sweep import experiments, pairs
+from benchbook.analyse.replication import UNRECORDED, spread
+from benchbook.analyse.session_estimate import headline_key
+from benchbook.analyse.session_sweep import experiments, pairs, shapes
 from benchbook.runs.labels import aa_copy_of
 from benchbook.runs.layout import runs_dir
 from benchbook.store.query import open_store
@@ -32,13 +33,13 @@ def kind_sessions(
         return _stored(column, control, runs_dir())
     found: dict[str, dict[str, list[float]]] = {}
     for experiment in experiments(source):
-        sessions = source.sessions(experiment)
-        if any(column not in session.rows for session in sessions):
+        sessions = shapes(source, experiment)
+        if any(column not in shape["columns"] for _, shape in sessions):
             continue  # another kind of experiment: its runs do not measure this column
         for a, b in pairs(source, experiment):
             if (b == aa_copy_of(a) or a == aa_copy_of(b)) != control:
                 continue
-            current = {sessions[-1].run_id}
+            current = {sessions[-1][0]}
             rows = spread(experiment, a, b, column, current=current, source=source)
             for row in rows:  # a run of no class (UNRECORDED) is no class's session
                 if row["same_conditions"] and row["machine_class"] != UNRECORDED:

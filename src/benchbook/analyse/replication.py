@@ -11,6 +11,8 @@ shows the sessions of other classes apart, each with its machine-speed reference
 what that reference predicts for it.
 """
 
+import functools
+import json
 import math
 import statistics
 from collections.abc import Callable, Sequence
@@ -18,26 +20,18 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from benchbook.analyse import formatting as fmt
 from benchbook.analyse import levels
 from benchbook.analyse.machine_classes import (
     UNRECORDED,
+    MachineRecord,
     attribute_unrecorded,
-    machine_class,
     machine_records,
 )
-from benchbook.analyse.pairing import comparison, count_text, within_band
+from benchbook.analyse.pairing import within_band
+from benchbook.analyse.session_estimate import estimates_version, session_estimate
 from benchbook.analyse.stats import Comparison
-from benchbook.analyse.tables import valid_rows
-from benchbook.runs.manifest import description_of, plan_of
 from benchbook.store.query import open_store
-from benchbook.store.sessions import SessionSource
-
-# The parameters that make two runs measure the same comparison: the load, the tool, the
-# warm-up, the servers' own settings, the cores, whether servers restart each round, and
-# the hosts and the link between them.
-# Not the round count, the other targets of the run, or the calibration it read.
-CONDITIONS = ("tools", "loads", "warmup_s", "pinning", "restart", "hosts")
+from benchbook.store.sessions import SessionSource, StoredSession, computed_estimates
 
 
 @dataclass(frozen=True)
@@ -57,11 +51,6 @@ class OtherClass:
     # ... moved instead by how the servers' own CPU time per request changed (spread's
     # cpu_cost): what the cost of a request alone explains, in that class's sessions.
     cpu_expected: float | None = None
-
-
-def headline_key(experiment: str, a: str, b: str) -> str:
-    """One comparison whichever side is on top (a ratio and its inverse spread alike)."""
-    return f"{experiment}: " + " / ".join(sorted((a, b)))
 
 
 @dataclass(frozen=True)
@@ -146,49 +135,6 @@ class Replication:
         )
 
 
-def conditions(manifest: dict, servers: set[str], ignore: Sequence[str] = ()) -> dict:
-    """What must be equal for two runs to measure the same comparison of ``servers``
-    (``ignore``: conditions this comparison matches otherwise, e.g. capacities at one
-    latency objective over each session's own grid of offered rates)."""
-    plan, description = plan_of(manifest), description_of(manifest)
-    every = {
-        "tools": plan.tools, "loads": plan.loads, "warmup_s": plan.warmup_s,
-        "pinning": plan.pinning, "restart": description.restart, "hosts": plan.hosts,
-    }  # fmt: skip
-    key = {name: every[name] for name in CONDITIONS if name not in ignore}
-    key["server_params"] = {s: plan.server_params.get(s) for s in servers}
-    return key
-
-
-def speed_text(speed: dict | None) -> str:
-    """The machine-speed reference of a run: seconds of a fixed Go, then Python workload,
-    before → after it ('0.61→0.63, 0.70→0.71'; lower is faster); '–' for runs measured
-    before it was recorded."""
-    if not speed:
-        return "–"
-    parts = []
-    for key in ("go_s", "python_s"):
-        parts.append(f"{speed['before'][key]:.2f}→{speed['after'][key]:.2f}")
-    return ", ".join(parts)
-
-
-def _mean_speed(speed: dict | None, key: str) -> float | None:
-    if not speed:
-        return None
-    return (speed["before"][key] + speed["after"][key]) / 2
-
-
-def cpu_per_request_text(valid: pd.DataFrame, a: str, b: str) -> str:
-    """The median server CPU time per request of each side, in ms ('–' where unrecorded)."""
-    column = "server_cpu_ms_per_request"
-    if column not in valid:
-        return "–"
-    medians = [valid.loc[valid["target"] == side, column].median() for side in (a, b)]
-    if any(m != m for m in medians):
-        return "–"
-    return " / ".join(fmt.milliseconds(m) for m in medians)
-
-
 def spread(
     experiment: str,
     a: str,
@@ -203,77 +149,36 @@ def spread(
     date, machine class and its speed, ratio with its CI and level, n, and whether the
     run measured it under this session's conditions (``same_conditions``; this session's
     run is ``current``; ``ignore``: see ``conditions``; ``source``: the results store of
-    data/runs/ unless given)."""
+    data/runs/ unless given). Each run's part is its session estimate, which the store
+    computes once (``select``, a function, is computed every time)."""
     source = source or open_store()
+
+    def estimate(run: StoredSession) -> dict | None:
+        return session_estimate(run, experiment, a, b, column, select, ignore)
+
+    if select is None:
+        key = json.dumps(["spread", a, b, column, list(ignore)])
+        found = source.estimates(experiment, key, estimates_version(), estimate)
+    else:
+        found = computed_estimates(source.sessions(experiment), estimate)
     rows, keys = [], {}
-    for run in source.sessions(experiment):
-        manifest = run.manifest
-        data = valid_rows(select(run.rows) if select else run.rows)
-        if data.empty or "target" not in data:
+    for run_id, row in found:
+        if row is None:
             continue  # nothing of this comparison in that run (e.g. not that tool)
-        c = comparison(data, a, b, column)
-        if c is None:
-            continue
-        servers = set(data.loc[data["target"].isin([a, b]), "server"])
-        keys[run.run_id] = conditions(manifest, servers, ignore)
-        machine = manifest["provenance"]["machine"]
-        speed = manifest["machine_speed"]
-        rows.append(
-            {
-                "run_id": run.run_id,
-                "date": manifest["created_utc"][:16].replace("T", " "),
-                "commit": (manifest.get("provenance", {}).get("git") or {}).get("commit"),
-                "machine": f"{machine.get('hostname', 'unrecorded')} "
-                f"({machine.get('logical_cpus', '?')} CPUs)",
-                "machine_class": machine_class(machine),
-                "class_inferred": False,
-                "speed": speed_text(speed),
-                "go_s": _mean_speed(speed, "go_s"),
-                "python_s": _mean_speed(speed, "python_s"),
-                "cpu_per_request": cpu_per_request_text(data, a, b),
-                "ratio": c.ratio,
-                "ci_low": c.ratio_low,
-                "ci_high": c.ratio_high,
-                "ci_level": c.ratio_confidence,
-                "log_variance": c.log_variance,
-                "kind": column,
-                "headline": headline_key(experiment, a, b),
-                "n": count_text(c),
-                "current": run.run_id in (current or set()),
-            }
-        )
+        keys[run_id] = row.pop("conditions")
+        rows.append(row | {"current": run_id in (current or set())})
     reference = next((keys[row["run_id"]] for row in rows if row["current"]), None)
     for row in rows:
         row["same_conditions"] = reference is not None and keys[row["run_id"]] == reference
     if any(not row["machine_class"] for row in rows):
-        attribute_unrecorded(rows, machine_records(source))
-    return _with_cpu_cost(rows, source, experiment, a, b, select)
-
-
-def _with_cpu_cost(
-    rows: list[dict],
-    source: SessionSource,
-    experiment: str,
-    a: str,
-    b: str,
-    select: Callable[[pd.DataFrame], pd.DataFrame] | None,
-) -> list[dict]:
-    """Each row's ``cpu_cost``: b's median server CPU time per request over a's (None
-    where unrecorded) — the rate ratio a/b that CPU cost alone would give servers that
-    use all of their CPU, so a move across classes can be split into what a request
-    costs and how much of the CPU the servers got to use."""
-    wanted = {row["run_id"]: row for row in rows}
-    column = "server_cpu_ms_per_request"
-    for run in source.sessions(experiment):
-        if (row := wanted.get(run.run_id)) is None:
-            continue
-        data = valid_rows(select(run.rows) if select else run.rows)
-        row["cpu_cost"] = None
-        if column in data:
-            costs = [data.loc[data["target"] == side, column].median() for side in (a, b)]
-            if all(cost == cost and cost > 0 for cost in costs):
-                row["cpu_cost"] = costs[1] / costs[0]
+        attribute_unrecorded(rows, _machine_records(source))
     return rows
+
+
+@functools.lru_cache(maxsize=4)
+def _machine_records(source: SessionSource) -> dict[str, MachineRecord]:
+    """Every run's machine, read once per source: every headline of a sweep asks."""
+    return machine_records(source)
 
 
 def _session(row: dict) -> levels.Session:

@@ -3,10 +3,16 @@ target against each other target (as a notebook's headlines compare them), the s
 that comparison over every session and the model of them. The store's checks and its
 benchmark run this over the whole runs folder, through folders and through the store."""
 
+import json
+from dataclasses import asdict
+from functools import partial
+
 from benchbook.analyse.pairing import comparison
 from benchbook.analyse.replication import Replication, replication, spread
+from benchbook.analyse.session_estimate import estimates_version
+from benchbook.analyse.stats import Comparison
 from benchbook.analyse.tables import valid_rows
-from benchbook.store.sessions import SessionSource
+from benchbook.store.sessions import SessionSource, StoredSession
 
 Key = tuple[str, str, str]  # experiment, a, b
 
@@ -16,13 +22,37 @@ def experiments(source: SessionSource) -> list[str]:
     return sorted({str(m.get("experiment")) for m in source.manifests() if m.get("experiment")})
 
 
+def shapes(source: SessionSource, experiment: str) -> list[tuple[str, dict]]:
+    """Each session's columns and targets (by run id, oldest first), as the store keeps
+    them: which comparisons a sweep makes, without reading any session's rows again."""
+    return source.estimates(experiment, "shape", estimates_version(), _shape)
+
+
+def _shape(run: StoredSession) -> dict:
+    targets = list(dict.fromkeys(run.rows["target"])) if "target" in run.rows else []
+    return {"columns": [str(c) for c in run.rows.columns], "targets": targets}
+
+
 def pairs(source: SessionSource, experiment: str) -> list[tuple[str, str]]:
     """The newest session's first target against each of its other targets."""
-    sessions = source.sessions(experiment)
-    if not sessions or "target" not in sessions[-1].rows:
-        return []
-    targets = list(dict.fromkeys(sessions[-1].rows["target"]))
+    found = shapes(source, experiment)
+    targets = found[-1][1]["targets"] if found else []
     return [(targets[0], other) for other in targets[1:]]
+
+
+def newest_comparison(source: SessionSource, experiment: str, a: str, b: str) -> Comparison | None:
+    """The newest session's comparison of ``a`` and ``b`` (requests per second), as the
+    store keeps each session's."""
+    key = json.dumps(["comparison", a, b, "rps"])
+    found = source.estimates(experiment, key, estimates_version(), partial(_comparison, a=a, b=b))
+    if not found or found[-1][1] is None:
+        return None
+    return Comparison(**found[-1][1])
+
+
+def _comparison(run: StoredSession, a: str, b: str) -> dict | None:
+    c = comparison(valid_rows(run.rows), a, b, "rps")
+    return None if c is None else asdict(c)
 
 
 def every_headline(
@@ -31,10 +61,11 @@ def every_headline(
     """Each comparison's spread (the newest session as the current one) and its model."""
     found = {}
     for experiment in only or experiments(source):
-        sessions = source.sessions(experiment)
+        newest = shapes(source, experiment)[-1:]
         for a, b in pairs(source, experiment):
-            current = {sessions[-1].run_id}
-            rows = spread(experiment, a, b, current=current, source=source)
-            c = comparison(valid_rows(sessions[-1].rows), a, b, "rps")
-            found[(experiment, a, b)] = (rows, replication(c, rows))
+            rows = spread(experiment, a, b, current={newest[0][0]}, source=source)
+            found[(experiment, a, b)] = (
+                rows,
+                replication(newest_comparison(source, experiment, a, b), rows),
+            )
     return found

@@ -11,6 +11,7 @@ import pandas as pd
 
 from benchbook.runs.layout import runs_dir
 from benchbook.store.build import ROW_NUMBER, locked, manifests_path, rows_dir, update
+from benchbook.store.estimates import Compute, cached, session_stamps
 from benchbook.store.sessions import COPY_OF, StoredSession, store_dir
 
 RUN = "_run"  # the run id DuckDB adds to each row (the file it came from)
@@ -61,6 +62,16 @@ class StoreSessions:
 
     def manifests(self) -> list[dict[str, Any]]:
         return [json.loads(r["manifest"]) for r in self._manifest_records("")]
+
+    def estimates(
+        self, experiment: str, key: str, version: str, compute: Compute
+    ) -> list[tuple[str, Any]]:
+        with locked(self.store, exclusive=False):
+            stamps = session_stamps(self.store, experiment, self.copies)
+        return cached(
+            self.store, experiment, stamps, key, version, compute,
+            lambda: self.sessions(experiment),
+        )  # fmt: skip
 
 
 def _as_read(rows: pd.DataFrame, record: dict[str, Any]) -> pd.DataFrame:

@@ -3,8 +3,10 @@ experiment with results (a run killed mid-way, or from before completion was rec
 none: runs.manifest's ``completion``). A run
 marked ``copy_of`` (bench_store's copies) is no session unless a reader asks for copies."""
 
+import dataclasses
+import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -36,6 +38,13 @@ class SessionSource(Protocol):
 
     def manifests(self) -> list[dict[str, Any]]:
         """Every run's manifest but copies', newest first (sessions or not)."""
+        ...
+
+    def estimates(
+        self, experiment: str, key: str, version: str, compute: Callable[[StoredSession], Any]
+    ) -> list[tuple[str, Any]]:
+        """Each session's ``compute`` (by run id, oldest first): the store keeps them under
+        ``key`` and ``version`` (store.estimates); folders compute them every time."""
         ...
 
 
@@ -78,6 +87,27 @@ class FolderSessions:
 
     def manifests(self) -> list[dict[str, Any]]:
         return [manifest for _, manifest in self._runs()]
+
+    def estimates(
+        self, experiment: str, key: str, version: str, compute: Callable[[StoredSession], Any]
+    ) -> list[tuple[str, Any]]:
+        return computed_estimates(self.sessions(experiment), compute)
+
+
+def computed_estimates(
+    sessions: list[StoredSession], compute: Callable[[StoredSession], Any]
+) -> list[tuple[str, Any]]:
+    """Each session's estimate computed now, as JSON would give it back (see
+    store.estimates.plain): the same values a store's cached estimates read as."""
+    return [(s.run_id, json.loads(json.dumps(compute(s), default=_native))) for s in sessions]
+
+
+def _native(value: Any) -> Any:
+    """What JSON cannot write as it is: a dataclass (a run plan's part) as its fields, a
+    NumPy scalar as the Python number it holds."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    return value.item()
 
 
 def store_dir(runs: Path | None = None) -> Path:

@@ -1,0 +1,109 @@
+"""Per-session estimates, kept in the store: what an analysis computes from one session
+alone (a comparison's ratio, its interval and variance, the session's conditions) is
+computed once per session and read back afterwards, so pooling every headline's sessions
+reads one small file per experiment instead of re-deriving hundreds of sessions in every
+notebook.
+
+The store does not know how an estimate is computed: the analysis passes its function, a
+key naming what it computes and a version (a digest of the code that computes it). An
+estimate is computed again when its version changes or its run's files change (the
+store's index stamps them), and only for that run.
+"""
+
+import copy
+import functools
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+
+from benchbook.store.build import locked, manifests_path
+from benchbook.store.sessions import COPY_OF, StoredSession, computed_estimates
+
+Compute = Callable[[StoredSession], Any]  # a session's estimate: plain JSON values, or None
+
+
+def _path(store: Path, experiment: str) -> Path:
+    return store / "estimates" / f"{experiment}.json"
+
+
+def session_stamps(store: Path, experiment: str, copies: bool) -> dict[str, list[int]]:
+    """The sessions of ``experiment`` in the store, oldest first, with their files' stamps
+    (what the store's index last read): from the manifests' flags, no manifest parsed."""
+    path = manifests_path(store, experiment)
+    if not path.exists():
+        return {}
+    columns = ["run_id", "completed", "has_rows", COPY_OF]
+    records = pq.read_table(path, columns=columns).to_pylist()
+    index = _parsed(store / "index.json")["runs"]
+    ids = sorted(
+        r["run_id"] for r in records
+        if r["completed"] and r["has_rows"] and (copies or r[COPY_OF] is None)
+    )  # fmt: skip
+    return {run_id: index[run_id]["stamp"] for run_id in ids}
+
+
+def cached(
+    store: Path,
+    experiment: str,
+    stamps: dict[str, list[int]],
+    key: str,
+    version: str,
+    compute: Compute,
+    sessions: Callable[[], list[StoredSession]],
+) -> list[tuple[str, Any]]:
+    """Each session's estimate named ``key`` (oldest first), computing only those missing
+    from the store's file or made by another ``version`` or from other files (``stamps``),
+    from ``sessions`` read only then."""
+    path = _path(store, experiment)
+    with locked(store, exclusive=False):
+        kept = _read(path, version)
+    missing = [
+        i for i, stamp in stamps.items()
+        if kept.get(i, {}).get("stamp") != stamp or key not in kept[i]["values"]
+    ]  # fmt: skip
+    if missing:
+        wanted = set(missing)
+        computed = dict(computed_estimates([s for s in sessions() if s.run_id in wanted], compute))
+        with locked(store, exclusive=True):
+            # Read again, unshared (another process may have written meanwhile).
+            fresh = json.loads(path.read_text()) if path.exists() else {}
+            kept = fresh["runs"] if fresh.get("version") == version else {}
+            for run_id, value in computed.items():
+                entry = kept.get(run_id)
+                if entry is None or entry["stamp"] != stamps[run_id]:
+                    entry = kept[run_id] = {"stamp": stamps[run_id], "values": {}}
+                entry["values"][key] = value
+            kept = {i: e for i, e in kept.items() if i in stamps}  # runs gone from the store
+            _write(path, version, kept)
+    # Copies: the values read are shared by every caller of this process.
+    found = [(i, kept[i]["values"]) for i in stamps if i in kept]
+    return [(i, copy.copy(values[key])) for i, values in found if key in values]
+
+
+def _read(path: Path, version: str) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    found = _parsed(path)  # shared: never changed in place (see _write)
+    return found["runs"] if found.get("version") == version else {}
+
+
+def _parsed(path: Path) -> Any:
+    """A JSON file's content, parsed once for as long as its file stays the same: every
+    headline of a sweep reads the same few files."""
+    stat = path.stat()
+    return _parse(path, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=256)
+def _parse(path: Path, mtime_ns: int, size: int) -> Any:
+    return json.loads(path.read_text())
+
+
+def _write(path: Path, version: str, runs: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.partial")
+    partial.write_text(json.dumps({"version": version, "runs": runs}))
+    partial.replace(path)
