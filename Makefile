@@ -2,6 +2,9 @@
 SHELL := /bin/bash
 PYTHON ?= python3
 PROFILE ?= quick
+# 1: `make report` lets each experiment reuse a stored run measured with the same code,
+# description and machine; 0 measures every experiment afresh (a new session of each).
+REUSE ?= 1
 VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
@@ -91,7 +94,7 @@ $(PROFILE_STAMP): FORCE
 
 report/executed/%.ipynb: notebooks/%.ipynb notebooks/profiles/$(PROFILE).yaml $(PROFILE_STAMP) \
 		$(MEASURING) $(ANALYSIS) $(INSTALLED) | tools build go-tools flamegraph
-	BENCHBOOK_REUSE_RUNS=1 $(BIN)/python -m benchbook.render.execute $< $@ \
+	BENCHBOOK_REUSE_RUNS=$(REUSE) $(BIN)/python -m benchbook.render.execute $< $@ \
 	  --profile notebooks/profiles/$(PROFILE).yaml
 
 # The calibration first: the other notebooks read its load-tool ceilings (even with -j).
