@@ -1,7 +1,9 @@
 """make bench-store: the analysis of every headline's sessions, through the run folders
 and through the results store, on the stored sessions and on a runs folder grown with
-copies of them (manifests marked ``copy_of``) to 1,000 sessions. All in a temporary
-folder: data/runs/ is only read."""
+copies of them (manifests marked ``copy_of``) to 1,000 sessions. Through the store three
+times: first (it computes each session's estimates and keeps them, store.estimates),
+again (it reads them back), and after one more session arrives (it computes that one's
+only). All in a temporary folder: data/runs/ is only read."""
 
 import argparse
 import json
@@ -39,11 +41,12 @@ def copy_sessions(source: Path, runs: Path, first: int | None = None) -> list[Pa
     return copied
 
 
-def grow(runs: Path, originals: list[Path], count: int) -> None:
-    """Add copies of ``originals`` under new ids until ``runs`` holds ``count`` sessions."""
-    for number in range(count - len(originals)):
+def grow(runs: Path, originals: list[Path], count: int, name: str = "") -> None:
+    """Add copies of ``originals`` under new ids (``name`` in them) until ``runs`` holds
+    ``count`` sessions."""
+    for number in range(count - len(list(runs.iterdir()))):
         original = originals[number % len(originals)]
-        run_id = f"{original.name[:-4]}{number:04x}"
+        run_id = f"{original.name[:-4]}{name}{number:04x}"
         manifest = json.loads((original / "manifest.json").read_text())
         (runs / run_id).mkdir()
         shutil.copy2(original / "results.csv", runs / run_id / "results.csv")
@@ -57,12 +60,17 @@ def timed(action: Callable[[], object]) -> float:
     return time.perf_counter() - started
 
 
-def measure(runs: Path, store: Path) -> tuple[float, float, float, int]:
-    """Seconds to update the store, then to analyse every headline via folders and store."""
-    build = timed(lambda: update(runs, store))
-    folders = timed(lambda: every_headline(FolderSessions(runs, copies=True)))
-    stored = timed(lambda: every_headline(StoreSessions(store, copies=True)))
-    return build, folders, stored, len(list(runs.iterdir()))
+def measure(runs: Path, store: Path, originals: list[Path]) -> dict[str, float]:
+    """Seconds to update the store, then to analyse every headline via folders, via the
+    store (first, again) and via the store after one more session (a copy of the newest)."""
+    seconds = {"store update": timed(lambda: update(runs, store))}
+    seconds["via folders"] = timed(lambda: every_headline(FolderSessions(runs, copies=True)))
+    for when in ("via store, first", "via store, again"):
+        seconds[when] = timed(lambda: every_headline(StoreSessions(store, copies=True)))
+    grow(runs, [originals[-1]], len(list(runs.iterdir())) + 1, name="new")
+    update(runs, store)
+    seconds["one session more"] = timed(lambda: every_headline(StoreSessions(store, copies=True)))
+    return seconds
 
 
 def main() -> int:
@@ -74,12 +82,14 @@ def main() -> int:
         runs, store = Path(tmp) / "runs", Path(tmp) / "store"
         runs.mkdir()
         originals = copy_sessions(runs_dir(), runs, args.first)
-        print("sessions  store update s  analysis via folders s  via store s")
         for count in (len(originals), args.target):
-            if count > len(originals):
-                grow(runs, originals, count)
-            build, folders, stored, total = measure(runs, store)
-            print(f"{total:8d}  {build:14.2f}  {folders:21.2f}  {stored:11.2f}", flush=True)
+            grow(runs, originals, count)
+            seconds = measure(runs, store, originals)
+            if count == len(originals):
+                print("sessions  " + "  ".join(f"{name} s" for name in seconds))
+            widths = [len(f"{name} s") for name in seconds]
+            cells = [f"{value:{w}.2f}" for value, w in zip(seconds.values(), widths, strict=True)]
+            print(f"{count:8d}  " + "  ".join(cells), flush=True)
     return 0
 
 

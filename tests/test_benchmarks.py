@@ -24,7 +24,8 @@ def run_script(name: str, *args: str, env: dict[str, str] | None = None) -> str:
 
 def test_every_benchmark_script_has_a_smoke_test() -> None:
     scripts = {p.name for p in BENCHMARKS.glob("*.py")}
-    expected = {"edit_remeasures.py", "harness_overhead.py", "store_scale.py", "time_budget.py"}
+    expected = {"edit_remeasures.py", "harness_overhead.py", "planner_check.py", "store_scale.py",
+                "time_budget.py"}  # fmt: skip
     assert scripts == expected, "add the new one below"
 
 
@@ -73,3 +74,19 @@ def test_time_budget_splits_each_committed_notebook_into_its_parts() -> None:
     for row in rows:
         total, parts = seconds(row[1]), [seconds(cell) for cell in row[2:]]
         assert abs(sum(parts) - total) <= len(parts)  # each part rounded to a second
+
+
+def test_planner_check_predicts_a_design_unchanged_as_its_own_expected_widths() -> None:
+    # Before and after the same report: the planner's prediction for the same rounds and
+    # sessions is its own expected width, and the printed widths are the same twice.
+    executed = str(REPO_ROOT / "report" / "executed")
+    committed = os.environ | {"BENCHBOOK_RUNS_DIR": str(REPO_ROOT / "data" / "runs")}
+    out = run_script("planner_check.py", "--before", executed, "--after", executed, env=committed)
+    rows = [line.split(" | ") for line in out.splitlines()[2:]]
+    assert len(rows) >= 10
+    for row in rows:
+        design = row[1].split(" → ")
+        assert design[0] == design[1]
+        for cell in row[2:]:
+            before, _, after = cell.strip(" |").replace(" → ", " / ").split(" / ")
+            assert before == after

@@ -338,6 +338,7 @@ def compare_paired(
     )
 
 
+@cache
 def min_detectable_pairs() -> int:
     """Fewest rounds at which a two-sided signed-rank test can reach p < ALPHA at all (A
     ahead in every round: p = 2 / 2^n): with fewer, 'no significant difference' is certain."""

@@ -1,8 +1,8 @@
 """Per-session estimates, kept in the store: what an analysis computes from one session
 alone (a comparison's ratio, its interval and variance, the session's conditions) is
 computed once per session and read back afterwards, so pooling every headline's sessions
-reads one small file per experiment instead of re-deriving hundreds of sessions in every
-notebook.
+reads one small file per experiment and estimate instead of re-deriving hundreds of
+sessions in every notebook.
 
 The store does not know how an estimate is computed: the analysis passes its function, a
 key naming what it computes and a version (a digest of the code that computes it). An
@@ -12,6 +12,7 @@ store's index stamps them), and only for that run.
 
 import copy
 import functools
+import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -25,8 +26,11 @@ from benchbook.store.sessions import COPY_OF, StoredSession, computed_estimates
 Compute = Callable[[StoredSession], Any]  # a session's estimate: plain JSON values, or None
 
 
-def _path(store: Path, experiment: str) -> Path:
-    return store / "estimates" / f"{experiment}.json"
+def _path(store: Path, experiment: str, key: str) -> Path:
+    """One file per experiment and estimate: each is written once per new session."""
+    return (
+        store / "estimates" / experiment / f"{hashlib.sha256(key.encode()).hexdigest()[:16]}.json"
+    )
 
 
 def session_stamps(store: Path, experiment: str, copies: bool) -> dict[str, list[int]]:
@@ -57,37 +61,28 @@ def cached(
     """Each session's estimate named ``key`` (oldest first), computing only those missing
     from the store's file or made by another ``version`` or from other files (``stamps``),
     from ``sessions`` read only then."""
-    path = _path(store, experiment)
+    path = _path(store, experiment, key)
     with locked(store, exclusive=False):
-        kept = _read(path, version)
-    missing = [
-        i for i, stamp in stamps.items()
-        if kept.get(i, {}).get("stamp") != stamp or key not in kept[i]["values"]
-    ]  # fmt: skip
+        kept = _read(path, version, key, shared=True)
+    missing = {i for i, stamp in stamps.items() if kept.get(i, {}).get("stamp") != stamp}
     if missing:
-        wanted = set(missing)
-        computed = dict(computed_estimates([s for s in sessions() if s.run_id in wanted], compute))
+        computed = computed_estimates([s for s in sessions() if s.run_id in missing], compute)
         with locked(store, exclusive=True):
-            # Read again, unshared (another process may have written meanwhile).
-            fresh = json.loads(path.read_text()) if path.exists() else {}
-            kept = fresh["runs"] if fresh.get("version") == version else {}
-            for run_id, value in computed.items():
-                entry = kept.get(run_id)
-                if entry is None or entry["stamp"] != stamps[run_id]:
-                    entry = kept[run_id] = {"stamp": stamps[run_id], "values": {}}
-                entry["values"][key] = value
+            kept = _read(path, version, key, shared=False)  # another process may have written
+            kept.update({i: {"stamp": stamps[i], "value": value} for i, value in computed})
             kept = {i: e for i, e in kept.items() if i in stamps}  # runs gone from the store
-            _write(path, version, kept)
+            _write(path, {"version": version, "key": key, "runs": kept})
     # Copies: the values read are shared by every caller of this process.
-    found = [(i, kept[i]["values"]) for i in stamps if i in kept]
-    return [(i, copy.copy(values[key])) for i, values in found if key in values]
+    return [(i, copy.copy(kept[i]["value"])) for i in stamps if i in kept]
 
 
-def _read(path: Path, version: str) -> dict[str, Any]:
+def _read(path: Path, version: str, key: str, shared: bool) -> dict[str, Any]:
+    """The runs' entries of one estimate's file (none under another version); ``shared``:
+    the parse every reader of this process shares, never to be changed in place."""
     if not path.exists():
         return {}
-    found = _parsed(path)  # shared: never changed in place (see _write)
-    return found["runs"] if found.get("version") == version else {}
+    found = _parsed(path) if shared else json.loads(path.read_text())
+    return found["runs"] if (found.get("version"), found.get("key")) == (version, key) else {}
 
 
 def _parsed(path: Path) -> Any:
@@ -102,8 +97,8 @@ def _parse(path: Path, mtime_ns: int, size: int) -> Any:
     return json.loads(path.read_text())
 
 
-def _write(path: Path, version: str, runs: dict[str, Any]) -> None:
+def _write(path: Path, content: dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.partial")
-    partial.write_text(json.dumps({"version": version, "runs": runs}))
+    partial.write_text(json.dumps(content))
     partial.replace(path)

@@ -23,6 +23,9 @@ class StoreSessions:
     def __init__(self, store: Path, copies: bool = False):
         self.store = store
         self.copies = copies
+        # An experiment's sessions with their stamps, read once for the estimates this
+        # reader computes (an estimate only reads them); ``sessions`` reads afresh.
+        self._for_estimates: dict[str, tuple[dict, list[StoredSession]]] = {}
 
     def _manifest_records(self, experiment: str) -> list[dict[str, Any]]:
         source = self.store / "manifests" / f"experiment={experiment or '*'}" / "*.parquet"
@@ -68,10 +71,14 @@ class StoreSessions:
     ) -> list[tuple[str, Any]]:
         with locked(self.store, exclusive=False):
             stamps = session_stamps(self.store, experiment, self.copies)
-        return cached(
-            self.store, experiment, stamps, key, version, compute,
-            lambda: self.sessions(experiment),
-        )  # fmt: skip
+
+        def sessions() -> list[StoredSession]:
+            read = self._for_estimates.get(experiment)
+            if read is None or read[0] != stamps:  # none yet, or the store changed since
+                read = self._for_estimates[experiment] = (stamps, self.sessions(experiment))
+            return read[1]
+
+        return cached(self.store, experiment, stamps, key, version, compute, sessions)
 
 
 def _as_read(rows: pd.DataFrame, record: dict[str, Any]) -> pd.DataFrame:
