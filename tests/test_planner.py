@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from benchbook.analyse.machine_classes import UNRECORDED
 from benchbook.analyse.planner import (
     NEXT_SESSION,
     POOLED,
@@ -143,3 +144,17 @@ def test_the_appendix_says_what_more_rounds_and_one_more_session_would_narrow() 
     sentence = levels_sentence(scattered)
     assert "beyond their rounds" in sentence and "takes the next session's below ±" in sentence
     assert levels_sentence(agreeing[:1]) == ""
+
+
+def test_the_appendix_names_the_spread_between_machine_classes_where_there_are_several() -> None:
+    row = {"ratio": 2.0, "log_variance": 0.01 / 6, "n": "6 rounds", "machine_class": "A",
+           "same_conditions": True, "current": False}  # fmt: skip
+    one_class = [row | {"current": i == 0} for i in range(3)]
+    assert "machine classes" not in levels_sentence(one_class)
+    other = row | {"machine_class": "B", "ratio": 2.0 * math.exp(0.1)}
+    unrecorded = row | {"machine_class": UNRECORDED, "ratio": 9.0}  # no class: no level
+    elsewhere = row | {"machine_class": "C", "ratio": 9.0, "same_conditions": False}
+    sentence = levels_sentence([*one_class, other, other, unrecorded, elsewhere])
+    # two class means 0.1 apart on the log scale: one SD of them is 0.1 / √2
+    share = math.expm1(0.1 / math.sqrt(2))
+    assert f"the mean ratios of 2 classes (5 sessions) differ by ±{100 * share:.1f} %" in sentence

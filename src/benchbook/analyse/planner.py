@@ -17,6 +17,11 @@ a target below it cannot reach. Each session costs ``fixed_s`` + n · ``round_s`
 (``costs_from``: the run's own timestamps). ``plan`` searches whole n and k for the
 cheapest design that reaches a target, which the tests check against the closed form
 n* = √(σ² · fixed_s / (tau² · round_s)) where the target is not at a boundary.
+
+A third level lies above them: machine classes. A headline pools and plans within its
+class; where other classes hold sessions under the same conditions, the appendix names how
+far the classes' means differ (``classes_sentence``), since another class's next session
+is predicted from its own sessions, not from this class's interval.
 """
 
 import math
@@ -24,12 +29,13 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from statistics import median
+from statistics import median, variance
 
 from scipy import stats
 
 from benchbook.analyse import formatting as fmt
 from benchbook.analyse.levels import normal_quantile
+from benchbook.analyse.machine_classes import UNRECORDED
 
 # Rounds per session: a paired signed-rank test reaches p < 0.05 from six rounds (the
 # verdicts need one within each session); beyond sixty, a design is one long session.
@@ -208,6 +214,28 @@ def levels_sentence(spread: Sequence[Mapping]) -> str:
         f"by {fmt.share_point(doubled)}; one more session narrows them as it does any headline of "
         f"{k} sessions (the pooled one by {fmt.share_point(narrower(POOLED, n, k + 1))}, the next "
         f"session's by {fmt.share_point(narrower(NEXT_SESSION, n, k + 1))}){never}."
+        + classes_sentence(spread)
+    )
+
+
+def classes_sentence(spread: Sequence[Mapping]) -> str:
+    """The third level, where sessions under the same conditions come from several machine
+    classes: how far the classes' mean ratios differ (one standard deviation of the
+    means, which also carries each class's own session scatter); '' with one class."""
+    by_class: dict[str, list[float]] = {}
+    for r in spread:
+        if r.get("same_conditions") and r.get("machine_class") not in ("", None, UNRECORDED):
+            if (r.get("ratio") or 0) > 0:
+                by_class.setdefault(r["machine_class"], []).append(math.log(r["ratio"]))
+    if len(by_class) < 2:
+        return ""
+    means = [sum(logs) / len(logs) for logs in by_class.values()]
+    sessions = sum(len(logs) for logs in by_class.values())
+    return (
+        f" Between machine classes, the mean ratios of {len(means)} classes ({sessions} "
+        f"sessions) differ by {sd_text(variance(means))}: a session on another class is "
+        f"predicted from that class's own sessions and speed references, not from this "
+        f"class's interval."
     )
 
 
