@@ -67,7 +67,8 @@ def measure(runs: Path, store: Path, originals: list[Path]) -> dict[str, float]:
     seconds["via folders"] = timed(lambda: every_headline(FolderSessions(runs, copies=True)))
     for when in ("via store, first", "via store, again"):
         seconds[when] = timed(lambda: every_headline(StoreSessions(store, copies=True)))
-    grow(runs, [originals[-1]], len(list(runs.iterdir())) + 1, name="new")
+    total = len(list(runs.iterdir()))
+    grow(runs, [originals[-1]], total + 1, name=f"new{total}")
     update(runs, store)
     seconds["one session more"] = timed(lambda: every_headline(StoreSessions(store, copies=True)))
     return seconds
