@@ -83,7 +83,7 @@ def _read_index(store: Path) -> dict[str, Any]:
     return index
 
 
-def _replace(path: Path, write: Any) -> None:
+def replace_file(path: Path, write: Any) -> None:
     """Write through a temporary file and rename: a reader never sees half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.partial")
@@ -100,7 +100,7 @@ def _write_run(store: Path, run: Run) -> dict[str, Any]:
         dtypes = [(str(column), str(dtype)) for column, dtype in rows.dtypes.items()]
         table = pa.Table.from_pandas(rows.assign(**{ROW_NUMBER: range(len(rows))}))
         path = rows_dir(store, run.experiment) / f"{run.run_id}.parquet"
-        _replace(path, lambda p: pq.write_table(table, p))
+        replace_file(path, lambda p: pq.write_table(table, p))
     return {
         "run_id": run.run_id,
         "experiment": run.experiment,
@@ -120,7 +120,7 @@ def _write_manifests(store: Path, experiment: str, new: list[dict], drop: set[st
         path.unlink(missing_ok=True)
         return
     table = pa.Table.from_pylist(records, schema=MANIFEST_SCHEMA)
-    _replace(path, lambda p: pq.write_table(table, p))
+    replace_file(path, lambda p: pq.write_table(table, p))
 
 
 def update(runs: Path, store: Path) -> BuildResult:
@@ -143,7 +143,7 @@ def update(runs: Path, store: Path) -> BuildResult:
             known[run_id] = {"experiment": run.experiment, "stamp": stamp}
         for experiment, records in by_experiment.items():
             _write_manifests(store, experiment, records, set(gone) | set(stale))
-        _replace(store / "index.json", lambda p: p.write_text(json.dumps(index) + "\n"))
+        replace_file(store / "index.json", lambda p: p.write_text(json.dumps(index) + "\n"))
         return BuildResult(read=len(stale), removed=len(gone), total=len(known))
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from benchbook.store.build import locked, manifests_path
+from benchbook.store.build import locked, manifests_path, replace_file
 from benchbook.store.sessions import COPY_OF, StoredSession, computed_estimates
 
 Compute = Callable[[StoredSession], Any]  # a session's estimate: plain JSON values, or None
@@ -71,7 +71,8 @@ def cached(
             kept = _read(path, version, key, shared=False)  # another process may have written
             kept.update({i: {"stamp": stamps[i], "value": value} for i, value in computed})
             kept = {i: e for i, e in kept.items() if i in stamps}  # runs gone from the store
-            _write(path, {"version": version, "key": key, "runs": kept})
+            content = {"version": version, "key": key, "runs": kept}
+            replace_file(path, lambda p: p.write_text(json.dumps(content)))
     # Copies: the values read are shared by every caller of this process.
     return [(i, copy.copy(kept[i]["value"])) for i in stamps if i in kept]
 
@@ -95,10 +96,3 @@ def _parsed(path: Path) -> Any:
 @functools.lru_cache(maxsize=256)
 def _parse(path: Path, mtime_ns: int, size: int) -> Any:
     return json.loads(path.read_text())
-
-
-def _write(path: Path, content: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.partial")
-    partial.write_text(json.dumps(content))
-    partial.replace(path)
