@@ -24,6 +24,7 @@ from benchbook.analyse import planner
 from benchbook.analyse.findings_format import FINDINGS_MIME
 from benchbook.render.findings_html import load_findings
 from benchbook.render.notebook_html import outputs_of
+from benchbook.render.plan_table import percent
 
 COLUMNS = (
     "Headline", "Rounds × sessions: before → after",
@@ -48,10 +49,6 @@ def printed(headline: dict, low: str, high: str) -> float | None:
     if not lo or not hi or lo <= 0:
         return None
     return math.expm1(math.log(hi / lo) / 2)
-
-
-def percent(share: float | None) -> str:
-    return "–" if share is None else f"±{100 * share:.1f} %"
 
 
 def row(label: str, before: dict, after: dict) -> list[str] | None:
