@@ -15,6 +15,7 @@ from nbconvert import HTMLExporter
 from traitlets.config import Config
 
 from benchbook.analyse.findings_format import FINDINGS_MIME
+from benchbook.render.course_cells import without_course_cells
 from benchbook.render.details import split_cells
 from benchbook.render.dotted_rows import flatten
 from benchbook.render.findings_html import (
@@ -167,7 +168,7 @@ def export_fragment(
 def render_notebook(path: Path, exporter: HTMLExporter) -> tuple[Section, list[dict]]:
     """One notebook as a section fragment (and the cells it tagged for the appendix as
     another), plus the run bundles its outputs announced."""
-    nb = nbformat.read(path, as_version=4)
+    nb = without_course_cells(nbformat.read(path, as_version=4))
     section_anchor = "nb-" + anchor_id(path.stem)
     main, moved = split_cells(nb, section_anchor)
     body = export_fragment(main, exporter, path, section_anchor, "notebook")

@@ -1,0 +1,40 @@
+"""Cells that belong to the course, not to the report: the predict-then-measure exercises
+(tagged ``exercise``) and the teacher's notes (``teacher``). The report leaves them out
+and says, once per notebook, where the exercises are; JupyterLab and the course's
+editions show them (benchbook.course)."""
+
+import copy
+import itertools
+
+import nbformat
+
+COURSE_TAGS = frozenset({"exercise", "teacher"})
+COURSE_MAP = "notebooks/COURSE.md"
+
+
+def is_course_cell(cell: nbformat.NotebookNode) -> bool:
+    return bool(COURSE_TAGS & set(cell.get("metadata", {}).get("tags", [])))
+
+
+def without_course_cells(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """The notebook as the report shows it: its exercises replaced by one line that points
+    to them, its teacher's notes gone."""
+    cells: list[nbformat.NotebookNode] = []
+    pointed = False
+    for course, run in itertools.groupby(nb.cells, key=is_course_cell):
+        block = list(run)
+        if not course:
+            cells += block
+        elif not pointed and any("exercise" in c.metadata.get("tags", []) for c in block):
+            pointed = True
+            cells.append(
+                nbformat.v4.new_raw_cell(
+                    '<p class="details-link">Predict-then-measure exercises for this lesson '
+                    f"are at the end of the notebook; the course map: <code>{COURSE_MAP}</code>."
+                    "</p>",
+                    metadata={"raw_mimetype": "text/html"},
+                )
+            )
+    shown = copy.copy(nb)
+    shown.cells = cells
+    return shown
