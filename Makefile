@@ -8,6 +8,7 @@ REUSE ?= 1
 VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
+TEST_INSTALLED := $(VENV)/.installed-test
 
 NOTEBOOKS := $(sort $(wildcard notebooks/[0-9]*.ipynb))
 EXECUTED := $(NOTEBOOKS:notebooks/%=report/executed/%)
@@ -35,8 +36,10 @@ PACK_MEASURED = $(BIN)/python -m benchbook.store compact --since $(STARTED_UTC)
 # The Go version servers/go/go.mod and servers/go/tools/go.mod declare.
 GO_NEEDED := $(shell sed -n 's/^go //p' servers/go/go.mod)
 
-.PHONY: setup tools build go-tools flamegraph report test test-fast lint lab run replicate bench-harness plan store compact export-session import-session bench-store clean
+.PHONY: setup tools report-tools test-tools build go-tools flamegraph report test test-fast lint lab course course-minutes class run replicate bench-harness plan store compact export-session import-session bench-store clean
 
+# What the notebooks need (`make lab`, `make run`); `make report` adds the PDF's system
+# libraries (report-tools), `make test` the test tools (test-tools).
 setup: $(INSTALLED) tools build go-tools
 
 $(INSTALLED): requirements.txt pyproject.toml
@@ -47,16 +50,27 @@ $(INSTALLED): requirements.txt pyproject.toml
 	$(BIN)/python -m ipykernel install --sys-prefix --name benchbook --display-name "Python (benchbook)"
 	touch $@
 
-# System tools: Go is checked here; the system packages (wrk, redis-server, chromium, the
-# PDF's pango and font) are in one list, .ci/system-tools, which installs the missing ones
-# with apt-get when we are root and otherwise prints the command.
+$(TEST_INSTALLED): requirements-test.txt $(INSTALLED)
+	$(BIN)/pip install --quiet -r requirements-test.txt
+	touch $@
+
+# System tools: Go is checked here; the system packages are in one list of three groups,
+# .ci/system-tools, which installs the missing ones with apt-get when we are root and
+# otherwise prints the command: the notebooks' (wrk, redis-server, iproute2) here, the
+# PDF's pango and font for the report, chromium and openssh-server for the tests.
 tools:
 	@command -v go >/dev/null || { echo "Go is missing: install Go $(GO_NEEDED) or newer (conda: conda install -c conda-forge go)"; exit 1; }
 	@have=$$(go env GOVERSION | sed 's/^go//'); \
 	  printf '%s\n%s\n' "$(GO_NEEDED)" "$$have" | sort -V -C || { \
 	  echo "Go $$have is too old: servers/go/go.mod and servers/go/tools/go.mod need Go $(GO_NEEDED) or newer (the tools module uses go.mod 'tool' directives, Go 1.24+)"; exit 1; }
 	@command -v taskset >/dev/null || { echo "taskset is missing: it is in util-linux"; exit 1; }
-	@.ci/system-tools
+	@.ci/system-tools notebooks
+
+report-tools:
+	@.ci/system-tools report
+
+test-tools: $(TEST_INSTALLED)
+	@.ci/system-tools tests
 
 build: $(INSTALLED)
 	$(BIN)/python -m benchbook build
@@ -101,27 +115,34 @@ report/executed/%.ipynb: notebooks/%.ipynb notebooks/profiles/$(PROFILE).yaml $(
 CALIBRATION := report/executed/00_load_generators.ipynb
 $(filter-out $(CALIBRATION),$(EXECUTED)): | $(CALIBRATION)
 
-report/index.html report/report.pdf &: $(EXECUTED) $(RENDERED_WITH)
+report/index.html report/report.pdf &: $(EXECUTED) $(RENDERED_WITH) | report-tools
 	$(PACK_MEASURED)
 	$(BIN)/python -m benchbook.render.report --html report/index.html --pdf report/report.pdf $(EXECUTED)
 
 # One notebook with overrides, then the report again:
 #   make run NB=01_io_concurrency P="connections=50 duration=5s ids=[9,5]"
 # P reaches the recipe through the environment, so quotes and brackets need no escaping.
+# RENDER=no stops after the notebook (report/executed/NB.ipynb), without packing its runs
+# or rendering the HTML and PDF: a one-parameter change in class takes the notebook's
+# minutes alone.
 export P
-run: setup flamegraph
-	@test -n "$(NB)" || { echo 'usage: make run NB=01_io_concurrency P="connections=50 duration=5s" [PROFILE=quick]'; exit 2; }
+RENDER ?= yes
+run: setup $(if $(filter no,$(RENDER)),,flamegraph report-tools)
+	@test -n "$(NB)" || { echo 'usage: make run NB=01_io_concurrency P="connections=50 duration=5s" [PROFILE=quick] [RENDER=no]'; exit 2; }
 	@test -f notebooks/$(NB).ipynb || { echo "no notebook notebooks/$(NB).ipynb; choose from: $(notdir $(basename $(NOTEBOOKS)))"; exit 2; }
+	@case "$(RENDER)" in yes|no) ;; *) echo "RENDER=$(RENDER): choose yes or no"; exit 2;; esac
 	$(BIN)/python -m benchbook.render.execute notebooks/$(NB).ipynb report/executed/$(NB).ipynb \
 	  --profile notebooks/profiles/$(PROFILE).yaml --set "$$P"
+ifneq ($(RENDER),no)
 	$(PACK_MEASURED)
 	$(BIN)/python -m benchbook.render.report --html report/index.html --pdf report/report.pdf $(EXECUTED)
+endif
 
 # A notebook's experiments measured N more times, each a fresh session (no stored run is
 # reused), then the report again: every headline then shows the spread across sessions.
 #   make replicate NB=01_io_concurrency N=3
 N ?= 3
-replicate: setup flamegraph
+replicate: setup flamegraph report-tools
 	@test -n "$(NB)" || { echo 'usage: make replicate NB=01_io_concurrency N=3 [PROFILE=quick]'; exit 2; }
 	@test -f notebooks/$(NB).ipynb || { echo "no notebook notebooks/$(NB).ipynb; choose from: $(notdir $(basename $(NOTEBOOKS)))"; exit 2; }
 	@for i in $$(seq 1 $(N)); do \
@@ -132,28 +153,49 @@ replicate: setup flamegraph
 	$(PACK_MEASURED)
 	$(BIN)/python -m benchbook.render.report --html report/index.html --pdf report/report.pdf $(EXECUTED)
 
-test: setup lint
+test: setup report-tools test-tools lint
 	cd servers/go && go vet ./... && go test ./...
 	cd servers/rust && cargo fmt --check && cargo clippy --locked --release --all-targets -- -D warnings \
 	  && cargo test --locked --release
 	$(BIN)/pytest
 
 # The inner loop: no servers, no notebooks.
-test-fast: $(INSTALLED) lint
+test-fast: $(TEST_INSTALLED) lint
 	$(BIN)/pytest -m "not slow"
 
-lint: $(INSTALLED)
+lint: $(TEST_INSTALLED)
 	$(BIN)/lint-imports
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks
 	@test -z "$$(gofmt -l servers/go)" || { gofmt -l servers/go; echo "gofmt: files above need formatting"; exit 1; }
 
-# JupyterLab on notebooks/, on 127.0.0.1 only: `make lab LAB_PORT=8890`. Jupyter refuses
-# to run as root without --allow-root, so root (alone) gets it.
+# JupyterLab on notebooks/, on 127.0.0.1 only: `make lab LAB_PORT=8890`; the course's
+# student edition: `make lab LAB_DIR=build/course/student` (after `make course`). Jupyter
+# refuses to run as root without --allow-root, so root (alone) gets it. It installs what
+# the notebooks need, not the test tools.
 LAB_PORT ?= 8888
+LAB_DIR ?= notebooks
 lab: setup
-	$(BIN)/jupyter lab notebooks/ --no-browser --ip=127.0.0.1 --port=$(LAB_PORT) \
+	@test -d "$(LAB_DIR)" || { echo "LAB_DIR=$(LAB_DIR): no such folder (the course's editions: make course)"; exit 2; }
+	$(BIN)/jupyter lab $(LAB_DIR)/ --no-browser --ip=127.0.0.1 --port=$(LAB_PORT) \
 	  $(if $(filter 0,$(shell id -u)),--allow-root)
+
+# The course (notebooks/COURSE.md): both editions, the course map and the students'
+# bundle, offline (benchbook.course.build). course-minutes measures each lesson's
+# minutes on this machine (the teacher keys run with the classroom profile, about an hour
+# on 2 cores) into data/course/minutes.json, then rebuilds the map. `make class
+# FILES="a.session.tar b.session.tar"`: a class's sessions side by side, one column per
+# laptop (build/class/index.html).
+course: $(INSTALLED)
+	$(BIN)/python -m benchbook.course build
+
+course-minutes: setup
+	$(BIN)/python benchmarks/course_minutes.py
+	$(BIN)/python -m benchbook.course build
+
+class: $(INSTALLED)
+	@test -n "$(FILES)" || { echo 'usage: make class FILES="alice.session.tar bob.session.tar"'; exit 2; }
+	$(BIN)/python -m benchbook.course class $(FILES)
 
 bench-harness: setup
 	$(BIN)/python benchmarks/harness_overhead.py
