@@ -195,7 +195,7 @@ course-minutes: setup
 
 class: $(INSTALLED)
 	@test -n "$(FILES)" || { echo 'usage: make class FILES="alice.session.tar bob.session.tar"'; exit 2; }
-	$(BIN)/python -m benchbook.course class $(FILES)
+	$(BIN)/python -m benchbook.course class $(FILES) $(if $(OUT),--out $(OUT))
 
 bench-harness: setup
 	$(BIN)/python benchmarks/harness_overhead.py
