@@ -34,3 +34,14 @@ def rounds(settings: Settings) -> str:
     """'median of 3 rounds of 5 s'."""
     plural = "round" if settings.repetitions == 1 else "rounds"
     return f"median of {settings.repetitions} {plural} of {settings.duration}"
+
+
+def paired_ratio(results: pd.DataFrame, numerator: str, denominator: str, column: str) -> float:
+    """The median over rounds of ``numerator``'s ``column`` ÷ ``denominator``'s in the same
+    round: both measured side by side, so what drifts between rounds (another program on
+    the machine) cancels, as the notebooks' paired comparisons have it."""
+    by_round = results.pivot_table(index="repetition", columns="target", values=column)
+    for target in (numerator, denominator):
+        if target not in by_round:
+            raise ValueError(f"no rounds of {target!r}; measured: {sorted(by_round.columns)}")
+    return float((by_round[numerator] / by_round[denominator]).median())
