@@ -1,7 +1,7 @@
 """Each lesson's minutes on this machine, as a student meets them (the course map prints
 them; `make course-minutes`):
 
-    python benchmarks/course_minutes.py [--only 01_io_concurrency …]
+    python benchmarks/course_minutes.py [--only 01_io_concurrency …] [--profile P] [--work W]
 
 Every teacher key (make course's, with the classroom profile's defaults) runs top to
 bottom in the course's order: its experiments as `make report` measures them, then every
@@ -53,13 +53,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", nargs="*", help="these notebooks (stems) alone")
     parser.add_argument("--out", type=Path, default=course_map.MINUTES)
+    parser.add_argument(
+        "--profile", type=Path, default=CLASSROOM, help="the editions' defaults (tests: smoke)"
+    )
+    parser.add_argument("--work", type=Path, default=WORK, help="emptied first")
     args = parser.parse_args()
     order = list(dict.fromkeys(lesson.notebook for lesson in course_map.lessons()))
-    work = WORK
+    work = args.work
     shutil.rmtree(work, ignore_errors=True)
     os.environ["BENCHBOOK_RUNS_DIR"] = str(work / "runs")
     os.environ.pop("BENCHBOOK_REUSE_RUNS", None)
-    keys = {p.stem: p for p in editions.build(lesson_notebooks(), CLASSROOM, work)["teacher"]}
+    keys = {p.stem: p for p in editions.build(lesson_notebooks(), args.profile, work)["teacher"]}
     measured = course_map.measured_minutes(args.out) or {"lessons": {}}
     for stem in order:
         if args.only and stem not in args.only:
@@ -76,7 +80,7 @@ def main() -> None:
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(measured, indent=1) + "\n")
-    print(f"wrote {args.out.relative_to(REPO_ROOT)}; the runs: {work / 'runs'}")
+    print(f"wrote {args.out}; the runs: {work / 'runs'}")
 
 
 if __name__ == "__main__":

@@ -3,7 +3,9 @@ longer stand in (so `make report` measures them again), derived from the reuse k
 (benchbook.measure.reuse), not typed by hand, and how long measuring them took in that
 session (each run's manifest, from its creation to its completion).
 
-What each experiment touches comes from its run of the newest session in data/runs/:
+What each experiment touches comes from its run of the newest whole session in data/runs/
+(one that measured every notebook, as `make report` does; a `make replicate` of some
+notebooks is a session of theirs alone):
 the servers and variants of its rows, its tools, and whether a profiled phase followed
 (reuse.touched_by). A copy of what keys read is edited, one edit at a time; the parts
 whose digest changed name the experiments, hence the notebooks, that measure again.
@@ -25,7 +27,7 @@ from benchbook.measure.tools import TOOLS, module_name
 from benchbook.runs.layout import REPO_ROOT, runs_dir
 from benchbook.runs.manifest import plan_of
 from benchbook.runs.store import Run
-from benchbook.store.session_file import newest_session
+from benchbook.store.session_file import sessions
 
 # What a key reads (reuse.part_digests), copied to be edited.
 KEYED = ("src/benchbook/measure", "src/benchbook/runs", "servers", "requirements.txt")
@@ -91,10 +93,17 @@ class Used:
         return reuse.touched_by(registry, self.targets, self.tools, self.profiled)
 
 
+def whole_session() -> list[str]:
+    """The runs of the newest session with the most experiments (every notebook's)."""
+    found = sessions(runs_dir())
+    most = max(map(len, found))
+    return next(runs for runs in reversed(found) if len(runs) == most)
+
+
 def session() -> dict[str, Used]:
-    """Each experiment of the newest session, from its stored run."""
+    """Each experiment of the newest whole session, from its stored run."""
     used = {}
-    for run_id in newest_session(runs_dir()):
+    for run_id in whole_session():
         run = Run(runs_dir() / run_id)
         rows, manifest = run.results(), run.manifest()
         targets = zip(rows["server"], rows["variant"], strict=True)

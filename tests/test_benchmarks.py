@@ -3,6 +3,7 @@ behind by a redesign and crashed at its first call): a small run of each, real s
 and wrk for the harness's, a few stored sessions for the store's. Their figures are the
 benchmarks' business (make bench-harness, make bench-store), not a test's."""
 
+import json
 import os
 import re
 import subprocess
@@ -24,8 +25,8 @@ def run_script(name: str, *args: str, env: dict[str, str] | None = None) -> str:
 
 def test_every_benchmark_script_has_a_smoke_test() -> None:
     scripts = {p.name for p in BENCHMARKS.glob("*.py")}
-    expected = {"edit_remeasures.py", "harness_overhead.py", "planner_check.py", "store_scale.py",
-                "time_budget.py"}  # fmt: skip
+    expected = {"course_minutes.py", "edit_remeasures.py", "harness_overhead.py",
+                "planner_check.py", "store_scale.py", "time_budget.py"}  # fmt: skip
     assert scripts == expected, "add the new one below"
 
 
@@ -47,6 +48,22 @@ def test_store_scale_times_folders_and_store() -> None:
     rows = [line.split() for line in out.splitlines()[1:]]
     assert [int(row[0]) for row in rows] == [3, 5]
     assert all(float(value) >= 0 for row in rows for value in row[1:])
+
+
+@pytest.mark.slow
+def test_course_minutes_times_a_lesson_and_each_of_its_exercise_cells(tmp_path) -> None:
+    # One lesson's teacher key at the smoke profile (its exercises off: seconds, not
+    # minutes); the course map's minutes come from the same script at the classroom one.
+    out = tmp_path / "minutes.json"
+    smoke = REPO_ROOT / "notebooks" / "profiles" / "smoke.yaml"
+    work = tmp_path / "work"
+    printed = run_script("course_minutes.py", "--only", "05_grpc_vs_http", "--profile",
+                         str(smoke), "--work", str(work), "--out", str(out))  # fmt: skip
+    timed = json.loads(out.read_text())
+    lesson = timed["lessons"]["05_grpc_vs_http"]
+    assert list(timed["lessons"]) == ["05_grpc_vs_http"] and lesson["seconds"] > 0
+    assert set(lesson["exercises"]) == {"05.delayed_ack", "05.core_bound"}
+    assert timed["machine"]["cores"] >= 1 and "05_grpc_vs_http: " in printed
 
 
 def test_edit_remeasures_prints_the_readmes_table() -> None:

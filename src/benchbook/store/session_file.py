@@ -26,19 +26,30 @@ READS_VERSIONS = (1, 2)
 INDEX = "index.json"
 
 
+def sessions(runs: Path) -> list[list[str]]:
+    """Every measuring session in ``runs``, oldest first (by its newest run): the newest
+    completed run of each experiment measured on one machine at one commit (what one
+    ``make report`` measured, or one ``make replicate`` of some notebooks)."""
+    done = sorted(
+        (m for m in FolderSessions(runs).manifests() if m["completion"] == COMPLETED),
+        key=lambda m: m["run_id"],
+    )
+    by_sitting: dict[tuple[object, object], dict[str, str]] = {}
+    for manifest in done:
+        sitting = _sitting(manifest)
+        by_sitting.pop(sitting, None)  # re-inserted: the dict keeps sittings by newest run
+        by_sitting[sitting] = {}
+    for manifest in done:
+        by_sitting[_sitting(manifest)][manifest["experiment"]] = manifest["run_id"]
+    return [sorted(runs_of.values()) for runs_of in by_sitting.values()]
+
+
 def newest_session(runs: Path) -> list[str]:
-    """The runs of the newest measuring session (what one ``make report`` measured): the
-    newest completed run of each experiment measured on the machine and at the commit of
-    the newest completed run."""
-    done = [m for m in FolderSessions(runs).manifests() if m["completion"] == COMPLETED]
-    if not done:
+    """The runs of the newest measuring session (sessions)."""
+    found = sessions(runs)
+    if not found:
         raise SessionFileError(f"no finished session in {runs}")
-    newest = max(done, key=lambda m: m["run_id"])
-    runs_of: dict[str, str] = {}
-    for manifest in sorted(done, key=lambda m: m["run_id"]):
-        if _sitting(manifest) == _sitting(newest):
-            runs_of[manifest["experiment"]] = manifest["run_id"]
-    return sorted(runs_of.values())
+    return found[-1]
 
 
 def _sitting(manifest: dict) -> tuple[object, object]:
