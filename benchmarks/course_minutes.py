@@ -59,6 +59,11 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=WORK, help="emptied first")
     args = parser.parse_args()
     order = list(dict.fromkeys(lesson.notebook for lesson in course_map.lessons()))
+    unknown = sorted(set(args.only or ()) - set(order))
+    if unknown:
+        parser.error(
+            f"--only {', '.join(unknown)}: no lesson's notebook; choose from {', '.join(order)}"
+        )
     work = args.work
     shutil.rmtree(work, ignore_errors=True)
     os.environ["BENCHBOOK_RUNS_DIR"] = str(work / "runs")
