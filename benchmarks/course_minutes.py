@@ -58,7 +58,8 @@ def main() -> None:
     )
     parser.add_argument("--work", type=Path, default=WORK, help="emptied first")
     args = parser.parse_args()
-    order = list(dict.fromkeys(lesson.notebook for lesson in course_map.lessons()))
+    # The lessons that run a notebook, in the course's order (lesson 0 reads a section).
+    order = [lesson.notebook for lesson in course_map.lessons() if not lesson.section]
     unknown = sorted(set(args.only or ()) - set(order))
     if unknown:
         parser.error(
