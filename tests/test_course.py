@@ -119,6 +119,14 @@ def test_the_course_map_is_current_and_names_every_lesson_and_exercise() -> None
         assert (course_map.COURSE_MAP.parent / link).exists(), link
 
 
+def test_the_student_editions_map_links_its_own_notebooks(tmp_path: Path) -> None:
+    student = editions.build(build.lesson_notebooks(), build.CLASSROOM, tmp_path)["student"]
+    beside = tmp_path / "student" / "COURSE.md"
+    written = course_map.course_map(course_map.lessons(), None, beside, beside.parent)
+    links = re.findall(r"\]\(([^)]+\.ipynb)\)", written)
+    assert links and all((beside.parent / link).resolve() in student for link in links)
+
+
 def test_a_lesson_naming_a_missing_section_is_refused(tmp_path: Path) -> None:
     bad = tmp_path / "course.yaml"
     bad.write_text(

@@ -60,8 +60,10 @@ def build(out: Path = OUT) -> list[str]:
     written = editions.build(lesson_notebooks(), CLASSROOM, out)
     course = course_map.write()
     student_map = out / "student" / "COURSE.md"
-    student_map.write_text(
-        course_map.course_map(course_map.lessons(), course_map.measured_minutes(), student_map)
+    student_map.write_text(  # beside the student edition, linking its notebooks
+        course_map.course_map(
+            course_map.lessons(), course_map.measured_minutes(), student_map, student_map.parent
+        )
     )
     for path in written["student"]:
         nbformat.validate(nbformat.read(path, as_version=4))

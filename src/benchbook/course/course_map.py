@@ -66,10 +66,15 @@ def minutes_text(seconds: float) -> str:
     return f"{whole // 60} min {whole % 60:02d} s"
 
 
-def course_map(found: list[Lesson], measured: dict | None, map_path: Path = COURSE_MAP) -> str:
+def course_map(
+    found: list[Lesson],
+    measured: dict | None,
+    map_path: Path = COURSE_MAP,
+    notebooks: Path = REPO_ROOT / "notebooks",
+) -> str:
     """The course map as Markdown (see the module's docstring); ``measured``: the minutes
     file's content, None before any were measured. ``map_path``: where the map is
-    written, to link the notebooks relative to it."""
+    written, to link the ``notebooks`` (an edition's folder, or the lessons') from it."""
     timed = (measured or {}).get("lessons", {})
     lines = [
         "# The benchbook course",
@@ -99,7 +104,7 @@ def course_map(found: list[Lesson], measured: dict | None, map_path: Path = COUR
         "| --- | --- | --- | --- |",
     ]
     for lesson in found:
-        link = _link(lesson, map_path)
+        link = _link(lesson, map_path, notebooks)
         lines.append(
             f"| {lesson.number}. {lesson.title} | {link} | {len(lesson.exercises) or '–'} | "
             f"{_minutes_cell(lesson, timed)} |"
@@ -107,7 +112,7 @@ def course_map(found: list[Lesson], measured: dict | None, map_path: Path = COUR
     for lesson in found:
         lines += ["", f"## Lesson {lesson.number}: {lesson.title}", ""]
         where = f"the section “{lesson.section}” of " if lesson.section else ""
-        lines.append(f"Notebook: {where}{_link(lesson, map_path)}.")
+        lines.append(f"Notebook: {where}{_link(lesson, map_path, notebooks)}.")
         if lesson.needs:
             lines += ["", f"**Needs** {lesson.needs}."]
         lines += ["", "**Goals**", ""] + [f"- {goal}" for goal in lesson.goals]
@@ -128,8 +133,8 @@ def course_map(found: list[Lesson], measured: dict | None, map_path: Path = COUR
     return "\n".join(lines) + "\n"
 
 
-def _link(lesson: Lesson, map_path: Path) -> str:
-    notebook = REPO_ROOT / "notebooks" / f"{lesson.notebook}.ipynb"
+def _link(lesson: Lesson, map_path: Path, notebooks: Path) -> str:
+    notebook = notebooks / f"{lesson.notebook}.ipynb"
     return f"[{lesson.notebook}]({Path(os.path.relpath(notebook, map_path.parent)).as_posix()})"
 
 
