@@ -5,7 +5,7 @@ The top layer: an exercise measures (measure) and reads the models the notebooks
 (analyse); render and below never import it.
 """
 
-from benchbook.course.check import check, prediction_cell_hint
+from benchbook.course.check import check
 from benchbook.course.exercise import Exercise, Outcome, Settings
 
-__all__ = ["Exercise", "Outcome", "Settings", "check", "prediction_cell_hint"]
+__all__ = ["Exercise", "Outcome", "Settings", "check"]

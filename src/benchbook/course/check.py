@@ -6,7 +6,7 @@ editions turn it on; ``make report`` leaves it off, so the report measures no ex
 
 from benchbook.course import feedback as fb
 from benchbook.course.exercise import Settings
-from benchbook.course.exercises import EXERCISES, exercise
+from benchbook.course.exercises import exercise
 from benchbook.measure.hosts.namespaces import HostError
 
 
@@ -31,13 +31,3 @@ def check(
     except HostError as error:  # lesson 07 without root: say so, keep the prediction
         return fb.Feedback(fb.MISSING, f"**{found.title}.** {error}")
     return fb.feedback(found, prediction, outcome)
-
-
-def prediction_cell_hint(key: str) -> str:
-    """What a prediction cell asks for, from the exercise itself (tests compare it with
-    the notebook's cell)."""
-    found = exercise(key)
-    return f"{found.variable} = None  # your prediction, in {found.unit}"
-
-
-__all__ = ["EXERCISES", "check", "prediction_cell_hint"]
