@@ -66,20 +66,12 @@ def minutes_text(seconds: float) -> str:
     return f"{whole // 60} min {whole % 60:02d} s"
 
 
-def course_map(
-    found: list[Lesson],
-    measured: dict | None,
-    map_path: Path = COURSE_MAP,
-    notebooks: Path = REPO_ROOT / "notebooks",
-) -> str:
-    """The course map as Markdown (see the module's docstring); ``measured``: the minutes
-    file's content, None before any were measured. ``map_path``: where the map is
-    written, to link the ``notebooks`` (an edition's folder, or the lessons') from it."""
-    timed = (measured or {}).get("lessons", {})
-    lines = [
+def _intro(count: int) -> list[str]:
+    """The map's opening: what the course is, how to run it, and its noise."""
+    return [
         "# The benchbook course",
         "",
-        f"{len(found)} lessons on web-server performance, each a notebook that measures",
+        f"{count} lessons on web-server performance, each a notebook that measures",
         "real servers on your machine. Every notebook asks before it measures: write a",
         "prediction into a named variable, run the next cell, and it sets your number",
         "beside the model's and the measurement; then explain the gap.",
@@ -98,6 +90,21 @@ def course_map(
         "load tool. Lesson 3's A/A control (one server measured twice in every round) shows",
         "how many percent that noise moves a result: read it before trusting a small gap.",
         "",
+    ]
+
+
+def course_map(
+    found: list[Lesson],
+    measured: dict | None,
+    map_path: Path = COURSE_MAP,
+    notebooks: Path = REPO_ROOT / "notebooks",
+) -> str:
+    """The course map as Markdown (see the module's docstring); ``measured``: the minutes
+    file's content, None before any were measured. ``map_path``: where the map is
+    written, to link the ``notebooks`` (an edition's folder, or the lessons') from it."""
+    timed = (measured or {}).get("lessons", {})
+    lines = [
+        *_intro(len(found)),
         _minutes_note(measured),
         "",
         "| Lesson | Notebook | Exercises | Minutes on 2 cores |",
