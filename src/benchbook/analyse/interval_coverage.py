@@ -171,17 +171,18 @@ class Cell:
 @cache
 def coverage(replicates: int = REPLICATES, seed: int = SEED) -> tuple[Cell, ...]:
     """Every cell of design × τ × k, seeded (once per process: the test suite and the
-    report ask for the same figures)."""
+    report ask for the same figures). Per design × τ, the headlines' run SDs and the other
+    headlines they borrow from are drawn once for every k (the 64 other sessions are most
+    of the cost); each k draws its own sessions."""
     rng = np.random.default_rng(seed)
     cells = []
     for design in DESIGNS:
         for tau in TAUS:
+            own = rng.uniform(*RUN_SD, (replicates, 1, 1))
+            spread, df = kind_spread(_other_headlines(design, tau, replicates, rng, own))
             for k in SESSIONS:
-                own = rng.uniform(*RUN_SD, (replicates, 1, 1))
                 y, v = session_estimates(design, k + 1, tau, replicates, rng, own)
                 built, v_built, following = y[:, :k], v[:, :k], y[:, k]
-                others = _other_headlines(design, tau, replicates, rng, own)
-                spread, df = kind_spread(others)
                 cells.append(
                     Cell(
                         design=design,

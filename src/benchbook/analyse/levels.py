@@ -21,7 +21,7 @@ sessions (`pooled`):
 The simulation of the report's designs (interval_coverage) chose it: it covers the next
 session 93–97 % in every cell of k = 2…10 and tau = 0…0.15, where Higgins–Thompson–
 Spiegelhalter (random effects ± t(k−2) · √(tau² + SE² + v), this module's old rule) covers
-97.7–100 % at k = 3 and 4 and has none at k = 2. tau (Paule–Mandel, with the rounds' v_i)
+97.8–100 % at k = 3 and 4 and has none at k = 2. tau (Paule–Mandel, with the rounds' v_i)
 is still reported: how much sessions disagree beyond their noise.
 
 With 1 or 2 sessions a headline's own s says little, so it borrows (`borrowed`): the spread S
