@@ -46,7 +46,7 @@ def test_a_server_that_dies_is_reported_and_the_others_still_measured(both, caps
         measure.Experiment(
             "server_died_test",
             ["dies-under-load", "go-hello"],
-            measure.tool("wrk", connections=4, threads=1, duration="3s"),
+            measure.tool("wrk", connections=4, threads=1, duration="2s"),
             warmup="0s",
             repetitions=2,
         ),

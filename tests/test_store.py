@@ -79,17 +79,15 @@ def test_copies_are_no_sessions_unless_asked_for(runs: Path) -> None:
         assert ids == folder_ids and (copy.name in ids) == copies
 
 
-@pytest.mark.slow
 def test_each_notebooks_headlines_via_the_store_equal_the_folders(tmp_path: Path) -> None:
-    # One experiment of each notebook, each shape of comparison once (paired rounds, two
-    # samples, several loads, several delays): all 22 took 70 s through the same code,
-    # half of it notebook 05's 55 Go-benchmark comparisons (make bench-store times them all).
+    # Each shape of comparison once: several loads (00), paired rounds (01), two samples of
+    # pooled paths (03), Go benchmarks (05), several delays (07). All 22 experiments took
+    # 70 s through the same code (make bench-store times them all).
     update(RUNS, tmp_path / "store")
     folders = FolderSessions(RUNS)
-    only = ["00_load_generators", "01_io_concurrency", "02_hello_world_locust",
-            "03_goroutine_fanout", "04_url_shortener_get", "05_grpc_vs_http_article_style",
-            "06_open_loop_load", "07_network_rtt10ms"]  # fmt: skip
+    only = ["00_load_generators", "01_io_concurrency", "03_goroutine_fanout",
+            "05_grpc_vs_http_article_style", "07_network_rtt10ms"]  # fmt: skip
     assert set(only) <= set(experiments(folders))
     read = every_headline(folders, only)
     stored = every_headline(StoreSessions(tmp_path / "store"), only)
-    assert len(read) > 20 and repr(read) == repr(stored)
+    assert len(read) > 15 and repr(read) == repr(stored)
