@@ -153,15 +153,21 @@ replicate: setup flamegraph report-tools
 	$(PACK_MEASURED)
 	$(BIN)/python -m benchbook.render.report --html report/index.html --pdf report/report.pdf $(EXECUTED)
 
+# The tests that start no server, tool, browser or notebook, in two processes (a test
+# file each at a time, so its module fixtures are made once); then the `slow` ones one at
+# a time, the machine to themselves, as their measurements need it.
+FAST_TESTS = $(BIN)/pytest -m "not slow" -n 2 --dist loadfile
+
 test: setup report-tools test-tools lint
 	cd servers/go && go vet ./... && go test ./...
 	cd servers/rust && cargo fmt --check && cargo clippy --locked --release --all-targets -- -D warnings \
 	  && cargo test --locked --release
-	$(BIN)/pytest
+	$(FAST_TESTS)
+	$(BIN)/pytest -m slow
 
 # The inner loop: no servers, no notebooks.
 test-fast: $(TEST_INSTALLED) lint
-	$(BIN)/pytest -m "not slow"
+	$(FAST_TESTS)
 
 lint: $(TEST_INSTALLED)
 	$(BIN)/lint-imports

@@ -780,20 +780,26 @@ def test_findings_store_a_missing_interval_as_null_not_nan() -> None:
 
 
 # The committed report's notebooks: what `make report` last rendered, re-rendered here with
-# this code (no measuring; about half a minute, most of it WeasyPrint's layout).
+# this code (no measuring, no notebook executed: not `slow`, though about half a minute,
+# most of it WeasyPrint's layout).
 COMMITTED = sorted((REPO_ROOT / "report" / "executed").glob("*.ipynb"))
 HEADINGS = {"h1", "h2", "h3", "h4"}
 BLOCKS = HEADINGS | {"p", "li", "tr", "img", "svg", "pre", "figure", "caption", "aside", "dt", "dd"}
 
 
 @pytest.fixture(scope="module")
-def committed_report() -> tuple[str, weasyprint.Document]:
-    """The real report's page, and its PDF's pages as WeasyPrint lays them out (write_pdf
-    writes exactly these)."""
+def committed_page() -> str:
+    """The real report's page, rendered by this code from the committed notebooks."""
     if len(COMMITTED) < 2:
         pytest.fail(f"the committed executed notebooks are missing: {REPO_ROOT / 'report'}")
-    page = render_report(COMMITTED)
-    return page, weasyprint.HTML(string=page, base_url=str(REPO_ROOT / "report")).render()
+    return render_report(COMMITTED)
+
+
+@pytest.fixture(scope="module")
+def committed_layout(committed_page: str) -> weasyprint.Document:
+    """The real report's PDF pages as WeasyPrint lays them out (write_pdf writes exactly
+    these): most of the half minute these tests take."""
+    return weasyprint.HTML(string=committed_page, base_url=str(REPO_ROOT / "report")).render()
 
 
 # The call a notebook prints each note with: every notebook that makes it links back to
@@ -801,11 +807,10 @@ def committed_report() -> tuple[str, weasyprint.Document]:
 PRINTED_BY = {"method-note": "method_note()", "tool-ceilings": "ceilings_sentence("}
 
 
-@pytest.mark.slow
-def test_notes_every_notebook_repeats_are_shown_once_and_linked_to(committed_report) -> None:
+def test_notes_every_notebook_repeats_are_shown_once_and_linked_to(committed_page: str) -> None:
     """How runs are measured and comparisons computed, and the load-tool ceilings: each
     notebook prints them (it must read alone), the report once, then links back."""
-    page = committed_report[0]
+    page = committed_page
     assert page.count("How comparisons are computed") == 1
     assert len(re.findall(r"<th\b[^>]*>limited by</th>", page)) == 1  # notebook 00's ceilings
     for note in NOTES:
@@ -831,12 +836,13 @@ def page_layout(page) -> tuple[float, list[str]]:
     return (lowest - top) / height, tags
 
 
-@pytest.mark.slow
-def test_no_pdf_page_is_half_empty_or_ends_with_a_heading(committed_report) -> None:
+def test_no_pdf_page_is_half_empty_or_ends_with_a_heading(
+    committed_layout: weasyprint.Document,
+) -> None:
     """A page may be left half empty only before a new part of the report (a page
     beginning with an h1: the findings, each experiment, the provenance) or at its end;
     a heading never ends a page."""
-    layouts = [page_layout(page) for page in committed_report[1].pages]
+    layouts = [page_layout(page) for page in committed_layout.pages]
     half_empty, headed = [], []
     for number, ((fill, tags), following) in enumerate(
         zip(layouts, layouts[1:] + [(1.0, ["h1"])], strict=True), start=1
@@ -863,14 +869,14 @@ def committed_findings() -> list[dict]:
 
 @pytest.mark.slow
 def test_the_real_reports_page_1_in_chromium_is_the_chart_of_every_answer(
-    committed_report, tmp_path: Path
+    committed_page: str, tmp_path: Path
 ) -> None:
     """Opened as a reader opens it: the first thing under the title is one chart with a
     row for every headline, above the report's first table."""
     from playwright.sync_api import sync_playwright
 
     index = tmp_path / "index.html"
-    index.write_text(committed_report[0], encoding="utf-8")
+    index.write_text(committed_page, encoding="utf-8")
     with sync_playwright() as playwright:
         browser = launch_chromium(playwright)
         try:
@@ -900,15 +906,16 @@ def test_the_real_reports_page_1_in_chromium_is_the_chart_of_every_answer(
     assert seen["answers"] == len(findings)  # one plain answer per question
 
 
-@pytest.mark.slow
-def test_the_real_pdf_opens_with_the_chart_and_its_main_body_is_short(committed_report) -> None:
+def test_the_real_pdf_opens_with_the_chart_and_its_main_body_is_short(
+    committed_layout: weasyprint.Document,
+) -> None:
     """Page 1 of the PDF is the chart (each experiment's title, which groups its rows) with
     no validity flag's name on it; the main body — everything before the appendix (its
     first part, the glossary) — fits in 47 pages (45 until every verdict also stated the
     next session's interval and the other machine classes' sessions)."""
     from benchbook.analyse import glossary
 
-    document = committed_report[1]
+    document = committed_layout
     first = " ".join(
         PdfReader(io.BytesIO(document.copy(document.pages[:1]).write_pdf()))
         .pages[0]
