@@ -10,7 +10,7 @@ from conftest import descendants
 from pypdf import PdfReader
 
 from benchbook.analyse.findings_format import FINDINGS_MIME
-from benchbook.render.execute import execute_notebook
+from benchbook.render.execute import NotebookFailed, execute_notebook
 from benchbook.render.report import build_report
 from benchbook.runs.layout import REPO_ROOT
 from benchbook.runs.store import RUN_MIME
@@ -108,3 +108,19 @@ def test_report_has_the_experiment_section_an_image_and_a_pdf(executed, tmp_path
     assert "data:image/svg+xml;base64," in page  # charts as SVG, vector in the PDF too
     assert "<script src=" not in page
     assert len(PdfReader(pdf).pages) >= 1
+
+
+@pytest.mark.slow
+def test_sweep_levels_its_threads_do_not_divide_are_refused_before_any_server(
+    tmp_path: Path, runs_dir: Path
+) -> None:
+    """wrk gives each thread connections ÷ threads, rounded down: -t4 -c10 opens 8. A sweep
+    asking for that is refused, naming the levels and the fix, before anything starts."""
+    out = tmp_path / "executed" / "01_io_concurrency.ipynb"
+    bad = {"sweep_connections": [10, 20, 25], "sweep_threads": 4}
+    with pytest.raises(NotebookFailed) as raised:
+        execute_notebook(NOTEBOOK, out, SMOKE, bad)
+    assert "sweep_connections [10, 25]: not multiples of sweep_threads (4)" in str(raised.value)
+    assert "use multiples of 4, or a sweep_threads that divides every level" in str(raised.value)
+    assert not runs_dir.exists() or not any(runs_dir.iterdir())
+    assert descendants() == []
