@@ -71,18 +71,21 @@ def main() -> None:
     os.environ.pop("BENCHBOOK_REUSE_RUNS", None)
     keys = {p.stem: p for p in editions.build(lesson_notebooks(), args.profile, work)["teacher"]}
     measured = course_map.measured_minutes(args.out) or {"lessons": {}}
+    commit = git_state()["commit"]
     for stem in order:
         if args.only and stem not in args.only:
             continue
         executed = work / "executed" / f"{stem}.ipynb"
         execute_notebook(keys[stem], executed, None, {})
-        measured["lessons"][stem] = timed(executed)
+        # When and from which commit, per lesson: --only re-measures some and keeps the rest.
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        measured["lessons"][stem] = timed(executed) | {"measured_utc": now, "commit": commit}
         print(f"{stem}: {course_map.minutes_text(measured['lessons'][stem]['seconds'])}")
     here = machine()
     measured |= {
         "measured_utc": datetime.now(UTC).isoformat(timespec="seconds"),
         "machine": {"cpu": here["cpu_model"], "cores": here["cpus_available"]},
-        "commit": git_state()["commit"],
+        "commit": commit,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(measured, indent=1) + "\n")
