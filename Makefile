@@ -153,21 +153,21 @@ replicate: setup flamegraph report-tools
 	$(PACK_MEASURED)
 	$(BIN)/python -m benchbook.render.report --html report/index.html --pdf report/report.pdf $(EXECUTED)
 
-# The tests that start no server, tool, browser or notebook, in two processes (a test
-# file each at a time, so its module fixtures are made once); then the `slow` ones one at
-# a time, the machine to themselves, as their measurements need it.
-FAST_TESTS = $(BIN)/pytest -m "not slow" -n 2 --dist loadfile
+# Tests that measure nothing run in two processes (a test file each at a time, so its
+# module fixtures are made once): the fast ones, and the slow ones marked `no_load`. Then
+# the slow ones that start servers or load tools, one at a time, the machine to themselves.
+PARALLEL_TESTS = $(BIN)/pytest -n 2 --dist loadfile
 
 test: setup report-tools test-tools lint
 	cd servers/go && go vet ./... && go test ./...
 	cd servers/rust && cargo fmt --check && cargo clippy --locked --release --all-targets -- -D warnings \
 	  && cargo test --locked --release
-	$(FAST_TESTS)
-	$(BIN)/pytest -m slow
+	$(PARALLEL_TESTS) -m "not slow or no_load"
+	$(BIN)/pytest -m "slow and not no_load"
 
 # The inner loop: no servers, no notebooks.
 test-fast: $(TEST_INSTALLED) lint
-	$(FAST_TESTS)
+	$(PARALLEL_TESTS) -m "not slow"
 
 lint: $(TEST_INSTALLED)
 	$(BIN)/lint-imports

@@ -18,6 +18,9 @@ from benchbook.render.notebook_parameters import (
 )
 from benchbook.runs.layout import REPO_ROOT
 
+# Its slow tests execute small notebooks, render and open pages: no server, no load.
+pytestmark = pytest.mark.no_load
+
 KERNELSPEC = {"name": "benchbook", "language": "python", "display_name": "benchbook"}
 
 

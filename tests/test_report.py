@@ -35,6 +35,9 @@ from benchbook.render.report import build_report, render_report
 from benchbook.runs.layout import REPO_ROOT
 from benchbook.runs.store import RUN_MIME
 
+# Its slow tests execute small notebooks, render and open pages: no server, no load.
+pytestmark = pytest.mark.no_load
+
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless",
