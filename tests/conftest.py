@@ -94,6 +94,15 @@ def descendants() -> list[psutil.Process]:
     return alive
 
 
+def loading_wrk(proc: psutil.Process) -> bool:
+    """``proc`` is wrk sending load, not the ``wrk -v`` a run starts first to record the
+    tool's version (a test that caught that one looked for a load not yet begun)."""
+    try:
+        return proc.name() == "wrk" and proc.cmdline()[1:] != ["-v"]
+    except psutil.NoSuchProcess:
+        return False
+
+
 # How long a runner subprocess may take to get its load going: it waits for the machine
 # lock while another benchbook run (a `make report` beside the tests) is measuring.
 RUNNER_START_S = 600

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from conftest import RUNNER_START_S, descendants
+from conftest import RUNNER_START_S, descendants, loading_wrk
 
 from benchbook import measure
 from benchbook.measure.processes import DeadlineExceeded, ManagedProcess, sigint_deferred
@@ -156,17 +156,10 @@ def start_runner_until_wrk_runs(
     while time.monotonic() < deadline:
         assert runner.poll() is None, "the runner ended before wrk started"
         children = psutil.Process(runner.pid).children(recursive=True)
-        if any(_name(c) == "wrk" for c in children):
+        if any(loading_wrk(c) for c in children):
             return runner, children
         time.sleep(0.1)
     raise AssertionError("wrk never started")
-
-
-def _name(proc: psutil.Process) -> str:
-    try:
-        return proc.name()
-    except psutil.NoSuchProcess:  # e.g. the `go build` the runner started, now finished
-        return ""
 
 
 @pytest.mark.slow
@@ -246,7 +239,7 @@ def test_a_hung_wrk_is_stopped_at_its_deadline_and_the_message_says_so(monkeypat
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             for proc in psutil.Process().children(recursive=True):
-                if _name(proc) == "wrk":
+                if loading_wrk(proc):
                     proc.suspend()
                     return
             time.sleep(0.05)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from conftest import RUNNER_START_S, descendants
+from conftest import RUNNER_START_S, descendants, loading_wrk
 
 from benchbook import measure
 from benchbook.measure.hosts import addresses, namespaces
@@ -106,7 +106,7 @@ def test_a_killed_run_leaves_no_namespace_toxiproxy_or_server(tmp_path: Path) ->
         while not wrk and time.monotonic() < deadline and runner.poll() is None:
             time.sleep(0.2)
             tree = psutil.Process(runner.pid).children(recursive=True)
-            wrk = [p for p in tree if p.name() == "wrk"]
+            wrk = [p for p in tree if loading_wrk(p)]
         assert wrk, "the runner never started loading"
         started = psutil.Process(runner.pid).children(recursive=True)
         mine = [n for n in namespaces.ours() if n.startswith(f"benchbook-{runner.pid}-")]
