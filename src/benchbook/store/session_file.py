@@ -36,12 +36,8 @@ def sessions(runs: Path) -> list[list[str]]:
     )
     by_sitting: dict[tuple[object, object], dict[str, str]] = {}
     for manifest in done:
-        sitting = _sitting(manifest)
-        by_sitting.pop(sitting, None)  # re-inserted: the dict keeps sittings by newest run
-        by_sitting[sitting] = {}
-    for manifest in done:
-        by_sitting[_sitting(manifest)][manifest["experiment"]] = manifest["run_id"]
-    return [sorted(runs_of.values()) for runs_of in by_sitting.values()]
+        by_sitting.setdefault(_sitting(manifest), {})[manifest["experiment"]] = manifest["run_id"]
+    return sorted((sorted(runs_of.values()) for runs_of in by_sitting.values()), key=max)
 
 
 def newest_session(runs: Path) -> list[str]:
