@@ -15,27 +15,35 @@ from benchbook.analyse.ceilings import (
 from benchbook.measure import provenance
 from benchbook.measure.calibration import ceilings_from, latest_ceilings
 from benchbook.runs.calibration import CALIBRATION_EXPERIMENT, NOT_CALIBRATED, Ceilings
+from benchbook.runs.limits import judged
 
 # Two settings, three runs each: Locust saturated its core, wrk did not (the server did).
-RESULTS = pd.DataFrame(
-    {
-        "target": ["go-hello"] * 6,
-        "tool_setting": ["wrk"] * 3 + ["locust HttpUser x1"] * 3,
-        "rps": [20_000.0, 22_000.0, 21_000.0, 700.0, 650.0, 720.0],
-        "client_cpu_pct": [60.0, 62.0, 58.0, 99.0, 98.5, 99.2],
-        "server_cpu_pct": [97.0, 98.0, 96.0, 8.0, 7.0, 9.0],
-        "host_steal_pct": [0.0] * 6,
-        "flags": ["", "", "short_run", "client_bound", "client_bound", "client_bound"],
-    }
-    | {
-        column: [1.0] * 6
-        for column in ("lat_mean_ms", "lat_p50_ms", "lat_p99_ms", "lat_max_ms", "requests")
-    }
-    | {
-        column: [0] * 6
-        for column in ("server_rss_mb", "headroom", "err_connect", "err_read", "err_write")
-    }
-    | {"err_timeout": [0] * 6, "non_2xx": [0] * 6}
+RESULTS = judged(
+    pd.DataFrame(
+        {
+            "target": ["go-hello"] * 6,
+            "tool_setting": ["wrk"] * 3 + ["locust HttpUser x1"] * 3,
+            "rps": [20_000.0, 22_000.0, 21_000.0, 700.0, 650.0, 720.0],
+            "client_cpu_pct": [60.0, 62.0, 58.0, 99.0, 98.5, 99.2],
+            "server_cpu_pct": [97.0, 98.0, 96.0, 8.0, 7.0, 9.0],
+            "host_steal_pct": [0.0] * 6,
+            "flags": ["", "", "short_run", "client_bound", "client_bound", "client_bound"],
+        }
+        | {
+            column: [1.0] * 6
+            for column in ("lat_mean_ms", "lat_p50_ms", "lat_p99_ms", "lat_max_ms", "requests")
+        }
+        | {
+            column: [0] * 6
+            for column in ("server_rss_mb", "headroom", "err_connect", "err_read", "err_write")
+        }
+        | {
+            "err_timeout": [0] * 6,
+            "non_2xx": [0] * 6,
+            "server_cores": [1] * 6,
+            "client_cores": [1] * 6,
+        }
+    )
 )
 
 

@@ -26,6 +26,7 @@ from benchbook.runs.manifest import (
     read_manifest,
 )
 from benchbook.runs.store import Run as StoredRun
+from benchbook.runs.store import RunStore
 from benchbook.store.sessions import not_sessions
 
 RUN_ID = "20261124T012938Z-01_io_concurrency-abba"
@@ -184,3 +185,19 @@ def test_runs_that_are_no_session_are_counted_by_how_they_ended(tmp_path: Path) 
         folder = write_run(tmp_path, manifest | {"run_id": run_id}, rows)
         folder.rename(tmp_path / run_id)
     assert not_sessions(tmp_path) == {UNRECORDED: 1, KILLED: 1}  # no rows: not one
+
+
+def test_a_run_measured_on_a_machine_that_never_settled_stands_in_for_nothing(
+    tmp_path: Path,
+) -> None:
+    """Reuse takes the newest finished run with a fingerprint, unless other work was still
+    running when it began (measure.machine_check): then the one before it."""
+    older, busy = (
+        "20261124T012938Z-01_io_concurrency-abba",
+        "20261124T020000Z-01_io_concurrency-b0b0",
+    )
+    for run_id, check in ((older, {"settled": True}), (busy, {"settled": False})):
+        (tmp_path / run_id).mkdir()
+        manifest = LATEST | {"run_id": run_id, "machine_check": check}
+        (tmp_path / run_id / "manifest.json").write_text(json.dumps(manifest))
+    assert RunStore(tmp_path).with_fingerprint("f" * 64).run_id == older

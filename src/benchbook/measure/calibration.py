@@ -19,9 +19,10 @@ from benchbook.runs.calibration import (
     CALIBRATION_EXPERIMENT,
     NOT_CALIBRATED,
     Ceilings,
-    client_bound_share,
+    tool_set_share,
 )
 from benchbook.runs.flags import SHORT_RUN_S
+from benchbook.runs.limits import Limit
 from benchbook.runs.manifest import COMPLETED, description_of, plan_of
 from benchbook.runs.store import RunStore
 
@@ -45,6 +46,8 @@ def unusable_because(manifest: dict, results: pd.DataFrame | None) -> str | None
     expected = plan.runs_planned
     if len(results) != expected:
         reasons.append(f"it holds {len(results)} of its {expected} runs")
+    if results["limit"].isin([str(Limit.MACHINE), str(Limit.NONE)]).mean() > 0.5:
+        reasons.append("most of its runs were set by a busy machine or by nothing measured")
     repetitions = description_of(manifest).repetitions
     if repetitions < MIN_REPETITIONS:
         reasons.append(f"{repetitions} repetitions, fewer than {MIN_REPETITIONS}")
@@ -76,7 +79,11 @@ def latest_ceilings(directory: Path | None = None) -> Ceilings:
 
 
 def ceilings_from(results: pd.DataFrame, run_id: str, server: str) -> Ceilings:
-    medians = results.groupby("tool_setting")["rps"].median()
+    """Each setting's median req/s over its runs that the tool or the server set
+    (runs.limits): a run a busy machine set, or that nothing measured limited, measures
+    neither, and gives no ceiling. The tool's own ceiling where most of them the tool set."""
+    counted = results[results["limit"].isin([str(Limit.LOAD_TOOL), str(Limit.SERVER)])]
+    medians = counted.groupby("tool_setting")["rps"].median()
     by_setting = {setting: float(rps) for setting, rps in medians.items() if not math.isnan(rps)}
-    bound = client_bound_share(results)
+    bound = tool_set_share(counted)
     return Ceilings(run_id, by_setting, server, frozenset(bound[bound >= 0.5].index))

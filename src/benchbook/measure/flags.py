@@ -1,31 +1,24 @@
 """Validity flags: what makes a row's numbers suspect, attached to every row (the
 thresholds and the flags that invalidate a row are benchbook.runs.flags', which the
-analysis reads too)."""
+analysis reads too; the load tool's limit and Little's law are part of the rule of what
+set a rate, benchbook.runs.limits, whose figures these flags name)."""
 
 from collections.abc import Mapping
 
 from benchbook.runs.flags import (
-    CLIENT_BOUND_SHARE,
-    LITTLES_LAW_TOLERANCE,
     NEAR_CEILING_HEADROOM,
     SHARE_DIGITS,
     SHORT_RUN_REQUESTS,
     SHORT_RUN_S,
 )
-
-
-def littles_law_gap(
-    connections: float, rps: float, mean_latency_ms: float | None, think_ms: float = 0.0
-) -> float | None:
-    """Relative gap between the connections implied by Little's law and `connections`:
-    each connection is busy for a response time plus its think time per request."""
-    if not mean_latency_ms or not connections:
-        return None
-    return rps * (mean_latency_ms + think_ms) / 1000 / connections - 1
-
-
-def number(value: object) -> float | None:
-    return None if value is None or value == "" else float(value)
+from benchbook.runs.limits import (
+    CLIENT_BOUND_SHARE,
+    LITTLES_LAW_TOLERANCE,
+    at_least,
+    client_share,
+    littles_law_gap,
+    number,
+)
 
 
 def flags_for(
@@ -40,10 +33,9 @@ def flags_for(
         flags.append("timeouts")
     if int(row["non_2xx"] or 0):
         flags.append("non_2xx")
-    # A core the hypervisor steals from cannot give 100 %: compare with what it could.
-    available_pct = 100 - float(row.get("host_steal_pct") or 0)
-    client_share = float(row["client_cpu_pct"] or 0) / (available_pct * client_cores)
-    if round(client_share, SHARE_DIGITS) >= CLIENT_BOUND_SHARE:
+    # A core the hypervisor steals from cannot give 100 %: client_share compares with
+    # what it could.
+    if at_least(client_share({**row, "client_cores": client_cores}), CLIENT_BOUND_SHARE):
         flags.append("client_bound")
     headroom = number(row.get("headroom"))
     if ceiling_is_tools and headroom is not None and headroom >= NEAR_CEILING_HEADROOM:

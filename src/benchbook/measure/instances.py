@@ -10,7 +10,7 @@ import json
 import re
 import shutil
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from contextlib import ExitStack, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +46,7 @@ class Instance:
     services: dict[str, RunningService] = field(default_factory=dict)
     records: list[Record] = field(default_factory=list)
     exposed: Exposure | None = None  # how load hosts reach it (None: loopback)
+    params: Mapping[str, float] = field(default_factory=dict)  # the server's, as started
 
     @property
     def port(self) -> int:
@@ -82,6 +83,14 @@ class Instance:
             **(variant.factors if variant else {}),
             **dict(self.target.params),
         }
+
+    def waits(self, requests: Sequence[str]) -> tuple[str, float]:
+        """What this instance waits per request of a load of ``requests``, and for how
+        many ms (server_waits; ('', 0) for none): its variant's declaration, else its
+        server's."""
+        variant = self.spec.variants[self.target.variant] if self.target.variant else None
+        declared = (variant.waits if variant else None) or self.spec.waits
+        return declared.resolved(self.params, requests) if declared else ("", 0.0)
 
     def reset(self, records: int) -> None:
         """Before a measured run: empty every service, then create ``records`` records
@@ -147,4 +156,4 @@ def start_instance(
             placeholders={**placeholders, "data_dir": data_dir},
         )
     )
-    return Instance(target, spec, server, services)
+    return Instance(target, spec, server, services, params=dict(params))

@@ -9,12 +9,13 @@ ranked.
 """
 
 import os
+import time
 from contextlib import ExitStack
 from pathlib import Path
 
 import psutil
 
-from benchbook.measure import data_loss
+from benchbook.measure import data_loss, foreign_cpu
 from benchbook.measure.experiment_plan import Config, ExperimentPlan
 from benchbook.measure.flags import flags_for
 from benchbook.measure.instances import Instance, StoreCount
@@ -33,14 +34,22 @@ from benchbook.measure.targets import load_plan
 from benchbook.measure.tools.base import LoadPlan, LoadToolError, ToolRun
 from benchbook.measure.verification import ResponseSampler, all_problems, request_problems
 from benchbook.runs.layout import repo_relative
+from benchbook.runs.limits import Limit, limit_columns
 
 Row = dict[str, object]
 
 
 def measure_run(
-    run: Run, plan: ExperimentPlan, instance: Instance, config: Config, rep: int
+    run: Run,
+    plan: ExperimentPlan,
+    instance: Instance,
+    config: Config,
+    rep: int,
+    busy_at_start: float = 0.0,
 ) -> Row:
-    """The row of one repetition of one configuration (see the module's docstring)."""
+    """The row of one repetition of one configuration (see the module's docstring).
+    ``busy_at_start``: what other work used of the CPU when measuring began, if the
+    machine had not settled (machine_check), which every row then carries."""
     sends = plan.sends[config.target]
     requests = [r for r, _ in sends]
     row = identity_columns(plan.name, instance, config, rep, requests)
@@ -63,15 +72,18 @@ def measure_run(
         "headroom": ceilings.headroom(config.tool.setting, float(result.measured["rps"] or 0)),
         "raw_path": repo_relative(result.raw_path),
     }
-    available = len(pinning.load_cpus or os.sched_getaffinity(0))
+    row |= context_columns(plan, instance, config, requests, busy_at_start)
     flags = flags_for(
         row,
-        config.tool.client_cores(available),
+        int(row["client_cores"]),
         config.tool.closed_loop,
         ceiling_is_tools=config.tool.setting in ceilings.tool_bound,
     ) + config.tool.own_flags(row)
     if instance.exposed and instance.exposed.network_bound(row.get("bytes_per_s")):
         flags.append("network_bound")
+    row |= limit_columns(row | {"flags": ";".join(flags)})
+    if row["limit"] == Limit.MACHINE:
+        flags.append("busy_machine")
     if not instance.server.process.running():
         return row | died(instance, f"repetition {rep}", flags)
     incidents = []
@@ -80,6 +92,29 @@ def measure_run(
                              incidents)  # fmt: skip
     _wrong_answers(instance, config.target, rep, problems_during, flags, incidents)
     return row | {"incident": " ".join(incidents), "flags": ";".join(flags)}
+
+
+def context_columns(
+    plan: ExperimentPlan,
+    instance: Instance,
+    config: Config,
+    requests: list[Request],
+    busy_at_start: float = 0.0,
+) -> Row:
+    """What the rule of what set a rate reads beyond the measurements (runs.limits): the
+    cores the server and the tool may use, the waits the server and the link add."""
+    pinning = plan.pinning
+    everything = len(os.sched_getaffinity(0))
+    waits, delay_ms = instance.waits([r.name for r in requests])
+    return {
+        "server_cores": len(pinning.server_cpus or ()) or everything,
+        "client_cores": config.tool.client_cores(len(pinning.load_cpus or ()) or everything),
+        "cpus_shared": not pinning.server_cpus,
+        "server_waits": waits,
+        "server_delay_ms": delay_ms,
+        "link_rtt_ms": plan.hosts.link.added_rtt_ms if plan.hosts.kind != "local" else 0,
+        "busy_at_start": busy_at_start,
+    }
 
 
 def identity_columns(
@@ -116,7 +151,11 @@ def _loaded(
     server's answers checked about once a second: (the run, its resource columns, the
     wrong answers seen during it)."""
     sampled = _sampled_request(instance, requests)
-    host_before = host_cpu_jiffies()
+    host_before, machine_before, started = (
+        host_cpu_jiffies(),
+        foreign_cpu.snapshot(),
+        time.monotonic(),
+    )
     with ExitStack() as samplers:
         server = samplers.enter_context(sampler_for(instance.server.process))
         services = [
@@ -131,6 +170,8 @@ def _loaded(
             )
         )
         result = instance.load_with(config.tool, plan, raw_prefix, pinning.load_cpus)
+    foreign = foreign_cpu.foreign_use(machine_before, foreign_cpu.snapshot(),
+                                      time.monotonic() - started)  # fmt: skip
     server_cpu_s = server.usage.cpu_pct / 100 * result.wall_s
     loaded_s = result.wall_s
     if result.load_phase:
@@ -145,7 +186,12 @@ def _loaded(
         "server_rss_mb": round(server.usage.peak_rss_mb, 1),
         "client_cpu_pct": round(100 * result.client_cpu_s / result.wall_s, 1),
         "host_steal_pct": round(steal_pct(host_before, host_cpu_jiffies()), 1),
+        # Other work on the machine while the tool ran: a woken server waits behind it.
+        "foreign_cpu_pct": foreign.cpu_pct,
+        "foreign_processes": foreign.processes_text(),
     }
+    if result.busiest_process_pct is not None:
+        usage["client_cpu_busiest_pct"] = round(result.busiest_process_pct, 1)
     if services:
         usage["service_cpu_pct"] = round(sum(s.usage.cpu_pct for s in services), 1)
         usage["service_rss_mb"] = round(sum(s.usage.peak_rss_mb for s in services), 1)

@@ -18,6 +18,7 @@ from benchbook.measure.calibration import latest_ceilings
 from benchbook.measure.experiment_plan import ExperimentPlan, PlannedRun
 from benchbook.measure.hosts.bring_up import placed
 from benchbook.measure.instances import start_instance
+from benchbook.measure.machine_check import check_machine
 from benchbook.measure.machine_speed import measure_speed, speed_change
 from benchbook.measure.params import as_list
 from benchbook.measure.pinning import Pinning
@@ -81,8 +82,10 @@ def run_experiment(plan: ExperimentPlan) -> PlannedRun:
         lock.name_run(created.run_id)
         for spec in plan.specs.values():
             build_server(spec)
+        check = check_machine(lambda said: print(f"{plan.name}: {said}", flush=True))
+        created.update_manifest(machine_check=check.stored())
         run_ = PlannedRun(created.path, plan)
-        _measure_on_hosts(Rounds(run_, plan))
+        _measure_on_hosts(Rounds(run_, plan, busy_at_start=check.busy_at_start))
     return run_
 
 

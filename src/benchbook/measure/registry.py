@@ -16,7 +16,9 @@ from pathlib import Path
 from benchbook.measure.languages import LanguageSpec, Toolchain, language_of, registry_languages
 from benchbook.measure.load_paths import LoadPaths, checked_path
 from benchbook.measure.params import SettingError, as_list, require_choice
+from benchbook.measure.record_store import Records
 from benchbook.runs.layout import REGISTRY_PATH, REPO_ROOT
+from benchbook.runs.server_waits import Waits
 
 WRITE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
 
@@ -74,22 +76,6 @@ class Request:
 
 
 @dataclass(frozen=True)
-class Records:
-    """How a server stores records, for requests that need one and for the check that
-    nothing was lost: the request that creates one (its response's ``id_field`` names
-    it), the request that reads one back (``resolve``: its expectations say what a
-    record must read as), and, optionally, a GET whose JSON ``count_field`` says how many
-    the store holds (and ``commits_field`` how many write commits it made so far)."""
-
-    create: str
-    resolve: str
-    id_field: str = "id"
-    count_path: str | None = None
-    count_field: str = "count"
-    commits_field: str | None = None
-
-
-@dataclass(frozen=True)
 class Variant:
     args: tuple[str, ...] = ()
     env: Mapping[str, str] = field(default_factory=dict)
@@ -97,6 +83,7 @@ class Variant:
     factors: Mapping[str, object] = field(default_factory=dict)
     # Parameters of the services this variant's instance runs with.
     services: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    waits: Waits | None = None  # the server's own unless the variant declares one
 
 
 @dataclass(frozen=True)
@@ -136,6 +123,7 @@ class ServerSpec:
     title: str = ""  # the name a reader knows, e.g. "Go net/http"
     load_paths: LoadPaths | None = None  # None: any ad-hoc path (verification checks it)
     toolchain: Toolchain | None = None  # what its build needs on PATH (its language's)
+    waits: Waits | None = None  # a wait it adds to each request (a sleep), if any
 
     def request(self, name: str) -> Request:
         found = {r.name: r for r in self.requests}
@@ -382,6 +370,7 @@ def _parse_server(name: str, entry: Mapping, languages: Mapping[str, LanguageSpe
                     env=dict(spec.get("env", {})),
                     factors=dict(spec.get("factors", {})),
                     services={s: dict(p) for s, p in spec.get("services", {}).items()},
+                    waits=Waits.from_entry(spec.get("waits")),
                 )
                 for v, spec in entry.get("variants", {}).items()
             },
@@ -392,6 +381,7 @@ def _parse_server(name: str, entry: Mapping, languages: Mapping[str, LanguageSpe
             title=entry.get("title", ""),
             load_paths=LoadPaths.from_entry(entry.get("load_paths")),
             toolchain=language.toolchain,
+            waits=Waits.from_entry(entry.get("waits")),
         )
     except (KeyError, TypeError) as err:
         raise ValueError(f"servers.toml: entry {name!r} is malformed ({err})") from None

@@ -7,11 +7,13 @@ round. The order of every round is stored in the run's manifest.
 """
 
 import random
+import time
 from collections.abc import Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchbook.measure import foreign_cpu
 from benchbook.measure.experiment_plan import Config, ExperimentPlan
 from benchbook.measure.hosts.placement import Placement
 from benchbook.measure.instances import Instance, slug, start_instance
@@ -21,6 +23,7 @@ from benchbook.measure.run_store import Run
 from benchbook.measure.targets import load_plan
 from benchbook.measure.verification import VerificationError, verify
 from benchbook.runs.layout import repo_relative
+from benchbook.runs.limits import limit_columns
 
 
 @dataclass
@@ -34,6 +37,7 @@ class Rounds:
     placement: Placement = field(default_factory=Placement)
     dead: set[Target] = field(default_factory=set)
     orders: list[list[str]] = field(default_factory=list)
+    busy_at_start: float = 0.0  # machine_check's: other work that never settled
     _random: random.Random = field(default_factory=random.Random)
 
     def measure(self) -> None:
@@ -110,10 +114,17 @@ class Rounds:
         print(f"{step} {config.target.label} repetition {rep}/{self.plan.repetitions}: "
               + config.tool.describe(), flush=True)  # fmt: skip
         if group := config.together:
-            for row in group.measure_together(self.run, instances, rep, self.plan.pinning):
-                self.run.append(row)
+            before, started = foreign_cpu.snapshot(), time.monotonic()
+            rows = group.measure_together(self.run, instances, rep, self.plan.pinning)
+            other = foreign_cpu.foreign_use(before, foreign_cpu.snapshot(),
+                                            time.monotonic() - started)  # fmt: skip
+            for row in rows:
+                row |= {"busy_at_start": self.busy_at_start, "foreign_cpu_pct": other.cpu_pct,
+                        "foreign_processes": other.processes_text()}  # fmt: skip
+                self.run.append(row | limit_columns(row))
             return
-        row = measure_run(self.run, self.plan, instances[config.target.instance], config, rep)
+        row = measure_run(self.run, self.plan, instances[config.target.instance], config, rep,
+                          self.busy_at_start)  # fmt: skip
         self.run.append(row)
         if "server_died" in row["flags"]:
             self.dead.add(config.target.instance)

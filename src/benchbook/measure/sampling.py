@@ -37,6 +37,7 @@ class TreeSampler:
         self._root = psutil.Process(pid)
         self._peak_rss = 0
         self.cpu_timeline: CpuTimeline = []
+        self.process_timelines: dict[int, CpuTimeline] = {}  # each process's own
         self._stop = threading.Event()
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._sample, daemon=True)
@@ -60,17 +61,19 @@ class TreeSampler:
     def _sample(self) -> None:
         try:
             while not self._stop.is_set():
-                rss, cpu = 0, 0.0
+                rss, cpu, now = 0, 0.0, time.time()
                 for proc in self._tree():
                     try:
                         with proc.oneshot():
                             rss += proc.memory_info().rss
                             times = proc.cpu_times()
-                            cpu += times.user + times.system
                     except psutil.NoSuchProcess:
-                        pass
+                        continue
+                    cpu += times.user + times.system
+                    own = self.process_timelines.setdefault(proc.pid, [])
+                    own.append((now, times.user + times.system))
                 self._peak_rss = max(self._peak_rss, rss)
-                self.cpu_timeline.append((time.time(), cpu))
+                self.cpu_timeline.append((now, cpu))
                 self._stop.wait(SAMPLE_INTERVAL_S)
         except BaseException as error:  # reported by __exit__: a silent stop would
             self._error = error  # make every later CPU figure too low
@@ -123,6 +126,21 @@ def cpu_seconds_between(timeline: CpuTimeline, start: float, end: float) -> floa
     times = [t for t, _ in timeline]
     cpus = [c for _, c in timeline]
     return float(np.interp(end, times, cpus) - np.interp(start, times, cpus))
+
+
+def busiest_process_pct(
+    timelines: dict[int, CpuTimeline], start: float, end: float
+) -> float | None:
+    """The busiest single process between two Unix times, in percent of one core, of the
+    processes sampled over the whole stretch: a single-threaded worker (Locust's) is at
+    its limit at one core whatever its tree's total is. None when none covers it."""
+    shares = []
+    for timeline in timelines.values():
+        try:
+            shares.append(100 * cpu_seconds_between(timeline, start, end) / (end - start))
+        except SamplerError:
+            continue  # started or ended inside the stretch
+    return max(shares, default=None)
 
 
 def host_cpu_jiffies() -> tuple[int, int]:

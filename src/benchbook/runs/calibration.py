@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from benchbook.runs.limits import Limit
+
 CALIBRATION_EXPERIMENT = "00_load_generators"
 
 
@@ -16,8 +18,9 @@ class Ceilings:
     run_id: str | None = None
     by_setting: dict[str, float] = field(default_factory=dict)
     server: str = ""  # the target the ceilings were measured against
-    # Settings whose ceiling was the tool's own (client_bound); the others were held
-    # back by the server, so reaching them says nothing about the tool.
+    # Settings whose ceiling was the tool's own (runs.limits: the load tool set most of its
+    # runs); the others were held back by the server, so reaching them says nothing about
+    # the tool.
     tool_bound: frozenset[str] = frozenset()
     # Newer calibration runs that were not used, each with the reason.
     skipped: tuple[str, ...] = ()
@@ -33,8 +36,8 @@ class Ceilings:
 NOT_CALIBRATED = Ceilings()
 
 
-def client_bound_share(results: pd.DataFrame) -> pd.Series:
-    """Per tool setting, the share of its runs flagged client_bound."""
-    return results.groupby("tool_setting", sort=False)["flags"].agg(
-        lambda flags: flags.fillna("").str.contains("client_bound").mean()
+def tool_set_share(results: pd.DataFrame) -> pd.Series:
+    """Per tool setting, the share of its runs whose rate the load tool set (runs.limits)."""
+    return results.groupby("tool_setting", sort=False)["limit"].agg(
+        lambda limits: (limits == str(Limit.LOAD_TOOL)).mean()
     )

@@ -10,13 +10,18 @@ CORE_COLUMNS = [
     "lat_p99_ms", "lat_p999_ms", "lat_max_ms", "err_connect", "err_read", "err_write",
     "err_timeout", "non_2xx", "server_cpu_pct", "server_rss_mb", "server_cpu_ms_per_request",
     "client_cpu_pct",
-    "headroom", "host_steal_pct", "flags", "incident", "raw_path",
+    "headroom", "host_steal_pct",
+    # What set the rate (runs.limits): what it read beyond the above, then its verdict.
+    "foreign_cpu_pct", "foreign_processes", "busy_at_start", "server_cores", "client_cores",
+    "cpus_shared", "server_waits", "server_delay_ms", "link_rtt_ms",
+    "limit", "server_cpu_share", "client_cpu_share", "bound_share",
+    "flags", "incident", "raw_path",
 ]  # fmt: skip
 
 # Read as text whatever they hold (an empty cell is '', never NaN).
 TEXT_COLUMNS = [
     "target", "server", "language", "variant", "request", "method", "endpoint", "tool",
-    "tool_setting", "flags", "incident",
+    "tool_setting", "flags", "incident", "foreign_processes", "server_waits", "limit",
 ]  # fmt: skip
 
 # The percentiles every row carries (the core columns); a tool may add more.

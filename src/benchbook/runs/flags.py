@@ -2,11 +2,8 @@
 that raise them (benchbook.measure.flags applies them) and which flags make a row invalid.
 The analysis words the same thresholds, so they live here, once."""
 
-# A closed loop keeps `connections` requests in flight, so by Little's law
-# connections ≈ rps × mean latency. Beyond this relative gap, time is being spent
-# somewhere the latency histogram does not see (load tool, timeouts, dropped samples).
-LITTLES_LAW_TOLERANCE = 0.15
-CLIENT_BOUND_SHARE = 0.90  # of the cores the load tool may use
+# The load tool's and Little's law's thresholds are part of the rule of what set a rate
+# (benchbook.runs.limits).
 NEAR_CEILING_HEADROOM = 0.90  # of the tool setting's calibrated ceiling (notebook 00)
 SHORT_RUN_S = 5.0
 SHORT_RUN_REQUESTS = 10_000  # below this, p99.9 rests on fewer than 10 samples

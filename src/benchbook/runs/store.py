@@ -13,6 +13,7 @@ import pandas as pd
 from benchbook.runs.columns import TEXT_COLUMNS
 from benchbook.runs.experiment import Experiment, RunPlan
 from benchbook.runs.layout import repo_relative, runs_dir
+from benchbook.runs.limits import attributed
 from benchbook.runs.manifest import COMPLETED, description_of, migrate, plan_of
 
 # What a notebook shows for a run: the report finds the run's manifest through it.
@@ -74,9 +75,12 @@ class Run:
         return self.results_path.exists()
 
     def results(self) -> pd.DataFrame:
-        """results.csv, text columns as text (empty, never NaN) whatever they hold."""
+        """results.csv, text columns as text (empty, never NaN) whatever they hold, each
+        row with the limit that set its rate (runs.limits: judged now for a run stored
+        before its rows recorded it)."""
         frame = pd.read_csv(self.results_path, dtype=dict.fromkeys(TEXT_COLUMNS, str))
-        return frame.fillna({c: "" for c in TEXT_COLUMNS if c in frame})
+        frame = frame.fillna({c: "" for c in TEXT_COLUMNS if c in frame})
+        return attributed(frame, self.manifest())
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         """Shown in a notebook, a run names its folder; the report finds its manifest here."""
@@ -101,9 +105,16 @@ class RunStore:
                 yield run
 
     def with_fingerprint(self, fingerprint: str) -> Run | None:
-        """The newest completed run measured with this fingerprint (see measure.reuse)."""
+        """The newest completed run measured with this fingerprint (see measure.reuse) on
+        a machine that had settled when it began (a run measured beside other work that
+        never stopped stands in for nothing: measure.machine_check)."""
         for run in self.runs():
             manifest = run.manifest()
-            if manifest["fingerprint"] == fingerprint and manifest["completion"] == COMPLETED:
+            settled = (manifest.get("machine_check") or {}).get("settled", True)
+            if (
+                manifest["fingerprint"] == fingerprint
+                and manifest["completion"] == COMPLETED
+                and settled
+            ):
                 return run
         return None

@@ -48,8 +48,10 @@ class Finished:
     exit_code: int
     wall_s: float
     client_cpu_s: float  # the tool and any worker processes it forked and reaped
-    # Sampled CPU time of each process tree of the tool, to measure a stretch of the run.
+    # Sampled CPU time of each process tree of the tool, to measure a stretch of the run,
+    # and of each of its processes.
     cpu_timelines: tuple[CpuTimeline, ...] = field(default=())
+    process_timelines: Mapping[int, CpuTimeline] = field(default_factory=dict)
 
 
 class LoadToolError(RuntimeError):
@@ -175,7 +177,13 @@ def run_all_to_files(
                     f"{late} Its output so far is in {job.stdout_path or job.log_path}."
                 ) from None
             finished.append(
-                Finished(code, time.monotonic() - start, cpu_s, (sampler.cpu_timeline,))
+                Finished(
+                    code,
+                    time.monotonic() - start,
+                    cpu_s,
+                    (sampler.cpu_timeline,),
+                    sampler.process_timelines,
+                )  # fmt: skip
             )
         return finished
 
@@ -253,6 +261,9 @@ class ToolRun:
     # (start, end) Unix times of the load phase, when the tool's lifetime is longer
     # (Locust's start-up): server CPU is then measured over this stretch only.
     load_phase: tuple[float, float] | None = None
+    # Its busiest process in percent of one core, for a tool whose processes each use
+    # one core at most (Locust's workers): one at its limit limits the tool.
+    busiest_process_pct: float | None = None
 
 
 class ToolDefaults:

@@ -17,7 +17,7 @@ from benchbook.measure.hosts.addresses import require_allowed
 from benchbook.measure.hosts.exposure import LoadHost
 from benchbook.measure.params import as_list, counts, require_choice, require_int
 from benchbook.measure.pinning import load_cores
-from benchbook.measure.sampling import cpu_seconds_between
+from benchbook.measure.sampling import busiest_process_pct, cpu_seconds_between
 from benchbook.measure.servers import free_port
 from benchbook.measure.tools import Calibration, Capabilities, ToolEntry, VersionPin
 from benchbook.measure.tools.base import (
@@ -226,6 +226,7 @@ def _run_distributed(
         master,
         client_cpu_s=sum(f.client_cpu_s for f in finished),
         cpu_timelines=tuple(t for f in (master, *workers) for t in f.cpu_timelines),
+        process_timelines={pid: t for f in finished for pid, t in f.process_timelines.items()},
     )
     return merged, by_host
 
@@ -247,7 +248,7 @@ class Locust(ToolDefaults):
     load: LocustLoad
     name = "locust"
     closed_loop = False
-    extra_columns = ("client_cpu_pct_by_host",)
+    extra_columns = ("client_cpu_pct_by_host", "client_cpu_busiest_pct", "think_ms")
 
     @property
     def slug(self) -> str:
@@ -273,7 +274,9 @@ class Locust(ToolDefaults):
         )
 
     def row_fields(self) -> dict[str, object]:
-        return {"users": self.load.users}
+        """Its users, and their mean wait between requests (a uniform wait's midpoint)."""
+        think_ms = round(500 * (self.load.wait_min_s + self.load.wait_max_s), 3)
+        return {"users": self.load.users} | ({"think_ms": think_ms} if think_ms else {})
 
     def client_cores(self, available: int) -> int:
         return min(self.load.workers or self.load.processes, available)
@@ -334,7 +337,8 @@ class Locust(ToolDefaults):
         # Locust's CPU while it generated load, from its first user to its last request:
         # start-up (imports, forks, workers connecting) and shutdown would dilute it.
         cpu_s = sum(cpu_seconds_between(t, start, end) for t in finished.cpu_timelines)
-        return ToolRun(measured, end - start, cpu_s, stats_path(raw_prefix), (start, end))
+        busiest = busiest_process_pct(finished.process_timelines, start, end)
+        return ToolRun(measured, end - start, cpu_s, stats_path(raw_prefix), (start, end), busiest)
 
 
 def loads(

@@ -15,7 +15,6 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchbook.measure.flags import number
 from benchbook.measure.hosts.addresses import require_allowed
 from benchbook.measure.hosts.exposure import LoadHost
 from benchbook.measure.params import require_int
@@ -39,6 +38,7 @@ from benchbook.measure.tools.vegeta_output import (
 )
 from benchbook.runs.durations import parse_duration
 from benchbook.runs.layout import built_tool
+from benchbook.runs.limits import number
 
 # An open-loop run is short of its rate when it sent less than this share of it.
 RATE_SHORTFALL = 0.95
