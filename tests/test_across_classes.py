@@ -22,6 +22,7 @@ from benchbook.analyse.across_classes import (
 from benchbook.analyse.replication import UNRECORDED, OtherClass, replication, spread
 from benchbook.analyse.stats import compare_paired
 from benchbook.render.spread_page import machine_census
+from benchbook.runs.limits import judged
 from benchbook.runs.manifest import COMPLETED, migrate
 from benchbook.store.sessions import StoredSession, computed_estimates
 
@@ -136,11 +137,15 @@ def test_two_recorded_classes_through_replication_give_each_estimate_and_the_err
 
 
 def rows(flags: str, runs: int = 4, limited: int = 4) -> pd.DataFrame:
-    return pd.DataFrame(
+    """Each server at 95 % of its one core, its load tool at half of its own, and the
+    first ``limited`` runs of each flagged (a tool flag makes the tool their limit)."""
+    return judged(pd.DataFrame(
         [{"target": t, "flags": flags if i < limited else "", "err_connect": 0, "err_read": 0,
-          "err_write": 0, "err_timeout": 0, "requests": 1000, "headroom": None}
+          "err_write": 0, "err_timeout": 0, "requests": 1000, "headroom": None, "rps": 1000.0,
+          "server_cpu_pct": 95.0, "server_cores": 1, "client_cpu_pct": 50.0, "client_cores": 1,
+          "tool_setting": "wrk"}
          for t in ("go", "py") for i in range(runs)]
-    )  # fmt: skip
+    ))  # fmt: skip
 
 
 def limit(flags: str = "", limited: int = 4, column: str = "rps", link: str = "") -> str:

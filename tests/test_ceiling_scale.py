@@ -5,6 +5,7 @@ import pandas as pd
 
 from benchbook.analyse import ceiling_scale
 from benchbook.runs.languages import Language, load_languages
+from benchbook.runs.limits import judged
 
 C = Language(name="c", title="C", kind="compiled", garbage_collector=False, colours=("#555",),
              hatch="", words=("c",), speed_reference="", profiler="",
@@ -19,7 +20,10 @@ SHARES = {
 }
 
 
-def rows(with_ceiling: bool = True) -> pd.DataFrame:
+def rows(with_ceiling: bool = True, **ceiling_runs: object) -> pd.DataFrame:
+    """Six rounds; every server at 96 % of its one core, wrk at half of its own (their
+    rates their CPUs' own, runs.limits), unless ``ceiling_runs`` says otherwise of the
+    ceiling server's runs."""
     found = []
     for round_, ceiling in enumerate(CEILING_RPS, start=1):
         here = {("c-iodelay", "c"): 1.0} if with_ceiling else {}
@@ -27,8 +31,11 @@ def rows(with_ceiling: bool = True) -> pd.DataFrame:
         for (target, language), share in here.items():
             found.append({"run_id": "r", "repetition": round_, "target": target,
                           "server": target.split(" ")[0], "language": language,
-                          "rps": ceiling * share, "flags": ""})  # fmt: skip
-    return pd.DataFrame(found)
+                          "rps": ceiling * share, "flags": "", "tool_setting": "wrk",
+                          "connections": 100, "server_cpu_pct": 96.0, "server_cores": 1,
+                          "client_cpu_pct": 50.0, "client_cores": 1}
+                         | (ceiling_runs if target == "c-iodelay" else {}))  # fmt: skip
+    return judged(pd.DataFrame(found))
 
 
 def test_each_server_is_placed_on_the_ceiling_with_its_paired_interval() -> None:
@@ -60,14 +67,31 @@ def test_the_registrys_rust_server_is_the_ceiling_of_a_run() -> None:
 def test_a_ceiling_the_load_tool_held_down_makes_every_share_an_upper_bound() -> None:
     """Notebook 02's Rust server under wrk -t1: client_bound in every run (S11)."""
     declared = load_languages() | {"c": C}
-    limited = rows()
-    ceiling = limited["target"] == "c-iodelay"
-    limited.loc[ceiling, "flags"] = "client_bound;short_run"
+    limited = rows(client_cpu_pct=97.0, flags="client_bound;short_run")
     assert ceiling_scale.sentence(limited, declared=declared) == (
-        "c-iodelay, compiled with no garbage collector, reached 10,010 req/s here (median) "
-        "with the load tool at its limit (client_bound in 6 of 6 runs): the ceiling lies "
-        "higher, so each share of it is an upper bound: Go net/http at most 80 % "
+        "c-iodelay, compiled with no garbage collector, reached 10,010 req/s here (median), "
+        "but the load tool (wrk at 97 % of its core) set that rate in 6 of 6 runs: the "
+        "ceiling lies higher, so each share of it is an upper bound: Go net/http at most 80 % "
         "(95 % CI 79–81 %), FastAPI (uvicorn's defaults) at most 20 % (95 % CI 19–21 %)."
     )
-    limited.loc[ceiling & (limited["repetition"] > 3), "flags"] = ""  # half the runs: not most
+    some = rows(client_cpu_pct=97.0).assign(  # two of its six runs: not most
+        limit=lambda r: r["limit"].where(
+            (r["target"] != "c-iodelay") | (r["repetition"] <= 2), "server"
+        )
+    )
+    limited = some
     assert "set the ceiling here" in ceiling_scale.sentence(limited, declared=declared)
+
+
+def test_a_server_that_did_not_meet_its_own_limit_is_no_ceiling() -> None:
+    """Notebook 01's Rust server holding a 1 ms sleep at 100 connections used 75 % of its
+    core: the requests in flight set its rate, not its CPU, so nothing is placed on it."""
+    declared = load_languages() | {"c": C}
+    held = rows(server_cpu_pct=75.0, server_waits="a 1 ms sleep", server_delay_ms=1.0)
+    assert ceiling_scale.sentence(held, declared=declared) == (
+        "c-iodelay, compiled with no garbage collector, reached 10,010 req/s (median) at the "
+        "same settings, but its rate was set by the requests in flight (100 at a time, held "
+        "9.99 ms each: a 1 ms sleep per request, with its CPU at 75 % of its core), not by "
+        "its CPU: it is no ceiling here, and no server is placed on it."
+    )
+    assert "% of the ceiling" not in ceiling_scale.sentence(held, declared=declared)

@@ -35,7 +35,10 @@ def test_wrong_bodies_under_load_flag_bad_response_and_are_never_ranked(both) ->
     sentence = conclusions.compare_targets(run.results(), "go-hello", "wrong-body-under-load")
     assert "cannot be ranked" in sentence and "bad_response 1/1" in sentence
     table = comparison_table(run.results(), "target", "go-hello", "wrong-body-under-load")
-    assert table.loc["pooled", "verdict"] == "not ranked: no valid runs of wrong-body-under-load"
+    verdict = table.loc["pooled", "verdict"]  # (go-hello's run may count or not: its limit)
+    assert (
+        verdict.startswith("not ranked: ") and "no valid runs of wrong-body-under-load" in verdict
+    )
     assert summary_table(run.results()).loc["wrong-body-under-load", "runs"] == 0
     assert descendants() == []
 

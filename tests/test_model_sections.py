@@ -116,8 +116,12 @@ def test_runs_where_the_load_tool_was_the_limit_are_left_out_and_counted(
     flagged = stored_sweep.copy()
     at_800 = (flagged["target"] == target) & (flagged["connections"] == 800)
     at_200 = (flagged["target"] == target) & (flagged["connections"] == 200)
-    flagged.loc[at_800, "flags"] += ";client_bound"
-    flagged.loc[at_200 & (flagged["repetition"] == 1), "flags"] += ";near_tool_ceiling"
+    # What set those runs' rates (runs.limits), with the flags that would have said so.
+    flagged.loc[at_800, ["flags", "limit"]] = [";client_bound", "load tool"]
+    flagged.loc[at_200 & (flagged["repetition"] == 1), ["flags", "limit"]] = [
+        ";near_tool_ceiling",
+        "load tool",
+    ]
     fit = sections.fit_sweep(flagged, [], 100).shapes[target].fit
     assert fit.left_out == 4 and len(fit.points) == 14
     assert 800 not in fit.levels and (fit.points["connections"] == 200).sum() == 2

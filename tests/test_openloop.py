@@ -187,7 +187,7 @@ def test_capacity_lies_where_p99_crosses_the_slo_on_a_log_scale() -> None:
     # 400 met it (5 ms), 800 broke it (100 ms): ln(10/5) / ln(100/5) of the way.
     expected = 400 + 400 * math.log(2) / math.log(20)
     assert found[CAPACITY] == pytest.approx(expected)
-    assert (found["passed_rps"], found["failed_rps"], found["limit"], found["bound"]) == (
+    assert (found["passed_rps"], found["failed_rps"], found["ended_by"], found["bound"]) == (
         400, 800, "slo", "")  # fmt: skip
     assert "placed between them on a log scale" in capacity_wording.capacity_sentence(caps, "a")
 
@@ -196,9 +196,9 @@ def test_an_invalid_run_never_counts_and_leaves_only_a_lower_bound() -> None:
     runs = load_rows("a", {100: [1.0, 1.0], 200: [1.2, 1.2], 400: [5.0, 5.0], 800: [100.0, 90]})
     runs.loc[(runs["target_rate"] == 400) & (runs["repetition"] == 2), "flags"] = "bad_response"
     caps = capacity.capacity_runs(runs)
-    assert repetition(caps, "a", 1)["limit"] == "slo"
+    assert repetition(caps, "a", 1)["ended_by"] == "slo"
     flagged = repetition(caps, "a", 2)
-    assert (flagged[CAPACITY], flagged["bound"], flagged["limit"]) == (
+    assert (flagged[CAPACITY], flagged["bound"], flagged["ended_by"]) == (
         200, "at least", "invalid")  # fmt: skip
     sentence = capacity_wording.capacity_sentence(caps, "a")
     assert "1 of 2 runs it is **only a lower bound**" in sentence
@@ -224,10 +224,10 @@ def test_the_tool_not_the_server_ends_the_scan_as_a_lower_bound() -> None:
     # Repetition 2: the SLO broke while the tool, not the server, was at its CPU limit.
     runs.loc[top & (runs["repetition"] == 2), ["client_cpu_pct", "server_cpu_pct"]] = [95, 40]
     caps = capacity.capacity_runs(runs)
-    assert repetition(caps, "go", 1)[["limit", "bound"]].tolist() == ["tool", "at least"]
+    assert repetition(caps, "go", 1)[["ended_by", "bound"]].tolist() == ["tool", "at least"]
     assert "rate_shortfall" in repetition(caps, "go", 1)["flags"]
-    assert repetition(caps, "go", 2)[[CAPACITY, "limit"]].tolist() == [1000, "tool"]
-    assert repetition(caps, "go", 3)["limit"] == "slo"  # the server was busy: its own limit
+    assert repetition(caps, "go", 2)[[CAPACITY, "ended_by"]].tolist() == [1000, "tool"]
+    assert repetition(caps, "go", 3)["ended_by"] == "slo"  # the server was busy: its own limit
     sentence = capacity_wording.capacity_sentence(caps, "go")
     assert "vegeta used 95 % of a core and the server 40 %" in sentence
     assert "so that rate was not offered" in sentence
@@ -235,11 +235,11 @@ def test_the_tool_not_the_server_ends_the_scan_as_a_lower_bound() -> None:
 
 def test_failed_requests_break_the_slo_and_every_rate_met_is_a_lower_bound() -> None:
     runs = load_rows("a", {100: [1.0], 200: [1.0], 400: [1.0]})
-    assert repetition(capacity.capacity_runs(runs), "a")[["limit", "bound"]].tolist() == [
+    assert repetition(capacity.capacity_runs(runs), "a")[["ended_by", "bound"]].tolist() == [
         "every rate", "at least"]  # fmt: skip
     runs.loc[runs["target_rate"] == 400, "err_timeout"] = 101  # 1.01 % of the requests
     found = repetition(capacity.capacity_runs(runs), "a")
-    assert (found[CAPACITY], found["limit"]) == (200, "slo")  # no p99 line to follow
+    assert (found[CAPACITY], found["ended_by"]) == (200, "slo")  # no p99 line to follow
 
 
 def test_the_slo_has_a_floor_and_can_be_fixed() -> None:

@@ -11,9 +11,10 @@ import pytest
 
 from benchbook.analyse import answer_chart
 from benchbook.analyse.explanation import Explanation
-from benchbook.analyse.findings import headline, setup_differences
+from benchbook.analyse.findings import headline
 from benchbook.analyse.levels import Pooled
 from benchbook.analyse.replication import Replication
+from benchbook.analyse.setup_notes import setup_differences
 from benchbook.analyse.stats import compare, compare_paired
 from benchbook.analyse.verdicts import (
     DIFFERENT_CONDITIONS,
@@ -26,7 +27,6 @@ from benchbook.analyse.verdicts import (
     SOMETHING_ELSE,
     TOO_FEW_RUNS,
     reproduction,
-    tool_limited,
 )
 from benchbook.render import templates
 from benchbook.runs.manifest import migrate
@@ -60,7 +60,7 @@ LOOP_404_FAR = Explanation("its HTTP backend answered 404 (its loop gives 1.18×
         # 2. a condition that sets the result differs: it wins over everything below
         (paired(1.02), {"article_ratio": 4.9, "different_conditions": "a 10 ms link caps "
          "every server near 900 req/s"}, DIFFERENT_CONDITIONS, "900 req/s; 4.9× in the article"),
-        (paired(1.0), {"article_ratio": 1.29, "tool_limited": "its load tool was the limit"},
+        (paired(1.0), {"article_ratio": 1.29, "set_by": "the load tool set both rates"},
          DIFFERENT_CONDITIONS, "load tool"),
         (None, {"article_ratio": 4.9, "different_conditions": "a link"},
          DIFFERENT_CONDITIONS, "a link"),
@@ -139,16 +139,6 @@ def rows(values: dict[str, list[float]], flags: dict[str, str] | None = None) ->
             for i, v in enumerate(vs)
         ]
     )  # fmt: skip
-
-
-def test_a_tool_limit_on_one_side_only_is_no_tool_limit() -> None:
-    # Only both sides at the tool's limit make the comparison the tool's; one side at it
-    # leaves a ranking whose caution names it.
-    data = rows({"go": [3000.0] * 6, "py": [1000.0] * 6}, {"go": "client_bound"})
-    assert tool_limited(data, ["go", "py"]) == ""
-    both = rows({"go": [3000.0] * 6, "py": [1000.0] * 6}, {"go": "client_bound",
-                                                            "py": "client_bound"})  # fmt: skip
-    assert "both sides" in tool_limited(both, ["go", "py"])
 
 
 def test_a_bound_prints_what_every_run_supports_with_no_interval_or_p_value(runs_dir) -> None:

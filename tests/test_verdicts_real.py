@@ -26,7 +26,6 @@ from benchbook.analyse.verdicts import (
     NOT_RESOLVABLE,
     SAME_DIRECTION,
     SOMETHING_ELSE,
-    TOO_FEW_RUNS,
 )
 from benchbook.runs.layout import REPO_ROOT
 from benchbook.runs.store import Run
@@ -104,18 +103,21 @@ def test_not_resolvable_when_the_a_a_control_shows_no_difference() -> None:
 def test_a_tool_limit_under_the_articles_locust_settings_is_a_different_condition() -> None:
     claim, ratio = article_claim("02_hello_world_locust", "rps", "go", "python")
     h = headline("go vs python", rows(LOCUST), "go-hello", "python-hello",
-                 experiment="02_hello_world_locust", article=claim, article_ratio=ratio,
-                 judge_tool_limit=True)  # fmt: skip
+                 experiment="02_hello_world_locust", article=claim,
+                 article_ratio=ratio)  # fmt: skip
     assert h.reproduced == DIFFERENT_CONDITIONS
-    assert "a load tool at its CPU limit in 2 of 2 runs" in h.reproduced_why
+    assert "the load tool set both rates, not the servers" in h.reproduced_why
 
 
-def test_two_locust_runs_a_side_of_no_class_are_too_few() -> None:
-    # 2+2 runs cannot show a difference alone, and a session of no class borrows no other
+def test_what_set_the_rates_is_judged_before_how_many_runs_there_are() -> None:
+    # 2+2 runs could show no difference alone, but Locust set both rates: that decides
+    # first, and the answer says it instead of ranking the servers
     _, ratio = article_claim("02_hello_world_locust", "rps", "go", "python")
     h = headline("go vs python", rows(LOCUST), "go-hello", "python-hello",
                  experiment="02_hello_world_locust", article_ratio=ratio)  # fmt: skip
-    assert h.n == "2+2" and h.reproduced == TOO_FEW_RUNS
+    assert h.n == "2+2" and h.reproduced == DIFFERENT_CONDITIONS
+    assert h.brief.startswith("**Not a comparison of the servers.** The load tool set both")
+    assert "served" not in h.brief and h.set_by
 
 
 def test_a_session_alone_resolves_what_its_own_a_a_control_resolves() -> None:
@@ -172,7 +174,11 @@ def test_a_selection_is_applied_to_every_stored_run_and_skips_runs_without_it() 
                  experiment="02_hello_world_wrk",
                  select=lambda r: r[r["tool"] == "bombardier"])  # fmt: skip
     same = [r for r in h.spread if r["same_conditions"]]
-    assert len(same) == 2 and all(r["n"] == "6 rounds" for r in same)  # one tool, paired
+    # one tool: at most its 6 runs a side (paired, unless a run of a round counts for
+    # nothing: Go's bombardier runs at 59–66 % of its core in two rounds of 2026-11-23 19:07)
+    sides = [[int(n) for n in r["n"].removesuffix(" rounds").split("+")] for r in same]
+    assert len(same) == 2 and all(max(n) == 6 for n in sides)
+    assert [r["n"] for r in same] == ["4+6", "6 rounds"]
 
 
 def test_notebook_05s_answer_words_each_figures_verdict_as_its_table_row_does() -> None:

@@ -19,9 +19,10 @@ from dataclasses import dataclass
 import pandas as pd
 
 from benchbook.analyse import formatting as fmt
-from benchbook.analyse.conclusions import flag_tally, metric
+from benchbook.analyse.conclusions import metric
+from benchbook.analyse.rate_limits import side_limit, subject
 from benchbook.analyse.replication import UNRECORDED, OtherClass, mean_of
-from benchbook.analyse.verdicts import TOOL_LIMIT_FLAGS
+from benchbook.runs.limits import SERVER_SET
 
 
 @dataclass(frozen=True)
@@ -73,21 +74,18 @@ class Check:
 def servers_limit(
     data: pd.DataFrame, targets: Sequence[str], column: str, unit: str, link: str
 ) -> str:
-    """'' where the servers set the rate of both ``targets`` in this session's rows; else
-    why the speed model does not apply: a time rather than a rate, a link that set the
-    rate (``link``: the headline's different conditions), or a load tool at its limit in
-    most runs of a side (client_bound, near_tool_ceiling)."""
+    """'' where the servers set the rate of both ``targets`` in this session's rows
+    (rate_limits); else why the speed model does not apply: a time rather than a rate, a
+    link that set the rate (``link``: the headline's different conditions), or a side
+    whose rate something else set."""
     if not metric(column, unit).higher_is_better:
         return "it predicts rates, and this is a time"
     if link:
         return "the link, not the servers, set the rate"
     for target in targets:
-        tally = flag_tally(data, target)
-        for flag in TOOL_LIMIT_FLAGS:
-            if flag in tally:
-                hit, runs = (int(n) for n in tally[flag].split("/"))
-                if hit * 2 >= runs:
-                    return f"the load tool was the limit in {hit} of {runs} runs of one side"
+        side = side_limit(data, target)
+        if side is not None and side.limit not in SERVER_SET:
+            return f"{subject(side.limit)} set the rate of one side ({side.runs} of {side.of} runs)"
     return ""
 
 

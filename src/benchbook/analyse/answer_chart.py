@@ -8,6 +8,9 @@ prediction interval for the next session as a light, wider band behind it; each 
 of this class under the same conditions as a small grey dot below, and each of another
 class as a small hollow square; the article's figure as a red diamond; the verdict as a
 badge at the right. A lower bound is an arrow pointing right from the bound ("≥ 2.5×").
+A ratio whose rates were not both set by what it compares (a load tool, the users' wait,
+a link: rate_limits) is drawn hollow and grey: it describes what set them, and the
+answer says what that was.
 Colours follow plots.spread_dots (the same band, the same red for the article).
 """
 
@@ -204,6 +207,9 @@ ARROW = {
     "shrinkB": 0,
 }
 ONE = {"color": "grey", "linestyle": ":", "linewidth": 1}  # fmt: skip
+APART = {"marker": "o", "markersize": 5, "color": MUTED, "markerfacecolor": "white",
+         "markeredgewidth": 1.0}  # fmt: skip
+APART_INTERVAL = {"color": MUTED, "linewidth": 1.5, "linestyle": (0, (2, 1))}
 
 
 def _draw_estimate(ax: Axes, headline: Mapping, y: float, drawn: set[str]) -> None:
@@ -221,10 +227,11 @@ def _draw_estimate(ax: Axes, headline: Mapping, y: float, drawn: set[str]) -> No
         ax.text(end * 1.06, y, f"≥ {fmt.ratio(ratio)}", color=INK, **beside)
         drawn.add("bound")
         return
+    apart = bool(headline.get("set_by"))
     if low is not None and high is not None:
-        ax.plot([low, high], [y, y], zorder=3, **INTERVAL)
-    ax.plot([ratio], [y], linestyle="none", zorder=4, **ESTIMATE)
-    drawn.add("estimate")
+        ax.plot([low, high], [y, y], zorder=3, **(APART_INTERVAL if apart else INTERVAL))
+    ax.plot([ratio], [y], linestyle="none", zorder=4, **(APART if apart else ESTIMATE))
+    drawn.add("apart" if apart else "estimate")
 
 
 def _draw_headline(ax: Axes, headline: Mapping, y: float, drawn: set[str]) -> None:
@@ -259,6 +266,8 @@ def _legend() -> dict[str, tuple[object, str]]:
         "article": (Line2D([], [], **ARTICLE_MARK), "the article's figure"),
         "bound": (Line2D([], [], marker=">", markersize=4, color=INK, linewidth=1.2),
                   "a lower bound: at least this"),
+        "apart": (Line2D([], [], **(APART_INTERVAL | APART)),
+                  "not a comparison of what it names: something else set the rates"),
         "one": (Line2D([], [], **ONE), "no difference (1×)"),
     }  # fmt: skip
 

@@ -40,14 +40,20 @@ def estimate(h: Headline) -> float | None:
 
 
 def ahead(h: Headline) -> bool:
-    """The first side is significantly ahead: a rate higher, a time lower (or a bound)."""
+    """The first side is significantly ahead: a rate higher, a time lower (or a bound) —
+    never where something other than the sides compared set the rates (``set_by``)."""
     value = estimate(h)
-    if value is None:
+    if value is None or h.set_by:
         return False
     if h.reproduced_why == LOWER_BOUND:
         return True
     higher = value > 1
     return h.significant and (higher if h.metric in ("rps", "") else not higher)
+
+
+def apart(h: Headline) -> str:
+    """What set a headline's rates when the sides it compares did not, as a sentence."""
+    return f"{h.set_by[0].upper()}{h.set_by[1:]}."
 
 
 def load_tools(headlines: Sequence[Headline]) -> str:
@@ -61,10 +67,11 @@ def load_tools(headlines: Sequence[Headline]) -> str:
 def how_much_faster(headlines: Sequence[Headline], condition: str) -> str:
     """Notebook 01: by how much Go out-served FastAPI (one headline per FastAPI setup)."""
     decided = [h for h in headlines if ahead(h)]
+    elsewhere = " ".join(f"Against {h.sides[1]}: {h.set_by}." for h in headlines if h.set_by)
     if not decided:
-        return f"Not measurably {condition}: no comparison showed a difference."
+        return f"Not measurably {condition}: no comparison showed a difference. {elsewhere}".strip()
     parts = [f"{figure(h)} against {h.sides[1]}" for h in decided]
-    return f"By {' and '.join(parts)}, {condition}."
+    return f"By {' and '.join(parts)}, {condition}. {elsewhere}".strip()
 
 
 def under_the_articles_tool(headlines: Sequence[Headline], tool: str) -> str:
@@ -77,6 +84,8 @@ def under_the_articles_tool(headlines: Sequence[Headline], tool: str) -> str:
         lead = f"Yes, by {figure(article)}"
     else:
         lead = f"No measurable difference under the article's settings ({figure(article)})"
+    if other.set_by:
+        return f"{lead}. With {tool}, {other.set_by}."
     return f"{lead}. With {tool}, Go served {figure(other)} FastAPI's requests per second."
 
 
@@ -118,7 +127,9 @@ def reads_and_losses(headlines: Sequence[Headline], lost: str) -> str:
     """Notebook 04: Go against Python on the same storage (the first headline), and
     whether URLs were kept."""
     same_storage = headlines[0]
-    if ahead(same_storage):
+    if same_storage.set_by:
+        lead = apart(same_storage).removesuffix(".")
+    elif ahead(same_storage):
         lead = f"Go served {figure(same_storage)} Python's reads on the same Redis"
     else:
         lead = f"No measurable difference in reads on the same Redis ({figure(same_storage)})"

@@ -11,6 +11,10 @@ session breaks it needs no model of how bounds are distributed: of k + 1 session
 are exchangeable, the next is the lowest with probability 1 / (k + 1) (11 % over 8
 stored sessions), so the sentence names the sessions it rests on.
 
+Only runs that count enter a bound (rate_limits): a session whose runs a busy machine,
+or nothing measured, set gives none, as the bound is about what the load tool and the
+server did.
+
 A bound closer to 1 than the other side's own runs differ from each other (its highest
 over its lowest, in this session) is not printed as a bound: a's lowest run then lies
 among b's, where the load tool gave out, and "at least 1.02×" would read as "about
@@ -23,7 +27,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from benchbook.analyse import formatting as fmt
-from benchbook.analyse.tables import valid_rows
+from benchbook.analyse.rate_limits import counted_rows
 
 
 @dataclass(frozen=True)
@@ -59,11 +63,11 @@ def own_spread(valid: pd.DataFrame, b: str, column: str) -> float:
 def extremes(
     a: str, b: str, column: str, select: Callable[[pd.DataFrame], pd.DataFrame] | None = None
 ) -> Callable[[pd.DataFrame], pd.DataFrame]:
-    """A stored run's rows (after ``select``) reduced to a's lowest valid run and b's
+    """A stored run's rows (after ``select``) reduced to a's lowest counted run and b's
     highest, so that replication.spread's ratio of each session is that session's bound."""
 
     def reduce(rows: pd.DataFrame) -> pd.DataFrame:
-        valid = valid_rows(select(rows) if select else rows)
+        valid = counted_rows(select(rows) if select else rows, column)
         if "target" not in valid:
             return valid
         valid = valid.dropna(subset=[column])

@@ -3,9 +3,11 @@ language compiled without a garbage collector (a language the registry declares 
 servers.toml declares Rust), which shows what a server reaches on the same cores with
 nothing between its code and the machine. "Go net/http reaches 93 % of the ceiling"
 — each server's paired ratio to it (pairing.comparison) with its interval. A run with
-no such server gets no sentence. Where the load tool, not the ceiling server, was at its
-limit in most of the ceiling's runs (verdicts.TOOL_LIMIT_FLAGS), its rate is only a lower
-bound of the ceiling, and every share of it an upper bound: the sentence says so."""
+no such server gets no sentence. A ceiling is a server that met its own limit, its CPU,
+in most of its runs (rate_limits). Where the load tool was the limit instead, its rate
+is only a lower bound of the ceiling, and every share of it an upper bound: the sentence
+says so. Where anything else set its rate (the requests in flight it held, say), it is no
+ceiling: the sentence gives its rate "at the same settings" and what set it, no share."""
 
 from collections.abc import Mapping
 
@@ -14,10 +16,11 @@ import pandas as pd
 from benchbook.analyse import formatting as fmt
 from benchbook.analyse.names import reader_name
 from benchbook.analyse.pairing import comparison
+from benchbook.analyse.rate_limits import counted_rows, reason, side_limit
 from benchbook.analyse.stats import Comparison
-from benchbook.analyse.tables import valid_rows, without_controls
-from benchbook.analyse.verdicts import TOOL_LIMIT_FLAGS
+from benchbook.analyse.tables import without_controls
 from benchbook.runs.languages import Language, load_languages
+from benchbook.runs.limits import Limit
 
 
 def ceiling_targets(
@@ -39,7 +42,7 @@ def sentence(
     here at 14,000 req/s (median): Go net/http reaches 93 % of the ceiling (95 % CI
     90–95 %), FastAPI (asyncio + h11) 21 % (…).' — from the valid rows of ``results``
     (A/A copies left out); '' when they hold no ceiling server or nothing to place on it."""
-    valid = without_controls(valid_rows(results))
+    valid = without_controls(counted_rows(results, column))
     ceilings = ceiling_targets(valid, declared)
     if not ceilings:
         return ""
@@ -57,13 +60,20 @@ def sentence(
     (first_name, first), rest = placed[0], placed[1:]
     unit = "req/s" if column == "rps" else column
     name, rate = reader_name(valid, ceiling), fmt.count(medians[ceiling])
-    if limited := tool_limited(valid, ceiling):
+    side = side_limit(valid, ceiling)
+    if side is not None and side.limit not in (Limit.SERVER, Limit.LOAD_TOOL):
+        return (
+            f"{name}, compiled with no garbage collector, reached {rate} {unit} (median) at "
+            f"the same settings, but its rate was set by {reason(side)}, not by its CPU: it "
+            "is no ceiling here, and no server is placed on it."
+        )
+    if side is not None and side.limit == Limit.LOAD_TOOL:
         shares = [f"{first_name} at most {_share(first)}"]
         shares += [f"{other} at most {_share(c)}" for other, c in rest]
         return (
-            f"{name}, compiled with no garbage collector, reached {rate} {unit} here (median) "
-            f"with the load tool at its limit ({limited}): the ceiling lies higher, so each "
-            "share of it is an upper bound: " + ", ".join(shares) + "."
+            f"{name}, compiled with no garbage collector, reached {rate} {unit} here (median), "
+            f"but {reason(side)} set that rate in {side.runs} of {side.of} runs: the ceiling "
+            "lies higher, so each share of it is an upper bound: " + ", ".join(shares) + "."
         )
     shares = [f"{first_name} reaches {_share(first, 'of the ceiling ')}"]
     shares += [f"{other} {_share(c)}" for other, c in rest]
@@ -71,18 +81,6 @@ def sentence(
         f"{name}, compiled with no garbage collector, set the ceiling "
         f"here at {rate} {unit} (median): " + ", ".join(shares) + "."
     )
-
-
-def tool_limited(valid: pd.DataFrame, target: str) -> str:
-    """'client_bound in 6 of 6 runs' where the load tool was at its limit in most of
-    ``target``'s runs (verdicts.TOOL_LIMIT_FLAGS), else ''."""
-    flags = valid.loc[valid["target"] == target, "flags"].fillna("").str.split(";")
-    limited = flags.map(lambda found: [f for f in TOOL_LIMIT_FLAGS if f in found])
-    hits = int(limited.map(bool).sum())
-    if 2 * hits <= len(flags):
-        return ""
-    names = " or ".join(dict.fromkeys(f for found in limited for f in found))
-    return f"{names} in {hits} of {len(flags)} runs"
 
 
 def _share(c: Comparison, of: str = "") -> str:

@@ -5,28 +5,23 @@ The ceilings themselves, and each row's headroom, are measure.calibration's."""
 import pandas as pd
 
 from benchbook.analyse import formatting as fmt
+from benchbook.analyse.rate_limits import side_limit
 from benchbook.analyse.tables import summary_table
-from benchbook.runs.calibration import Ceilings, client_bound_share
+from benchbook.runs.calibration import Ceilings
+from benchbook.runs.limits import Limit
 
-SERVER_BOUND_CPU_PCT = 90.0  # of the server's one pinned core
-
-
-def limited_by(client_bound_share: float, server_cpu_pct: float) -> str:
-    """Which side the ceiling belongs to, from the runs' flags and the server's CPU."""
-    if client_bound_share >= 0.5:
-        return "load tool"
-    if server_cpu_pct >= SERVER_BOUND_CPU_PCT:
-        return "server"
-    return "neither"
+# What set a setting's rate, as the ceiling table names it (rate_limits: most of its runs).
+LIMITED_BY = {Limit.LOAD_TOOL: "load tool", Limit.SERVER: "server"}
 
 
 def ceiling_table(results: pd.DataFrame) -> pd.DataFrame:
     """Per tool setting: median req/s with its CI, the CPU both sides used, and which of
-    them set the limit."""
+    them set the limit (runs.limits, most of its runs; 'neither' for anything else)."""
     table = summary_table(results, by=["tool_setting"])
-    client_bound = client_bound_share(results)
+    by_setting = results.assign(target=results["tool_setting"])
     table["limited by"] = [
-        limited_by(client_bound[setting], cpu) for setting, cpu in table["server CPU %"].items()
+        LIMITED_BY.get(side.limit, "neither") if (side := side_limit(by_setting, s)) else "neither"
+        for s in table.index
     ]
     return table[
         ["runs", "req/s", "req/s CI", "CI level", "client CPU %", "server CPU %",
@@ -40,7 +35,7 @@ def limits_sentence(table: pd.DataFrame) -> str:
     meaning = {
         "load tool": "by the load tool itself",
         "server": "by the server (the tool's own ceiling is higher)",
-        "neither": "by neither side's CPU (see the flags)",
+        "neither": "by neither side's CPU (a busy machine, or nothing measured at its limit)",
     }
     groups: dict[str, list[str]] = {}
     for setting, limit in table["limited by"].items():

@@ -63,7 +63,7 @@ def compare(
     **options: object,
 ) -> Compare:
     """A headline declared with ``findings.headline``'s own keywords (select=,
-    judge_tool_limit=, cross_check=, differences=, …), so a notebook reads as before."""
+    sides_are=, cross_check=, differences=, …), so a notebook reads as before."""
     return Compare(label, rows, a, b, experiment, article, options)
 
 

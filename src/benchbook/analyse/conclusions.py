@@ -13,7 +13,13 @@ from benchbook.analyse.flag_wording import FLAG_CONSEQUENCES, FLAG_MEANINGS, FLA
 from benchbook.analyse.lost_records import incident_text
 from benchbook.analyse.pairing import comparison, count_text, needed, runs_text, too_few
 from benchbook.analyse.stats import ALPHA, ESTIMATOR, PAIRED_ESTIMATOR, Comparison
-from benchbook.analyse.tables import flag_counts, valid_rows, with_derived
+from benchbook.analyse.tables import (
+    counted_rows,
+    flag_counts,
+    limit_counts,
+    valid_rows,
+    with_derived,
+)
 from benchbook.runs.calibration import CALIBRATION_EXPERIMENT
 from benchbook.runs.flags import NEAR_CEILING_HEADROOM
 from benchbook.runs.layout import REPO_ROOT
@@ -23,7 +29,7 @@ from benchbook.runs.locust_output import steady_rps
 SUSPECT_FLAGS = (
     "errors", "timeouts", "non_2xx", "client_bound", "near_tool_ceiling", "littles_law",
     "bad_response", "server_died", "data_loss", "rate_shortfall", "workers_exhausted",
-    "network_bound",
+    "network_bound", "busy_machine",
 )  # fmt: skip
 # Where the CPU of the side that served was this high, it was near its own limit too.
 SERVER_BUSY_CPU_PCT = 80.0
@@ -61,11 +67,12 @@ def metric(column: str, unit: str = "") -> Metric:
 
 
 def _values(data: pd.DataFrame, target: str, column: str) -> pd.Series:
-    """The valid runs' values of one target (an unknown target is an error)."""
+    """The values of one target's runs that count (tables.counted_rows; an unknown target
+    is an error)."""
     if not data["target"].eq(target).any():
         raise ValueError(f"no results for target {target!r}; have {sorted(set(data['target']))}")
-    valid = valid_rows(data)
-    return valid.loc[valid["target"] == target, column].dropna()
+    counted = counted_rows(data, column)
+    return counted.loc[counted["target"] == target, column].dropna()
 
 
 def verdict(c: Comparison, a: str, b: str, column: str, unit: str = "", brief: bool = False) -> str:
@@ -199,12 +206,14 @@ def compare_targets(
     va, vb = _values(data, a, column), _values(data, b, column)
     for target, values in ((a, va), (b, vb)):
         if values.empty:
-            flags = flag_counts(data.loc[data["target"] == target, "flags"])
+            runs = data.loc[data["target"] == target]
+            invalid = valid_rows(runs).empty  # else valid, but what set their rate counts not
+            why = flag_counts(runs["flags"]) if invalid else f"set by {limit_counts(runs)}"
             return (
                 f"**{name_a}** and **{name_b}** cannot be ranked: no run of **{target}** "
-                f"measured the server doing its job ({flags})."
+                f"measured the server doing its job ({why})."
             )
-    c = comparison(valid_rows(data), a, b, column)
+    c = comparison(counted_rows(data, column), a, b, column)
     sentence = verdict(c, name_a, name_b, column, unit)
     note = caution(results, [a, b])
     return f"{sentence} {note}" if note else sentence

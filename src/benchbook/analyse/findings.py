@@ -24,14 +24,19 @@ from benchbook.analyse.machine_classes import WORKLOADS
 from benchbook.analyse.names import language, reader_name
 from benchbook.analyse.pairing import aa_band, comparison, count_text
 from benchbook.analyse.published import source
+from benchbook.analyse.rate_limits import (
+    SERVERS,
+    apart_brief,
+    counted_rows,
+    rate_sides,
+    side_medians,
+)
 from benchbook.analyse.replication import Replication, replication, spread
 from benchbook.analyse.session_wording import across, brief
 from benchbook.analyse.stats import Comparison
-from benchbook.analyse.tables import valid_rows
-from benchbook.analyse.verdicts import NO_ARTICLE, reproduction, tool_limited
+from benchbook.analyse.verdicts import NO_ARTICLE, reproduction
 from benchbook.runs.labels import aa_copy_of
 from benchbook.runs.languages import load_languages
-from benchbook.runs.manifest import description_of, plan_of
 
 
 @dataclass
@@ -80,6 +85,9 @@ class Headline:
     # such a comparison stays out of a Go-vs-Python tally.
     like_for_like: bool = True
     cross_check: bool = False  # the same pair of servers measured with a second load tool
+    # Why this ratio compares no servers (what set its rates, rate_limits); '' where both
+    # sides' rates were set by what it compares.
+    set_by: str = ""
 
 
 @dataclass
@@ -137,7 +145,7 @@ def headline(
     unit: str = "req/s",
     article: str = "",
     article_ratio: float | None = None,
-    judge_tool_limit: bool = False,
+    sides_are: str = SERVERS,
     measured_else: Explanation | None = None,
     differences: str = "",
     different_conditions: str = "",
@@ -146,39 +154,39 @@ def headline(
     select: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
     same_conditions_ignore: tuple[str, ...] = (),
 ) -> Headline:
-    """One headline comparison a/b on ``column`` (valid runs only; a and b named as a
-    reader knows them): its verdict with its flags' caveats, the model of its sessions on
-    this machine class (replication), the verdict against ``article_ratio``
-    (verdicts.reproduction: ``measured_else``, ``differences``, ``different_conditions``)
-    and the comparison in every stored run of ``experiment`` (``select``: its rows of a
-    run; ``same_conditions_ignore``: session_estimate.conditions). ``lower_bound``: why a's
-    figure is a lower bound, "at least N×"; ``cross_check``: the same servers under a
-    second load tool."""
+    """One headline a/b on ``column`` over the runs that count (rate_limits): its verdict
+    and caveats, its sessions on this machine class (replication), its verdict against
+    ``article_ratio`` (verdicts.reproduction), the same comparison in every stored run of
+    ``experiment`` (``select``: its rows of a run). A ratio of rates that ``sides_are``
+    (servers, or load tools) did not both set is worded as what it is, never judged
+    against the article. ``lower_bound``: why a's figure is a lower bound."""
     data = select(results) if select else results
     names, languages = _sides(data, a, b)
     label = label.replace(a, names[0]).replace(b, names[1])
-    c = comparison(valid := valid_rows(data), a, b, column)
+    c = comparison(valid := counted_rows(data, column), a, b, column)
     current = set(data["run_id"]) if "run_id" in data else set()
     runs = spread(experiment, a, b, column, select, current, ignore=same_conditions_ignore)
     go_side, limit = _speed_model(data, languages, [a, b], column, unit, different_conditions)
     sessions = replication(c, runs, "" if limit else go_side, kind_sessions(column))
+    apart = rate_sides(data, a, b, names, column, sides_are).why  # what set the rates if not a, b
     shared = {"languages": languages, "sides": names, "metric": column, "spread": runs,
-              "like_for_like": _like_for_like(data, a, b), "cross_check": cross_check}  # fmt: skip
+              "like_for_like": _like_for_like(data, a, b), "cross_check": cross_check,
+              "set_by": "" if lower_bound else apart}  # fmt: skip
     if lower_bound and c is not None:
         bound_sessions = spread(experiment, a, b, column, extremes(a, b, column, select), current,
                             ignore=same_conditions_ignore)  # fmt: skip
         bound = bound_headline(label, valid, a, b, names, lower_bound, column, bound_sessions)
         return replace(bound, **shared, machine_class=sessions.machine_class)
     band = _control_band(valid, results, column, experiment, select, current)
-    limited = tool_limited(data, [a, b]) if judge_tool_limit else ""
-    reproduced, why = reproduction(c, article_ratio, limited, measured_else, differences, band,
+    reproduced, why = reproduction(c, article_ratio, apart, measured_else, differences, band,
                                    sessions, different_conditions)  # fmt: skip
     note = caution(data, [a, b], column, dict(zip((a, b), names, strict=True)), plain=True)
+    worded = apart and apart_brief(c and c.ratio, names, side_medians(data, a, b, column), apart)
+    said = worded or brief(c, *names, column, unit, band, sessions)
     return Headline(
-        label=label,
-        verdict=compare_targets(data, a, b, column, unit, names)
+        label=label, brief=said + (f" {note}" if note else ""),  # no "served N×" if apart
+        verdict=worded or compare_targets(data, a, b, column, unit, names)
         + across(c, sessions, runs, go_side, limit),
-        brief=brief(c, *names, column, unit, band, sessions) + (f" {note}" if note else ""),
         **_session_fields(c),
         significant=bool(c and sessions.significant(c) and not sessions.within_band(c, band)),
         article=article, article_ratio=article_ratio, resolvable=band,
@@ -247,12 +255,12 @@ def _control_band(
     leave it out); None without a control."""
     control, chosen = aa_band(valid, column), select
     if control is None:
-        control, chosen = aa_band(valid_rows(results), column), None
+        control, chosen = aa_band(counted_rows(results, column), column), None
     if control is None:
         return None
     original, band = control
     copy = aa_copy_of(original)
-    rows = valid if chosen else valid_rows(results)
+    rows = valid if chosen else counted_rows(results, column)
     c = comparison(rows, original, copy, column)
     runs = spread(experiment, original, copy, column, chosen, current)
     model = replication(c, runs, kinds=kind_sessions(column, control=True))
@@ -321,41 +329,6 @@ def bound_headline(
         article_ratio=None, reproduced=NO_ARTICLE, reproduced_why=LOWER_BOUND,
         sessions=bound.sessions,
     )  # fmt: skip
-
-
-def pinning_caveat(run: object) -> str:
-    """'Each server ran on 1 of the machine's 2 cores, so Go's GOMAXPROCS was 1.' — from
-    the run's manifest: pinning changes what a Go server can do."""
-    manifest = run.manifest()
-    cpus = plan_of(manifest).pinning.server_cpus
-    total = manifest["provenance"]["machine"]["logical_cpus"]
-    if not cpus:
-        return (
-            f"The servers were not pinned: they shared the machine's {total} cores with "
-            "the load tool."
-        )
-    n = len(cpus)
-    return (
-        f"Each server ran on {n} of the machine's {total} cores (the load tool on the "
-        f"other{'s' if total - n > 1 else ''}), so a Go server's GOMAXPROCS was {n}."
-    )
-
-
-def setup_differences(run: object) -> str:
-    """What in this run's setup is known to move a ratio, for a verdict of another size
-    than the article's: cores per server, run length, load, rounds (from its manifest;
-    the articles' own settings are in each notebook's Setup)."""
-    manifest = run.manifest()
-    plan = plan_of(manifest)
-    cpus = plan.pinning.server_cpus
-    parts = [f"{len(cpus)} core per server (GOMAXPROCS {len(cpus)})" if cpus else "no pinning"]
-    if durations := plan.load_values("duration_s"):
-        parts.append("runs of " + ", ".join(f"{d:g} s" for d in durations))
-    for name in ("connections", "users"):
-        if counts := plan.load_values(name):
-            parts.append(f"{', '.join(map(str, counts))} {name}")
-    parts.append(f"{description_of(manifest).repetitions} rounds")
-    return ", ".join(parts) + " here (the article's settings: see Setup)"
 
 
 def findings(

@@ -31,6 +31,9 @@ FLAG_MEANINGS = {
     "at once, so later requests left late and that delay is missing from the latencies",
     "network_bound": "the bytes per second reached 80 % of what the link between the hosts "
     "carried when it was measured: the link, not the server, may have set the pace",
+    "busy_machine": "other work on the machine used a tenth of a core or more while the run "
+    "measured (or was still running when measuring began): a server woken by a request "
+    "waits behind it, so the run is shown but counts in no estimate",
 }
 # Each flag as a few plain words, for page 1 and answer boxes, which name no flag.
 FLAG_PLAIN = {
@@ -47,6 +50,7 @@ FLAG_PLAIN = {
     "rate_shortfall": "less load than asked",
     "workers_exhausted": "a load tool out of workers",
     "network_bound": "a full link",
+    "busy_machine": "a busy machine",
 }
 # What a flag does to a comparison, in a few words (cautions in verdicts).
 FLAG_CONSEQUENCES = {
@@ -63,4 +67,5 @@ FLAG_CONSEQUENCES = {
     "rate_shortfall": "the rate it is listed under was not offered",
     "workers_exhausted": "its latency figures understate what users would wait",
     "network_bound": "the link may be what was measured",
+    "busy_machine": "those runs are left out",
 }

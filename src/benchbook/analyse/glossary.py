@@ -7,7 +7,7 @@ import math
 from benchbook.analyse.flag_wording import FLAG_MEANINGS
 from benchbook.analyse.levels import MIN_SESSIONS
 from benchbook.analyse.stats import ALPHA, min_detectable_n, min_detectable_pairs
-from benchbook.runs.flags import CLIENT_BOUND_SHARE
+from benchbook.runs.limits import CLIENT_BOUND_SHARE
 
 
 def smallest_p_two_samples(n_a: int, n_b: int) -> float:
@@ -52,6 +52,18 @@ PLAIN_TERMS = (
     ("Little's law", "requests in flight = requests per second × the time each takes; with "
      "c connections that each wait d per request, no server exceeds c ÷ d requests per "
      "second, and a run whose numbers break the law lost time somewhere unmeasured"),
+    ("what set the rate", "for every run, the limit its requests per second met, from what "
+     "was measured while it ran: the server's own CPU (near all of its cores); the load tool "
+     "(its CPU near all of its cores, or near the most it produced in notebook 00); the "
+     "requests in flight (a server that holds each request for a wait it declares, a sleep "
+     "or a disk sync: its rate is the requests in flight ÷ how long it holds each); the "
+     "users' wait (users that pause between requests send at most users ÷ (wait + response "
+     "time)); the link (a round trip added between hosts); the offered rate (an open-loop "
+     "tool that sent what it was asked); a busy machine (other processes used a tenth of a "
+     "core or more during the run: a woken server waits behind them); or nothing measured at "
+     "its limit. A ratio compares servers only where both rates were set by the servers "
+     "(their CPU, or the requests in flight they held); runs a busy machine or nothing "
+     "measured set are shown but count in no estimate"),
     ("headroom", "a run's requests per second ÷ the most its load-tool setting could "
      "produce on this machine (notebook 00); near 100 % the tool, not the server, may have "
      "set the rate"),
@@ -98,6 +110,7 @@ TERMS_IN_USE = (
     (r"GOMAXPROCS", "GOMAXPROCS"),
     (r"\bp(50|90|99)\b", "percentiles (p50, p90, p99)"),
     (r"Little's law|Little’s law", "Little's law"),
+    (r"set (both|the two|the) rates?\b|\bset by\b", "what set the rate"),
     (r"\bheadroom\b", "headroom"),
     (r"\bSLO\b", "SLO (service-level objective)"),
     (r"coordinated omission", "coordinated omission"),

@@ -169,7 +169,9 @@ def spread(
         rows.append(row | {"current": run_id in (current or set())})
     reference = next((keys[row["run_id"]] for row in rows if row["current"]), None)
     for row in rows:
-        row["same_conditions"] = reference is not None and keys[row["run_id"]] == reference
+        # A session set apart (a busy machine, nothing at its limit) is never pooled.
+        same = reference is not None and keys[row["run_id"]] == reference
+        row["same_conditions"] = same and not row.get("set_apart")
     if any(not row["machine_class"] for row in rows):
         attribute_unrecorded(rows, _machine_records(source))
     return rows

@@ -13,6 +13,7 @@ import pandas as pd
 from benchbook.analyse import formatting as fmt
 from benchbook.analyse.machine_classes import machine_class
 from benchbook.analyse.pairing import comparison, count_text
+from benchbook.analyse.rate_limits import counted_rows, set_apart
 from benchbook.analyse.tables import valid_rows
 from benchbook.runs.manifest import description_of, plan_of
 from benchbook.store.sessions import StoredSession
@@ -82,13 +83,17 @@ def session_estimate(
     ignore: Sequence[str] = (),
 ) -> dict | None:
     """One session's part of ``spread``: its comparison of ``a`` and ``b`` on ``column``
-    and what describes the session (its machine, speed references, conditions, the
-    servers' CPU cost per request); None where the run lacks either side."""
-    data = valid_rows(select(run.rows) if select else run.rows)
-    if data.empty or "target" not in data:
+    over the runs that count (rate_limits) and what describes the session (its machine,
+    speed references, conditions, the servers' CPU cost per request); None where the run
+    lacks either side. A session where most valid runs of a side count for nothing (a busy
+    machine, nothing measured at its limit) gives its comparison of the valid runs, set
+    apart with the reason (``set_apart``): shown, never pooled."""
+    valid = valid_rows(select(run.rows) if select else run.rows)
+    if valid.empty or "target" not in valid:
         return None
-    c = comparison(data, a, b, column)
-    if c is None:
+    apart = set_apart(valid, a, b, column)
+    data = valid if apart else counted_rows(valid, column)
+    if (c := comparison(data, a, b, column)) is None:
         return None
     manifest = run.manifest
     servers = set(data.loc[data["target"].isin([a, b]), "server"])
@@ -116,6 +121,7 @@ def session_estimate(
         "n": count_text(c),
         "cpu_cost": cpu_cost(data, a, b),
         "conditions": conditions(manifest, servers, ignore),
+        "set_apart": apart,
     }
 
 

@@ -167,6 +167,10 @@ def crossover_sentences(
     sentences = []
     for value, part in table.groupby(level=curve):
         part = part.droplevel(curve)
+        if part[f"{a}/{b}"].isna().all():  # no run of either side counted (runs.limits)
+            why = "; ".join(dict.fromkeys(part["verdict"]))
+            sentences.append(f"With {curve} = {value}, no comparison: {why}.")
+            continue
         found = crossover(part)
         best = part[f"{a}/{b}"].idxmax()
         if found is None:

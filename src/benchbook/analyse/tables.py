@@ -10,10 +10,12 @@ import pandas as pd
 from pandas.io.formats.style import Styler
 
 from benchbook.analyse import formatting as fmt
+from benchbook.analyse.limit_words import subject
 from benchbook.analyse.pairing import comparison, count_text, too_few
-from benchbook.analyse.stats import summarize
+from benchbook.analyse.stats import Comparison, summarize
 from benchbook.runs.flags import is_valid
 from benchbook.runs.labels import is_aa_copy
+from benchbook.runs.limits import NOT_COUNTED, SERVER_SET, Limit
 
 MEDIAN_COLUMNS = {
     "lat_mean_ms": "lat mean ms",
@@ -25,6 +27,7 @@ MEDIAN_COLUMNS = {
     "client_cpu_pct": "client CPU %",
     "headroom_pct": "% of tool ceiling",
     "host_steal_pct": "host CPU steal %",
+    "foreign_cpu_pct": "other work CPU %",
 }
 TOTAL_COLUMNS = {"err_timeout": "timeouts", "errors": "errors", "non_2xx": "non-2xx"}
 
@@ -51,6 +54,24 @@ def valid_rows(results: pd.DataFrame) -> pd.DataFrame:
     return results[results["flags"].fillna("").map(is_valid)]
 
 
+RATE_COLUMNS = ("rps",)  # what a run's limit sets: a rate (a latency is judged otherwise)
+
+
+def not_counted(column: str) -> tuple[Limit, ...]:
+    """The limits whose rows do not count for ``column`` (runs.limits): a busy machine's
+    always, and nothing-at-its-limit's for a rate."""
+    return NOT_COUNTED if column in RATE_COLUMNS else (Limit.MACHINE,)
+
+
+def counted_rows(rows: pd.DataFrame, column: str = "rps") -> pd.DataFrame:
+    """The valid rows whose limit lets them count for ``column``: a row a busy machine
+    set, or (for a rate) that nothing measured limited, says nothing about its target."""
+    valid = valid_rows(rows)
+    if "limit" not in valid:
+        return valid
+    return valid[~valid["limit"].isin([str(limit) for limit in not_counted(column)])]
+
+
 def medians_with_ci(
     results: pd.DataFrame, column: str, by: Sequence[str] = ("target",)
 ) -> pd.DataFrame:
@@ -63,6 +84,65 @@ def medians_with_ci(
              "high": s.high, "n": s.n}
         )  # fmt: skip
     return pd.DataFrame(rows)
+
+
+def _not_ranked(
+    group: pd.DataFrame, counted: pd.DataFrame, split: str, sides: Sequence[str], column: str
+) -> str:
+    """Why a side cannot be ranked: 'no valid runs of b' (every run invalid), 'no run of a
+    counts' (what set its rates: a busy machine, nothing at its limit)."""
+    valid = valid_rows(group)
+    reasons = []
+    for side in sides:
+        if valid.loc[valid[split] == side, column].dropna().empty:
+            reasons.append(f"no valid runs of {side}")
+        elif counted.loc[counted[split] == side, column].dropna().empty:
+            reasons.append(f"no run of {side} counts")
+    return "; ".join(reasons)
+
+
+def _verdict(c: Comparison | None, a: str, missing: str, apart: str, sides_are: str) -> str:
+    """A comparison_table row's verdict in words."""
+    if c is None:
+        return f"not ranked: {missing}"
+    if apart:
+        return f"not a comparison of {sides_are}: {apart}"
+    if too_few(c):
+        return "too few runs to tell"
+    if not c.significant:
+        return "no significant difference"
+    return f"{a} higher" if c.ratio > 1 else f"{a} lower"
+
+
+def _not_set_by(
+    valid: pd.DataFrame, split: str, sides: Sequence[str], what: str, column: str
+) -> str:
+    """'the users' wait set both rates' where the sides' rates of ``column`` (most of
+    each side's runs) were not both set by ``what`` ("servers": their CPU or the requests
+    in flight they held; "load tools": the tools); '' where they were, or it is no rate."""
+    if column not in RATE_COLUMNS:
+        return ""
+    wanted = SERVER_SET if what == "servers" else (Limit.LOAD_TOOL,)
+    found = {}
+    for side in sides:
+        limits = valid.loc[valid[split] == side, "limit"] if "limit" in valid else pd.Series()
+        if limits.empty:
+            return ""
+        found[side] = limits.value_counts().index[0]
+    if all(limit in wanted for limit in found.values()):
+        return ""
+    if len(set(found.values())) == 1:
+        return f"{subject(next(iter(found.values())))} set both rates"
+    return "; ".join(f"{subject(limit)} set {side}'s" for side, limit in found.items())
+
+
+def limit_counts(valid: pd.DataFrame) -> str:
+    """'server 5/6, machine 1/6': what set the rate of how many valid runs (runs.limits),
+    most first."""
+    if "limit" not in valid or valid.empty:
+        return ""
+    counts = valid["limit"].fillna("").astype(str).value_counts()
+    return ", ".join(f"{limit} {n}/{len(valid)}" for limit, n in counts.items() if limit)
 
 
 def flag_counts(flags: pd.Series) -> str:
@@ -100,8 +180,9 @@ def as_label(key: object) -> object:
 def summary_table(results: pd.DataFrame, by: Sequence[str] = ("target",)) -> pd.DataFrame:
     """Per target (or per ``by``, e.g. target and connections in a sweep): valid runs,
     median req/s with its CI (and the level the CI reaches with that many runs),
-    latency and resource medians, error totals, and the flags of every run (invalid
-    runs are counted there, not in the medians)."""
+    latency and resource medians, error totals, what set the valid runs' rates
+    (runs.limits) and the flags of every run (invalid runs are counted there, not in the
+    medians)."""
     rows = []
     data = with_derived(results)
     for keys, every in in_reading_order(data.groupby(list(by), sort=False), data[by[0]]):
@@ -114,8 +195,9 @@ def summary_table(results: pd.DataFrame, by: Sequence[str] = ("target",)) -> pd.
             "req/s CI": f"{fmt.count(rps.low)}–{fmt.count(rps.high)}" if rps.n else "–",
             "CI level": fmt.level(rps.confidence).removesuffix(" CI"),
         }
-        row |= {label: group[col].median() for col, label in MEDIAN_COLUMNS.items()}
+        row |= {label: group[col].median() for col, label in MEDIAN_COLUMNS.items() if col in group}
         row |= {label: int(group[col].sum()) for col, label in TOTAL_COLUMNS.items()}
+        row["set by"] = limit_counts(group)
         row["flags"] = flag_counts(every["flags"])
         rows.append(row)
     return pd.DataFrame(rows).set_index(list(by))
@@ -221,32 +303,25 @@ def comparison_table(
     by: Sequence[str] = (),
     column: str = "rps",
     sort: bool = True,
+    sides_are: str = "servers",
 ) -> pd.DataFrame:
     """Compare rows whose ``split`` column is ``a`` with those where it is ``b``, within
     each group of ``by`` (all rows pooled when ``by`` is empty): medians, the ratio a/b
     with its own CI and the level it reaches (stats.ESTIMATOR), p from the test the rows
     allow (pairing.comparison: signed-rank over paired rounds, else Mann-Whitney), ``n``
-    saying which ('6 rounds' or '4+4'), and the verdict in words. Invalid runs are left
-    out. Groups come in sorted order, or in order of appearance with ``sort=False``."""
+    saying which ('6 rounds' or '4+4'), the verdict in words and what set each side's
+    rates (runs.limits): a ratio of rates that ``sides_are`` ("servers", or "load tools")
+    did not both set is no verdict on them. Only runs that count (counted_rows) are
+    compared. Groups come in sorted order, or in order of appearance with ``sort=False``."""
     rows = []
     groups = results.groupby(list(by), sort=sort) if by else [((), results)]
     for keys, group in groups:
-        valid = valid_rows(group)
+        valid = counted_rows(group, column)
         va = valid.loc[valid[split] == a, column].dropna()
         vb = valid.loc[valid[split] == b, column].dropna()
         c = comparison(valid, a, b, column, split)
-        if c is None:
-            verdict = f"not ranked: no valid runs of {a if va.empty else b}"
-        else:
-            verdict = (
-                "too few runs to tell"
-                if too_few(c)
-                else "no significant difference"
-                if not c.significant
-                else f"{a} higher"
-                if c.ratio > 1
-                else f"{a} lower"
-            )
+        apart = _not_set_by(valid_rows(group), split, (a, b), sides_are, column)
+        verdict = _verdict(c, a, _not_ranked(group, valid, split, (a, b), column), apart, sides_are)
         rows.append(
             {
                 **{
@@ -266,6 +341,10 @@ def comparison_table(
                 # column says which test gave p, without a column of its own.
                 "n": count_text(c) if c else f"{len(va)}+{len(vb)}",
                 "verdict": verdict,
+                "set by": "; ".join(
+                    f"{side} {limit_counts(valid_rows(group[group[split] == side]))}"
+                    for side in (a, b)
+                ),
                 "flags": flag_counts(group.loc[group[split].isin([a, b]), "flags"]),
             }
         )

@@ -4,8 +4,9 @@ here, or why the comparison says something else, with the reason a reader needs.
 
 1. no figure in the article: nothing to judge;
 2. a condition known to set the result differs from the article's (a link's Little's-law
-   ceiling; the load tool at its limit here): "different conditions: not comparable",
-   naming it — never "not reproduced";
+   ceiling; a rate here set by something other than the servers compared — the load
+   tool, the users' wait, a busy machine, nothing measured: rate_limits):
+   "different conditions: not comparable", naming it — never "not reproduced";
 3. the article measured something else, when reproducing that lands near the article's
    figure (Explanation.explains); one that does not is named in the reason of whatever
    verdict follows;
@@ -32,12 +33,8 @@ two sessions, the headline's own prediction, which does narrow as sessions agree
 
 import math
 
-import pandas as pd
-
 from benchbook.analyse import formatting as fmt
-from benchbook.analyse.conclusions import flag_tally
 from benchbook.analyse.explanation import Explanation
-from benchbook.analyse.flag_wording import FLAG_PLAIN
 from benchbook.analyse.pairing import count_text, too_few
 from benchbook.analyse.replication import Replication
 from benchbook.analyse.stats import ALPHA, Comparison
@@ -51,14 +48,12 @@ SAME_DIRECTION = "same direction, different size"
 DIFFERENT_CONDITIONS = "different conditions: not comparable"
 NOT_RESOLVABLE = "not resolvable on this machine"
 NO_VALID_RUNS = "no valid runs"
-# Flags that say a load tool, not the server, set a number.
-TOOL_LIMIT_FLAGS = ("client_bound", "near_tool_ceiling")
 
 
 def reproduction(
     c: Comparison | None,
     article_ratio: float | None,
-    tool_limited: str = "",
+    set_by: str = "",
     measured_else: Explanation | None = None,
     differences: str = "",
     band: float | None = None,
@@ -70,8 +65,8 @@ def reproduction(
     if article_ratio is None:
         return NO_ARTICLE, "the article gives no figure to compare"
     article = fmt.ratio(article_ratio)
-    if different_conditions or tool_limited:
-        reason = different_conditions or tool_limited
+    if different_conditions or set_by:
+        reason = different_conditions or set_by
         return DIFFERENT_CONDITIONS, f"{reason}; {article} in the article"
     if measured_else is not None and measured_else.explains(article_ratio):
         return SOMETHING_ELSE, measured_else.why
@@ -127,26 +122,4 @@ def _unexplained(measured_else: Explanation | None, article: str) -> str:
     return (
         f"; what the article timed instead gives {measured_else.figure()} here, not "
         f"{article}: it does not explain this figure"
-    )
-
-
-def tool_limited(results: pd.DataFrame, targets: list[str]) -> str:
-    """'…' when most runs of every target carry a load-tool limit flag, else '' — in
-    words, not flag names: the reason stands on page 1."""
-    tallies = {t: flag_tally(results, t) for t in targets}
-    limited = {}
-    for target, tally in tallies.items():
-        shares = [tally[f] for f in TOOL_LIMIT_FLAGS if f in tally]
-        best = max((int(s.split("/")[0]) / int(s.split("/")[1]) for s in shares), default=0)
-        if best < 0.5:
-            return ""
-        limited[target] = ", ".join(
-            f"{FLAG_PLAIN[f]} in {tally[f].replace('/', ' of ')} runs"
-            for f in TOOL_LIMIT_FLAGS
-            if f in tally
-        )
-    return (
-        "its load tool was the limit on both sides ("
-        + "; ".join(f"{t}: {flags}" for t, flags in limited.items())
-        + ")"
     )

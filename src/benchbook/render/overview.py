@@ -97,13 +97,16 @@ def pair_tally(pair: tuple[str, str], headlines: Sequence[dict], declared: Mappi
     """By how much a server of the pair's first language out-served one of its second,
     where a comparison of rates reached a verdict, and where it did not — like for like
     only (the same storage; a second load tool on the same servers is a cross-check, not
-    another comparison)."""
+    another comparison), and only where the servers set both rates (``set_by`` empty:
+    analyse.rate_limits)."""
     first, second = (title_of(name, declared) for name in pair)
     decided, bounds, undecided = [], [], []
     for h in headlines:
         if not str(h.get("metric")).startswith(RATES):
             continue
         if h.get("cross_check") or h.get("like_for_like") is False or missing(h.get("ratio")):
+            continue
+        if h.get("set_by"):  # something other than the servers set the rates
             continue
         pooled = h.get("pooled_ratio")
         ratio = h["ratio"] if missing(pooled) else pooled

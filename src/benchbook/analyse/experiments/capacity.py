@@ -109,7 +109,8 @@ def _crossing(low: pd.Series, high: pd.Series, slo_ms: float) -> float:
 class Capacity:
     """One repetition's capacity at the SLO and what kind of number it is.
 
-    ``limit``: what ended the scan — "slo" (a rate broke it: ``rps`` is an estimate
+    ``limit`` (a row's ``ended_by``, apart from the rule of what set a run's rate,
+    runs.limits): what ended the scan — "slo" (a rate broke it: ``rps`` is an estimate
     within [``passed_rps``, ``failed_rps``]), "tool", "invalid" or "every rate" (``rps``
     is only a lower bound: ``bound`` "at least"), "never" (the lowest rate broke it:
     ``bound`` "below", no ``rps``), "no SLO" (nothing to judge by)."""
@@ -221,7 +222,7 @@ def capacity_runs(
                 CAPACITY: found.rps,
                 "passed_rps": found.passed_rps,
                 "failed_rps": found.failed_rps,
-                "limit": found.limit,
+                "ended_by": found.limit,
                 "bound": found.bound,
                 "why": found.why,
             }
@@ -280,9 +281,9 @@ def rate_bracket(runs: pd.DataFrame) -> str:
     between ('≥ 19,800' when only a lower bound, '< 646' when the lowest rate broke it)."""
     counts: dict[str, int] = {}
     for _, run in runs.sort_values(["passed_rps", "failed_rps"]).iterrows():
-        if run["limit"] == "slo":
+        if run["ended_by"] == "slo":
             text = f"{fmt.count(run['passed_rps'])}–{fmt.count(run['failed_rps'])}"
-        elif run["limit"] == "never":
+        elif run["ended_by"] == "never":
             text = f"< {fmt.count(run['failed_rps'])}"
         elif run["passed_rps"] == run["passed_rps"]:
             text = f"≥ {fmt.count(run['passed_rps'])}"

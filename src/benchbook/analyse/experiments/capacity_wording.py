@@ -62,18 +62,18 @@ def capacity_sentence(capacities: pd.DataFrame, target: str) -> str:
     s = summarize(valid_rows(runs)[CAPACITY].dropna())
     head = f"**{target}** (SLO: p99 ≤ {fmt.milliseconds(slo)} ms)"
     if s.n == 0:
-        if runs["limit"].eq("never").any():
+        if runs["ended_by"].eq("never").any():
             return (
                 f"{head} **never met its SLO**, even at the lowest rate offered "
                 f"({fmt.count(runs['failed_rps'].min())} req/s): its capacity at this SLO is "
                 "below that."
             )
-        reasons = _bound_reasons(runs[runs["why"] != ""]) or list(dict.fromkeys(runs["limit"]))
+        reasons = _bound_reasons(runs[runs["why"] != ""]) or list(dict.fromkeys(runs["ended_by"]))
         return f"{head}: no capacity measured ({'; '.join(reasons)})."
     interval = (f"{fmt.level(s.confidence)} {fmt.count(s.low)}–{fmt.count(s.high)} req/s"
                 if s.n > 1 else "one run")  # fmt: skip
     sentence = f"{head}: **{fmt.count(s.median)} req/s** ({interval}, {s.n} runs)"
-    exact = runs[runs["limit"] == "slo"]
+    exact = runs[runs["ended_by"] == "slo"]
     if len(exact):
         sentence += (
             f"; {len(exact)} of {len(runs)} runs broke the SLO between two rates offered "

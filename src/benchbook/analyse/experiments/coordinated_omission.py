@@ -19,7 +19,7 @@ from benchbook.analyse import formatting as fmt
 from benchbook.analyse.stats import summarize
 from benchbook.analyse.tables import valid_rows
 from benchbook.runs.columns import percentile_column
-from benchbook.runs.flags import LITTLES_LAW_TOLERANCE
+from benchbook.runs.limits import LITTLES_LAW_TOLERANCE
 
 # The percentiles the comparison reads: the core percentiles (tools.base) that wrk also
 # reports as it timed them, before its fill-in.

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from benchbook.analyse.ceilings import SERVER_BOUND_CPU_PCT
 from benchbook.analyse.models.usl_checks import HOLDOUT_LIMIT, level_spread, misfit_levels
+from benchbook.runs.limits import SERVER_BOUND_SHARE
 
 
 @dataclass(frozen=True)
@@ -31,10 +31,11 @@ class Ceiling:
 
     @property
     def at_one_core(self) -> bool:
-        """The server used a whole core (SERVER_BOUND_CPU_PCT or more) at every level of
-        the stretch: one core's limit, the same at every concurrency, not contention."""
+        """The server used a whole core (runs.limits.SERVER_BOUND_SHARE of it or more) at
+        every level of the stretch: one core's limit, the same at every concurrency, not
+        contention."""
         cpu = self.server_cpu.dropna()
-        return len(cpu) == len(self.server_cpu) and bool((cpu >= SERVER_BOUND_CPU_PCT).all())
+        return len(cpu) == len(self.server_cpu) and bool((cpu >= 100 * SERVER_BOUND_SHARE).all())
 
 
 def _holdout(stretch: pd.DataFrame) -> pd.DataFrame:

@@ -9,12 +9,12 @@ import math
 import pandas as pd
 
 from benchbook.analyse import formatting as fmt
-from benchbook.analyse.ceilings import SERVER_BOUND_CPU_PCT
 from benchbook.analyse.models.ceiling import Ceiling
 from benchbook.analyse.models.queueing_fit import FOLLOWS, QueueFit, measured_slo_rho
 from benchbook.analyse.models.shape import SweepShape
 from benchbook.analyse.models.usl import LEVEL, UslFit
 from benchbook.analyse.models.usl_checks import HOLDOUT_LIMIT, contradictions, worst_holdout
+from benchbook.runs.limits import SERVER_BOUND_SHARE
 
 USL_ASSUMES = (
     "The USL assumes one resource shared by N identical workers: throughput grows "
@@ -120,7 +120,7 @@ def ceiling_sentence(
     elif ceiling.server_cpu.notna().all():
         cause = (
             f"while the server used {_cpu_range(ceiling.server_cpu)} of a core (below "
-            f"{SERVER_BOUND_CPU_PCT:.0f} % at some level): something other than its CPU set "
+            f"{100 * SERVER_BOUND_SHARE:.0f} % at some level): something other than its CPU set "
             "the limit (the load tool, the network, a lock)"
         )
     else:

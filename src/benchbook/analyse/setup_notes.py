@@ -1,0 +1,40 @@
+"""What a run's setup does to its ratios, in a sentence for a notebook's answer: the
+cores each server had (pinning sets Go's GOMAXPROCS), and the settings that differ from
+an article's (from the run's manifest)."""
+
+from benchbook.runs.manifest import description_of, plan_of
+
+
+def pinning_caveat(run: object) -> str:
+    """'Each server ran on 1 of the machine's 2 cores, so Go's GOMAXPROCS was 1.' — from
+    the run's manifest: pinning changes what a Go server can do."""
+    manifest = run.manifest()
+    cpus = plan_of(manifest).pinning.server_cpus
+    total = manifest["provenance"]["machine"]["logical_cpus"]
+    if not cpus:
+        return (
+            f"The servers were not pinned: they shared the machine's {total} cores with "
+            "the load tool."
+        )
+    n = len(cpus)
+    return (
+        f"Each server ran on {n} of the machine's {total} cores (the load tool on the "
+        f"other{'s' if total - n > 1 else ''}), so a Go server's GOMAXPROCS was {n}."
+    )
+
+
+def setup_differences(run: object) -> str:
+    """What in this run's setup is known to move a ratio, for a verdict of another size
+    than the article's: cores per server, run length, load, rounds (from its manifest;
+    the articles' own settings are in each notebook's Setup)."""
+    manifest = run.manifest()
+    plan = plan_of(manifest)
+    cpus = plan.pinning.server_cpus
+    parts = [f"{len(cpus)} core per server (GOMAXPROCS {len(cpus)})" if cpus else "no pinning"]
+    if durations := plan.load_values("duration_s"):
+        parts.append("runs of " + ", ".join(f"{d:g} s" for d in durations))
+    for name in ("connections", "users"):
+        if counts := plan.load_values(name):
+            parts.append(f"{', '.join(map(str, counts))} {name}")
+    parts.append(f"{description_of(manifest).repetitions} rounds")
+    return ", ".join(parts) + " here (the article's settings: see Setup)"
