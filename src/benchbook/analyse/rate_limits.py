@@ -139,9 +139,11 @@ def reason(side: SideLimit) -> str:
 
 
 def busy_evidence(side: SideLimit) -> str:
-    """'other processes used 180 % of a core: yes (PID 4121) 97 %, …' or the steal."""
+    """'other processes used 180 % of a core: yes (PID 4121) 97 %, …' or the steal (a
+    process named at '0 %' is left out: it used less than half a per cent)."""
     if side.foreign_pct is not None and side.foreign_pct > 0:
-        named = f": {side.processes}" if side.processes else ""
+        busy = [p for p in side.processes.split(", ") if p and not p.endswith(" 0 %")]
+        named = f": {', '.join(busy)}" if busy else ""
         return f"other processes used {side.foreign_pct:.0f} % of a core{named}"
     if side.steal_pct:
         return f"the hypervisor took {side.steal_pct:.0f} % of the CPU time"
