@@ -21,7 +21,8 @@ from benchbook.analyse.answer_chart import (
     short_label,
     ticks,
 )
-from benchbook.analyse.findings_format import BADGES, FINDINGS_MIME, LOWER_BOUND, REPRODUCED_LABELS
+from benchbook.analyse.findings_format import FINDINGS_MIME, LOWER_BOUND
+from benchbook.analyse.verdict_kinds import Verdict
 from benchbook.render.report import render_report
 
 CLASS = "AMD EPYC (family 25, model 17, stepping 1), 2 CPUs"
@@ -161,8 +162,8 @@ def test_each_verdict_has_its_badge_at_the_right() -> None:
     for expected in ("≈ same direction", "≠ measured else", "– no article", "∅ no valid runs"):
         assert expected in texts
     assert "no comparison" in texts  # the headline without a ratio
-    words = [badge(label)[0] for label in REPRODUCED_LABELS]
-    assert [w.split(" ", 1)[0] for w in words] == list(BADGES)
+    words = [badge(v.label)[0] for v in Verdict]
+    assert [w.split(" ", 1)[0] for w in words] == [v.value.badge for v in Verdict]
     assert words[0] == "✓ reproduced" and words[1] == "✗ not reproduced"
     assert badge("too few runs")[0] == "? too few runs" and badge(None)[0] == ""
 

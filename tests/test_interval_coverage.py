@@ -1,5 +1,5 @@
 """The next-session interval's coverage, simulated on the report's own designs (6 paired
-rounds; 4+4 runs; k = 2…10 sessions; between-session SD τ = 0…0.15): every cell must cover
+rounds; 4+4 runs; k = 1…10 sessions; between-session SD τ = 0…0.15): every cell must cover
 the next session's estimate 93–97 %, so an interval that is too wide fails as surely as one
 that is too narrow. 4000 replicates a cell: a true 95 % lands within ±0.7 % (2 SE)."""
 
@@ -23,31 +23,20 @@ def test_every_cell_is_simulated(cells: tuple[ic.Cell, ...]) -> None:
 def test_the_next_session_interval_covers_nominally_in_every_cell(
     cells: tuple[ic.Cell, ...],
 ) -> None:
-    outside = [(c.design, c.tau, c.sessions, c.plain_t) for c in cells]
+    outside = [(c.design, c.tau, c.sessions, c.moderated) for c in cells]
     assert all(LOW <= c[3] <= HIGH for c in outside), [
         c for c in outside if not LOW <= c[3] <= HIGH
     ]
 
 
 def test_the_pooled_interval_covers_the_class_mean(cells: tuple[ic.Cell, ...]) -> None:
-    assert all(LOW <= c.pooled <= HIGH for c in cells)
+    assert all(LOW <= c.pooled <= HIGH for c in cells if c.sessions >= 2)
 
 
 def test_the_old_rule_is_too_wide_at_few_sessions(cells: tuple[ic.Cell, ...]) -> None:
     """Why it was replaced: Higgins–Thompson–Spiegelhalter with t(k − 2) over-covers at k = 3."""
     assert all(c.hts > HIGH for c in cells if c.sessions == 3)
-    assert all(np.isnan(c.hts) for c in cells if c.sessions == 2)
-
-
-def test_the_verdict_interval_never_undercovers(cells: tuple[ic.Cell, ...]) -> None:
-    assert all(c.verdict >= LOW for c in cells)
-
-
-@pytest.mark.parametrize("sessions", [1, 2])
-def test_the_borrowed_interval_covers_nominally(sessions: int) -> None:
-    found = ic.borrowed_coverage(sessions)
-    assert set(found) == {(d, t) for d in ic.DESIGNS for t in ic.TAUS}
-    assert all(LOW <= share <= HIGH for share in found.values()), found
+    assert all(np.isnan(c.hts) for c in cells if c.sessions <= 2)
 
 
 @pytest.mark.parametrize("design", ic.DESIGNS)

@@ -14,14 +14,13 @@ from benchbook.analyse.levels import (
     VARIANCE_FLOOR,
     Session,
     Spread,
-    across_classes,
-    borrowed,
     by_class,
     kind_spread,
     leave_one_out,
     log_variance,
+    moderated,
     pooled,
-    verdict_interval,
+    prior_spread,
 )
 
 # (ratio, ci_low, ci_high, ci_level): sessions that disagree beyond their noise (tau² > 0),
@@ -117,30 +116,40 @@ def test_identical_sessions_pool_to_their_ratio() -> None:
     assert fit.low == fit.estimate == fit.high == pytest.approx(2.0)
 
 
-def test_kind_spread_pools_each_headlines_deviations() -> None:
-    headlines = [[2.0, 2.2, 1.8], [5.0, 5.5], [7.0]]  # the lone session counts for nothing
-    y1, y2 = np.log([2.0, 2.2, 1.8]), np.log([5.0, 5.5])
-    squares = np.sum((y1 - y1.mean()) ** 2) + np.sum((y2 - y2.mean()) ** 2)
-    found = kind_spread(headlines, THIS_CLASS)
-    assert found is not None and (found.df, found.headlines) == (3, 2)
-    assert found.sd == pytest.approx(math.sqrt(squares / 3))
+def test_one_headline_lends_its_own_spread_and_degrees_of_freedom() -> None:
+    y = np.log([2.0, 2.2, 1.8])
+    found = kind_spread([[2.0, 2.2, 1.8], [7.0]], THIS_CLASS)  # a lone session counts for nothing
+    assert found is not None and (found.df, found.headlines) == (2, 1)
+    assert found.sd == pytest.approx(float(np.std(y, ddof=1)))
     assert kind_spread([[7.0], []], THIS_CLASS) is None
 
 
-def test_borrowed_and_verdict_intervals() -> None:
-    spread = kind_spread([[2.0, 2.2, 1.8, 2.1], [5.0, 5.5, 5.2]], THIS_CLASS)
-    assert spread is not None
+def test_the_prior_is_worth_more_the_more_alike_the_headlines_spreads_are() -> None:
+    """Smyth's moments: spreads drawn from one scaled χ² give a large d₀ and s₀ near the
+    truth; spreads 10× apart, a small d₀ (each headline leans on the others less)."""
+    rng = np.random.default_rng(3)
+    alike = 0.05**2 * rng.chisquare(7, (1, 40)) / 7
+    s0, d0 = prior_spread(alike, np.full(40, 7.0))
+    assert d0[0] > 30 and s0[0] == pytest.approx(0.05, rel=0.1)
+    unlike = alike * np.exp(rng.normal(0, 1.2, (1, 40)))
+    assert prior_spread(unlike, np.full(40, 7.0))[1][0] < 5
+
+
+def test_the_moderated_prediction_leans_on_the_kind_and_narrows_with_agreeing_sessions() -> None:
+    spread = Spread(sd=0.05, df=10.0, headlines=4, scope=THIS_CLASS)
     one = sessions([(3.0, 2.9, 3.1, 0.95)])
-    fit = borrowed(one, spread)
-    q = stats.t.ppf(0.975, spread.df) * spread.sd
+    fit = moderated(one, spread)
+    q = stats.t.ppf(0.975, 10) * 0.05
     assert fit is not None and fit.estimate == pytest.approx(3.0)
     assert fit.predict_high == pytest.approx(3.0 * math.exp(q * math.sqrt(2)))
-    assert fit.high == pytest.approx(3.0 * math.exp(q))
-    # The verdict interval is the one-session prediction at every k.
-    assert verdict_interval(one, spread) == pytest.approx((fit.predict_low, fit.predict_high))
-    two = sessions([(3.0, 2.9, 3.1, 0.95)] * 2)
-    assert verdict_interval(two, spread) == verdict_interval(one, spread)
-    assert borrowed(two, spread).predict_high < fit.predict_high  # type: ignore[union-attr]
+    widths = []
+    for k in range(1, 11):  # sessions at the estimate: one more degree of freedom each
+        model = moderated(sessions([(3.0, 2.9, 3.1, 0.95)] * k), spread)
+        widths.append(model.predict_high / model.predict_low)  # type: ignore[union-attr]
+    assert all(later < earlier for earlier, later in zip(widths, widths[1:], strict=False))
+    # its own scatter counts: two sessions 20 % apart widen it beyond the kind's
+    apart = moderated(sessions([(2.7, 2.6, 2.8, 0.95), (3.3, 3.2, 3.4, 0.95)]), spread)
+    assert apart.predict_high / apart.predict_low > widths[1]  # type: ignore[union-attr]
 
 
 def test_sessions_that_disagree_predict_wider_than_their_spread() -> None:
@@ -187,16 +196,16 @@ def test_one_or_two_remaining_sessions_predict_the_one_left_out_with_a_borrowed_
     held = leave_one_out(sessions(rows, "class"), spread)
     assert len(held) == k and all(h.borrowed and h.machine_class == "class" for h in held)
     for i, h in enumerate(held):
-        rest = borrowed(sessions(rows[:i] + rows[i + 1 :]), spread)
+        rest = moderated(sessions(rows[:i] + rows[i + 1 :]), spread)
         assert rest is not None and (h.predict_low, h.predict_high) == (
             rest.predict_low,
             rest.predict_high,
         )
     if k == 2:  # ±t(40) · 0.05 · √2 around either holds the other, 4.9 % away
         assert held[0].inside and held[1].inside
-    else:  # 2.6 is 27 % above the other two's mean: outside ±t(40) · 0.05 · √1.5
+    else:  # 2.6 is 27 % above the other two's mean: outside ±t(41) · ~0.05 · √1.5
         assert not held[2].inside
-    # from four sessions on the rest pool by their own spread: nothing borrowed
+    # from four sessions on, three remain: no longer marked as leaning on the kind
     four = rows + [(1.9, 1.8, 2.0, 0.95)] * (4 - k)
     assert not any(h.borrowed for h in leave_one_out(sessions(four), spread))
 
@@ -206,19 +215,3 @@ def test_by_class_keeps_first_seen_order() -> None:
     groups = by_class(mixed)
     assert list(groups) == ["b", "a"]
     assert [s.ratio for s in groups["b"]] == [2.0, 2.4, 2.0]
-
-
-def test_across_classes() -> None:
-    classes = {
-        "i7-2": [(2.0, 1.9, 2.1, 0.95), (2.2, 2.1, 2.3, 0.95), (2.1, 2.0, 2.2, 0.95)],
-        "epyc-2": [(2.6, 2.5, 2.7, 0.95), (2.8, 2.7, 2.9, 0.95), (2.7, 2.6, 2.8, 0.95)],
-        "m1-8": [(1.7, 1.6, 1.8, 0.95), (1.8, 1.7, 1.9, 0.95)],  # enters without a pool
-    }
-    mixed = [s for name, rows in classes.items() for s in sessions(rows, name)]
-    assert across_classes([s for s in mixed if s.machine_class != "m1-8"]) is None
-    fit = across_classes(mixed)
-    assert fit is not None and (fit.classes, fit.sessions) == (3, 8) and fit.tau > 0
-    assert 1.75 < fit.estimate < 2.7 and fit.low < fit.estimate < fit.high
-    for rows in classes.values():
-        class_mean = math.exp(np.mean(np.log([r for r, *_ in rows])))
-        assert fit.holds(class_mean)

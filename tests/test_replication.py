@@ -138,12 +138,13 @@ def test_one_or_two_sessions_are_not_yet_replicated() -> None:
     one = replication(c, [session(c.ratio, current=True)])
     assert one.pooled is None and one.text().startswith("one session: not yet replicated")
     assert "this session's rounds alone" in one.basis()  # nothing of its kind to borrow
-    assert one.judged(c) == one.alone and one.alone[0] < c.ratio < one.alone[1]
+    assert one.judged(c) == (c.ratio_low, c.ratio_high)  # this session's, as printed
     kinds = {FAMILY_25: {"other": [2.0, 2.1, 1.9]}}
     two = replication(c, [session(4.2), session(c.ratio, current=True)], kinds=kinds)
     assert two.sessions == 2 and two.text().startswith("2 sessions: not yet replicated")
     assert "1 other headline of this kind on this machine class" in two.basis()
-    assert two.predicted is not None and two.judged(c) == two.verdict
+    assert two.predicted is not None
+    assert two.judged(c) == (two.predicted.predict_low, two.predicted.predict_high)
 
 
 def test_this_class_is_pooled_and_other_classes_stand_apart() -> None:
@@ -177,15 +178,16 @@ def test_a_first_session_on_a_new_class_sees_the_others_and_what_speed_predicts(
     assert other.expected == pytest.approx(c.ratio * (0.40 / 0.52) / (0.36 / 0.54))
 
 
-def test_three_classes_give_a_prediction_for_a_new_class_and_the_verdict_uses_it() -> None:
+def test_three_classes_are_shown_apart_and_the_verdict_keeps_this_classs_interval() -> None:
+    """No verdict rests on an interval for a new class from three class means (t with 1
+    degree of freedom): the classes stand side by side, the verdict reads this class's."""
     c = paired(7.8)
     runs = [session(r) for r in (7.6, 8.1, 7.4)] + [session(c.ratio, current=True)]
     runs += [session(6.0, cls=FAMILY_26), session(6.2, cls=FAMILY_26)]
     runs += [session(9.5, cls="Intel Xeon (family 6, model 143, stepping 8), 2 CPUs")]
     model = replication(c, runs)
-    assert model.across is not None and model.across.classes == 3
-    assert model.judged(c) == (model.across.predict_low, model.across.predict_high)
-    assert model.across.predict_low < 6.0 and model.across.predict_high > 9.5
+    assert len(model.others) == 2 and model.pooled is not None
+    assert model.judged(c) == (model.pooled.predict_low, model.pooled.predict_high)
 
 
 def test_sessions_that_disagree_on_the_direction_show_no_significant_difference() -> None:
@@ -365,29 +367,21 @@ def test_every_class_is_left_out_session_by_session_with_its_own_borrowed_spread
     assert elsewhere["new-2"].predict_high < 6.5
 
 
-def test_the_judged_interval_does_not_jump_as_agreeing_sessions_are_counted() -> None:
-    """What a verdict and the A/A band are read from (findings._control_band): the same for
-    1…10 sessions at one ratio, across the step from borrowed to own model at three."""
+def test_the_judged_interval_is_the_printed_one_and_narrows_as_agreeing_sessions_count() -> None:
+    """What a verdict and the A/A band are read from (findings._control_band): the
+    prediction the answer prints, at every k; sessions at one ratio never widen it."""
     c = paired(1.01)
     kinds = {FAMILY_25: {"control a": [1.0, 1.03, 0.98], "control b": [0.99, 1.02]}}
-    judged = set()
+    widths = []
     for k in range(1, 11):
         runs = [session(c.ratio, run_id=f"s{i}") for i in range(k - 1)]
         runs.append(session(c.ratio, current=True, run_id="now"))
         model = replication(c, runs, kinds=kinds)
         assert (model.pooled is None) == (k < 3)
-        judged.add(tuple(round(x, 12) for x in model.judged(c)))
-    assert len(judged) == 1, judged
-
-
-def test_runs_of_no_class_are_neither_another_class_nor_counted_across_classes() -> None:
-    c = paired(7.8)
-    runs = [session(7.8, current=True, run_id="now"), session(7.7, run_id="here")]
-    runs += [session(r, cls=UNRECORDED, run_id=f"u{r}") for r in (5.0, 5.2, 5.4)]
-    runs += [session(r, cls=FAMILY_26, run_id=f"f{r}") for r in (6.0, 6.1)]
-    model = replication(c, runs)
-    assert [o.machine_class for o in model.others] == [FAMILY_26]
-    assert model.sessions == 2 and model.across is None  # two classes: no across-class model
+        low, high = model.judged(c)
+        assert (low, high) == (model.predicted.predict_low, model.predicted.predict_high)
+        widths.append(high / low)
+    assert all(later <= earlier for earlier, later in zip(widths, widths[1:], strict=False))
 
 
 def test_a_not_yet_replicated_brief_gives_the_interval_its_verdict_is_judged_on() -> None:

@@ -16,20 +16,21 @@ from benchbook.analyse.levels import Pooled
 from benchbook.analyse.replication import Replication
 from benchbook.analyse.setup_notes import setup_differences
 from benchbook.analyse.stats import compare, compare_paired
-from benchbook.analyse.verdicts import (
-    DIFFERENT_CONDITIONS,
-    NO_ARTICLE,
-    NO_VALID_RUNS,
-    NOT_REPRODUCED,
-    NOT_RESOLVABLE,
-    REPRODUCED,
-    SAME_DIRECTION,
-    SOMETHING_ELSE,
-    TOO_FEW_RUNS,
-    reproduction,
-)
+from benchbook.analyse.verdict_kinds import Verdict, verdict_css
+from benchbook.analyse.verdicts import reproduction
 from benchbook.render import templates
 from benchbook.runs.manifest import migrate
+
+# The verdicts as the findings store them.
+REPRODUCED = Verdict.REPRODUCED.label
+NOT_REPRODUCED = Verdict.NOT_REPRODUCED.label
+SOMETHING_ELSE = Verdict.SOMETHING_ELSE.label
+NO_ARTICLE = Verdict.NO_ARTICLE.label
+TOO_FEW_RUNS = Verdict.TOO_FEW_RUNS.label
+SAME_DIRECTION = Verdict.SAME_DIRECTION.label
+DIFFERENT_CONDITIONS = Verdict.DIFFERENT_CONDITIONS.label
+NOT_RESOLVABLE = Verdict.NOT_RESOLVABLE.label
+NO_VALID_RUNS = Verdict.NO_VALID_RUNS.label
 
 RENDER = Path(templates.__file__).parent
 
@@ -76,7 +77,7 @@ LOOP_404_FAR = Explanation("its HTTP backend answered 404 (its loop gives 1.18×
         (paired(2.0), {"article_ratio": 2.0}, REPRODUCED, "(one session: not yet replicated"),
         # … or inside the prediction interval, once the class has a model
         (paired(2.0), {"article_ratio": 2.6, "sessions": model(2.2, 2.0, 2.4, 1.8, 2.7)},
-         REPRODUCED, "the next session (7 sessions on this machine class), 1.80–2.70×"),
+         REPRODUCED, "next session (7 sessions on this machine class), 1.80–2.70×"),
         # 6. not resolvable: within the A/A band, even where the article's figure is inside
         (paired(1.05), {"article_ratio": 1.05, "band": 1.08}, NOT_RESOLVABLE, "A/A control"),
         (paired(1.05), {"article_ratio": 1.5, "band": 1.08}, NOT_RESOLVABLE, "A/A control"),
@@ -116,12 +117,13 @@ VERDICTS = (REPRODUCED, NOT_REPRODUCED, SOMETHING_ELSE, NO_ARTICLE, TOO_FEW_RUNS
 def test_every_verdict_has_a_badge_of_its_own_in_the_page_and_the_chart() -> None:
     # Each verdict reproduction() gives, as the report's page and its answer chart show it:
     # a symbol, a colour rule and a chart badge of its own, not the fallback for a verdict
-    # they do not know (repro-other, a muted '? …').
-    css = (RENDER / "report_template" / "report.css").read_text()
+    # they do not know (verdict-other, a muted '? …'); the colour rules come from the
+    # verdicts themselves (verdict_kinds.verdict_css, which the report appends).
+    css = verdict_css()
     classes = [templates.reproduced_class(v) for v in VERDICTS]
-    symbols = [templates.badge_symbol(c) for c in classes]
+    symbols = [templates.badge_symbol(v) for v in VERDICTS]
     chart = [answer_chart.badge(v)[0] for v in VERDICTS]
-    assert "repro-other" not in classes, classes
+    assert "verdict-other" not in classes, classes
     assert len(set(symbols)) == len(set(chart)) == len(VERDICTS), (symbols, chart)
     for verdict, css_class, symbol, badge in zip(VERDICTS, classes, symbols, chart, strict=True):
         assert re.search(rf"\.{css_class}\b[^{{]*{{", css), f"no colour for {verdict}"

@@ -27,27 +27,15 @@ from matplotlib.ticker import NullLocator
 from matplotlib.transforms import blended_transform_factory
 
 from benchbook.analyse import formatting as fmt
-from benchbook.analyse.findings_format import (
-    BADGES,
-    LOWER_BOUND,
-    REPRODUCED_LABELS,
-    comparison,
-    missing,
-)
+from benchbook.analyse.findings_format import LOWER_BOUND, comparison, missing
 from benchbook.analyse.plots import NEUTRAL
+from benchbook.analyse.verdict_kinds import MUTED, Verdict
 
 INK = "#1f2328"
 ARTICLE = "#b42318"  # as plots.spread_dots draws the article's ratio
 PREDICTION = "#ddf4ff"  # as plots.spread_dots draws the next session's band
 PREDICTION_EDGE = "#9fd0f5"
 ZEBRA = "#f6f8fa"  # the report's group rows (report.css --zebra)
-MUTED = "#656d76"
-# The badge of each verdict of REPRODUCED_LABELS, in its order: its symbol, a short word,
-# and the colour report.css gives the badge (.repro-N).
-BADGE_WORDS = ("reproduced", "not reproduced", "measured else", "no article", "too few runs",
-               "same direction", "not comparable", "not resolvable", "no valid runs")  # fmt: skip
-BADGE_COLOURS = ("#1a7f37", "#b42318", "#9a6700", MUTED, MUTED, "#9a6700", "#9a6700", MUTED,
-                 MUTED)  # fmt: skip
 # The gid of row i's label (its i-th headline, in the order given): the page titles it with
 # the headline's full label.
 ROW_GID = "answer-row-{}"
@@ -73,10 +61,10 @@ def short_label(headline: Mapping) -> str:
 
 
 def badge(verdict: str | None) -> tuple[str, str]:
-    """The verdict's badge ('✓ reproduced') and its colour; ('', …) for none."""
-    if verdict in REPRODUCED_LABELS:
-        index = REPRODUCED_LABELS.index(verdict)
-        return f"{BADGES[index]} {BADGE_WORDS[index]}", BADGE_COLOURS[index]
+    """The verdict's badge ('✓ reproduced') and its colour (verdict_kinds); ('', …) for
+    none."""
+    if (known := Verdict.of(verdict)) is not None:
+        return f"{known.value.badge} {known.value.word}", known.value.colour
     if not verdict:
         return "", MUTED
     return f"? {textwrap.shorten(str(verdict), 16, placeholder='…')}", MUTED
@@ -267,7 +255,7 @@ def _legend() -> dict[str, tuple[object, str]]:
         "bound": (Line2D([], [], marker=">", markersize=4, color=INK, linewidth=1.2),
                   "a lower bound: at least this"),
         "apart": (Line2D([], [], **(APART_INTERVAL | APART)),
-                  "not a comparison of what it names: something else set the rates"),
+                  "something else set both rates"),
         "one": (Line2D([], [], **ONE), "no difference (1×)"),
     }  # fmt: skip
 

@@ -15,6 +15,7 @@ from benchbook.analyse.findings import Headline
 from benchbook.analyse.findings_format import LOWER_BOUND, comparison
 from benchbook.analyse.pairing import runs_of
 from benchbook.analyse.stats import ALPHA
+from benchbook.analyse.verdict_kinds import Verdict
 
 if TYPE_CHECKING:
     from benchbook.analyse.experiments.network import InFlightLimit
@@ -78,7 +79,7 @@ def under_the_articles_tool(headlines: Sequence[Headline], tool: str) -> str:
     """Notebook 02: is Go ahead under the article's load tool (the first headline), or is
     the tool the limit; then Go against FastAPI under ``tool`` (the second)."""
     article, other = headlines[0], headlines[1]
-    if article.reproduced.startswith("different conditions"):
+    if Verdict.of(article.reproduced) is Verdict.DIFFERENT_CONDITIONS:
         lead = "No: under the article's settings the load tool, not the servers, set the rate"
     elif ahead(article):
         lead = f"Yes, by {figure(article)}"
@@ -93,7 +94,7 @@ def fan_out(headlines: Sequence[Headline]) -> str:
     """Notebook 03: is fan-out slower (the pooled headline), and when does it pay (the
     crossover's)."""
     pooled, crossover = headlines
-    if pooled.reproduced.startswith("not resolvable") or not ahead(pooled):
+    if Verdict.of(pooled.reproduced) is Verdict.NOT_RESOLVABLE or not ahead(pooled):
         lead = (
             f"Not measurably: sequential vs goroutines {figure(pooled)} is within what the "
             "same server measured twice strays here"
@@ -130,7 +131,8 @@ def reads_and_losses(headlines: Sequence[Headline], lost: str) -> str:
     if same_storage.set_by:
         lead = apart(same_storage).removesuffix(".")
     elif ahead(same_storage):
-        lead = f"Go served {figure(same_storage)} Python's reads on the same Redis"
+        go, python = same_storage.sides  # as a reader knows them: their setups named
+        lead = f"{go} served {figure(same_storage)} {python}'s reads, on the same Redis"
     else:
         lead = f"No measurable difference in reads on the same Redis ({figure(same_storage)})"
     return f"{lead}. {lost}" if lost else f"{lead}."

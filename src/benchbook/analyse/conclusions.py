@@ -22,8 +22,6 @@ from benchbook.analyse.tables import (
 )
 from benchbook.runs.calibration import CALIBRATION_EXPERIMENT
 from benchbook.runs.flags import NEAR_CEILING_HEADROOM
-from benchbook.runs.layout import REPO_ROOT
-from benchbook.runs.locust_output import steady_rps
 
 # Flags that change what a number means (short_run only makes rare percentiles rough).
 SUSPECT_FLAGS = (
@@ -361,39 +359,15 @@ def against_published(table: pd.DataFrame, metric_label: str, article_ratio: str
     )
 
 
-def waiting_users(results: pd.DataFrame, mean_wait_s: float) -> pd.DataFrame:
-    """Little's law for users that wait: U users, each sending one request per (mean
-    wait + mean response time), can send at most U ÷ that many requests per second.
-    Per target: the prediction from the measured response time, and the rate measured
-    once every user was running and past its first wait (steady_rps)."""
-    rows = []
-    for target, runs in valid_rows(results).groupby("target", sort=False):
-        users = runs["users"].median()
-        response_s = runs["lat_mean_ms"].median() / 1000
-        steady = [steady_rps(REPO_ROOT / raw, mean_wait_s + response_s) for raw in runs["raw_path"]]
-        rows.append(
-            {
-                "target": target,
-                "users": users,
-                "mean wait s": mean_wait_s,
-                "mean response ms": 1000 * response_s,
-                "predicted req/s": users / (mean_wait_s + response_s),
-                "measured req/s": pd.Series(steady).median(),
-            }
-        )
-    table = pd.DataFrame(rows).set_index("target")
-    table["measured/predicted"] = table["measured req/s"] / table["predicted req/s"]
-    return table
-
-
 def method_note() -> str:
     """How every comparison in the report is computed, once per notebook."""
     return (
         "How runs are measured: in rounds — in each round every server is started afresh, "
         "warmed up, and every target measured once, in a random order — so repetitions "
         "sample what changes between runs, not only the noise inside one process. "
-        f"How comparisons are computed: where A and B were measured in the same rounds, "
-        f"{PAIRED_ESTIMATOR}; otherwise (several rows a round, e.g. pooled paths) {ESTIMATOR}. "
+        f"How comparisons are computed: where A and B were measured side by side in six "
+        f"rounds or more, {PAIRED_ESTIMATOR}; otherwise (fewer rounds, or several rows a "
+        f"round, e.g. pooled paths) {ESTIMATOR}. "
         f"'No significant difference' means p ≥ {ALPHA}. Intervals are 95 % where the "
         "number of runs allows it; otherwise the level they reach is printed. Where an A/A "
         "control was measured (one server as two targets in the same rounds), a ratio no "

@@ -34,7 +34,8 @@ from benchbook.analyse.rate_limits import (
 from benchbook.analyse.replication import Replication, replication, spread
 from benchbook.analyse.session_wording import across, brief
 from benchbook.analyse.stats import Comparison
-from benchbook.analyse.verdicts import NO_ARTICLE, reproduction
+from benchbook.analyse.verdict_kinds import Verdict
+from benchbook.analyse.verdicts import reproduction
 from benchbook.runs.labels import aa_copy_of
 from benchbook.runs.languages import load_languages
 
@@ -56,8 +57,11 @@ class Headline:
     reproduced: str
     reproduced_why: str
     spread: list[dict] = field(default_factory=list)
-    # The smallest ratio an A/A control in the same rounds resolves (None: no control).
+    # The smallest ratio an A/A control in the same rounds resolves (None: no control), and
+    # the control's own figures it comes from (_control_band): its estimate and the
+    # interval printed for it (the next session's prediction, else this session's CI).
     resolvable: float | None = None
+    control: dict = field(default_factory=dict)
     # The sessions of the same comparison on this session's machine class (this one
     # included) and their model (levels): the pooled estimate with its 95 % interval, the
     # 95 % prediction interval for the next session, and the leave-one-session-out check
@@ -177,7 +181,7 @@ def headline(
                             ignore=same_conditions_ignore)  # fmt: skip
         bound = bound_headline(label, valid, a, b, names, lower_bound, column, bound_sessions)
         return replace(bound, **shared, machine_class=sessions.machine_class)
-    band = _control_band(valid, results, column, experiment, select, current)
+    band, control = _control_band(valid, results, column, experiment, select, current)
     reproduced, why = reproduction(c, article_ratio, apart, measured_else, differences, band,
                                    sessions, different_conditions)  # fmt: skip
     note = caution(data, [a, b], column, dict(zip((a, b), names, strict=True)), plain=True)
@@ -189,7 +193,7 @@ def headline(
         + across(c, sessions, runs, go_side, limit),
         **_session_fields(c),
         significant=bool(c and sessions.significant(c) and not sessions.within_band(c, band)),
-        article=article, article_ratio=article_ratio, resolvable=band,
+        article=article, article_ratio=article_ratio, resolvable=band, control=control,
         reproduced=reproduced, reproduced_why=why,
         **shared,
         **_sessions_fields(sessions),
@@ -245,19 +249,21 @@ def _control_band(
     experiment: str,
     select: Callable[[pd.DataFrame], pd.DataFrame] | None,
     current: set[str],
-) -> float | None:
-    """The smallest ratio this setup resolves, from its A/A control: how far one session's
-    A/A estimate may stray from 1, the farther end of the interval a verdict on the control
-    would be judged on (Replication.judged, with the spread of the class's A/A controls):
-    the same rule at every count of sessions, so the band does not jump as sessions are
-    added. This session's band where the control has no such interval. The control of the
-    rows compared, else of the whole run (a selection, such as one pooled over paths, may
-    leave it out); None without a control."""
+) -> tuple[float | None, dict]:
+    """The smallest ratio this setup resolves, from its A/A control, and the control's own
+    figures: its estimate over this class's sessions (this session's alone below three)
+    and the interval printed for it as for any headline (Replication.judged: the next
+    session's prediction, borrowing the spread of the class's A/A controls below three
+    sessions; else this session's CI). The band is that interval's farther end from 1:
+    an estimate no farther than the next A/A session may stray is not resolvable. This
+    session's own band where the control has no interval. The control of the rows
+    compared, else of the whole run (a selection, such as one pooled over paths, may leave
+    it out); (None, {}) without a control."""
     control, chosen = aa_band(valid, column), select
     if control is None:
         control, chosen = aa_band(counted_rows(results, column), column), None
     if control is None:
-        return None
+        return None, {}
     original, band = control
     copy = aa_copy_of(original)
     rows = valid if chosen else counted_rows(results, column)
@@ -265,9 +271,11 @@ def _control_band(
     runs = spread(experiment, original, copy, column, chosen, current)
     model = replication(c, runs, kinds=kind_sessions(column, control=True))
     if c is None or model.sessions == 0:
-        return band
+        return band, {}
     low, high = model.judged(c)
-    return math.exp(max(abs(math.log(low)), abs(math.log(high))))
+    figures = {"estimate": model.estimate(c), "low": low, "high": high, "level": c.ratio_confidence,
+               "predicted": model.predicted is not None, "sessions": model.sessions}  # fmt: skip
+    return math.exp(max(abs(math.log(low)), abs(math.log(high)))), figures
 
 
 def _sides(data: pd.DataFrame, a: str, b: str) -> tuple[tuple[str, str], tuple[str, str]]:
@@ -326,7 +334,7 @@ def bound_headline(
         ratio=bound.value if bound.informative else None, ci_low=None, ci_high=None,
         ci_level=None, n=str(int((valid["target"] == a).sum())) + "+"
         + str(int((valid["target"] == b).sum())), p=None, significant=False, article="",
-        article_ratio=None, reproduced=NO_ARTICLE, reproduced_why=LOWER_BOUND,
+        article_ratio=None, reproduced=Verdict.NO_ARTICLE.label, reproduced_why=LOWER_BOUND,
         sessions=bound.sessions,
     )  # fmt: skip
 
@@ -352,13 +360,28 @@ def findings(
 
 
 def band_sentence(headlines: list[Headline]) -> str:
-    """What the A/A control of these headlines resolves, once ('' without one)."""
-    bands = {h.resolvable for h in headlines if h.resolvable}
-    if not bands:
+    """What the A/A control of these headlines resolves, once, from its own figures: its
+    estimate and the interval printed for it ('' without one)."""
+    found = [h for h in headlines if h.resolvable]
+    if not found:
         return ""
-    widest = max(bands)
+    h = max(found, key=lambda h: h.resolvable or 0)
+    control = h.control
+    if not control:
+        return (
+            f" An A/A control (one server measured as two targets in the same rounds) "
+            f"strayed up to {fmt.ratio(h.resolvable)} from itself in this session: ratios "
+            "closer to 1 than that are not resolvable on this machine."
+        )
+    over = "this session" if control["sessions"] <= 1 else f"{control['sessions']} sessions"
+    interval = fmt.interval(control["low"], control["high"])
+    where = (
+        f"the next session's A/A should give {interval} (95 % prediction interval)"
+        if control["predicted"]
+        else f"its {fmt.level(control['level'])} {interval}"
+    )
     return (
-        f" An A/A control (one server measured as two targets in the same rounds) strayed "
-        f"up to {fmt.ratio(widest)} from itself: ratios closer to 1 than that are not "
-        "resolvable on this machine."
+        f" An A/A control (one server measured as two targets in the same rounds) gave "
+        f"{fmt.ratio(control['estimate'])} over {over}; {where}: ratios no farther from 1 "
+        f"than {fmt.ratio(h.resolvable)} are not resolvable on this machine."
     )

@@ -73,23 +73,6 @@ from benchbook.analyse import formatting as fmt
 
 FINDINGS_MIME = "application/vnd.benchbook.analyse.findings+json"
 
-REPRODUCED_LABELS = (
-    "reproduced",
-    "not reproduced",
-    "the article measured something else",
-    "no article figure",
-    "too few runs",
-    "same direction, different size",
-    "different conditions: not comparable",
-    "not resolvable on this machine",
-    "no valid runs",
-)
-# Its badge: ✓ reproduced, ✗ not, ≠ something else, – no figure, ? too few, ≈ same
-# direction, ⚠ a condition that sets the result differs, ~ not resolvable, ∅ no valid runs.
-BADGES = ("✓", "✗", "≠", "–", "?", "≈", "⚠", "~", "∅")
-# Verdicts whose reason adds nothing to the summary's row: no figure to compare, or an
-# answer that already says how few runs there were.
-SELF_EXPLAINED = ("no article figure", "too few runs", "no valid runs")
 # The reason of a headline that is a lower bound (no interval, no verdict against a figure).
 LOWER_BOUND = "a lower bound"
 

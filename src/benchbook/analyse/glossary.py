@@ -38,10 +38,20 @@ PLAIN_TERMS = (
      "for 95 %, and the level they reach is printed"),
     ("A/A control", "one server measured as two targets in the same rounds: its 'ratio' "
      "should be 1, so how far it strays is the smallest difference this setup can resolve"),
-    ("lower bound", "'at least N×': the load tool, not the server, set one side's number, so "
-     "the true ratio is larger; N is the lowest that every stored session of this machine "
-     "class supports (each session's lowest run of one side over its highest of the other), "
-     "and no interval or p-value is given"),
+    ("lower bound", "'at least N×': the first side's number is only the least it can do, "
+     "because something other than what is compared held it (the server held a load tool "
+     "back, or a load tool a server), so the true ratio is N× or larger; N is the lowest "
+     "that every stored session of this machine class supports (each session's lowest run "
+     "of the first side over its highest of the other), and no interval or p-value is "
+     "given"),
+    ("ceiling", "three different things: a load tool's ceiling, the most requests per "
+     "second one setting of it produced here (notebook 00); a ceiling server, one compiled "
+     "without a garbage collector whose own CPU set its rate, what a server reaches on the "
+     "same core with nothing between its code and the machine; and Little's-law ceiling, "
+     "the rate c connections that each wait d per request cannot exceed, c ÷ d"),
+    ("machine-speed reference", "a fixed Go and a fixed Python workload timed on the "
+     "servers' core before and after each experiment (seconds; lower is faster): how fast "
+     "the machine was that session, whatever the servers did"),
     ("closed and open loop", "a closed-loop tool (wrk, Locust) sends the next request only "
      "when an answer came back, so a stalled server also slows the load; an open-loop tool "
      "(vegeta) sends on a schedule whatever happens, as real users do"),
@@ -79,10 +89,11 @@ PLAIN_TERMS = (
      "test where both sides were measured in the same rounds (it compares round by round), "
      "the Mann-Whitney U test where they cannot be paired (it compares every run of one "
      "side with every run of the other)"),
-    ("pooled estimate (Paule–Mandel, HKSJ)", "sessions combined by a random-effects model: "
-     "each session's log-ratio weighted by its precision and by the spread between sessions "
-     "(τ, estimated by Paule–Mandel); its interval uses the Hartung–Knapp–Sidik–Jonkman "
-     "(HKSJ) variance with a t distribution"),
+    ("pooled estimate (Paule–Mandel, HKSJ)", "sessions combined with equal weights: the mean "
+     "of their log ratios, each session counted once; its 95 % interval is that mean ± t "
+     "with k−1 degrees of freedom × their SD ÷ √k (the Hartung–Knapp form with equal "
+     "weights). τ, the spread between sessions beyond their own noise, is estimated by "
+     "Paule–Mandel and shows how much sessions disagree; it weights nothing"),
     ("USL (Universal Scalability Law)", "Gunther's model of throughput X against "
      "concurrency N: X(N) = λN / (1 + σ(N−1) + κN(N−1)), σ the share of work that waits its "
      "turn (contention), κ the cost of keeping requests in step (crosstalk); it peaks at "
@@ -115,6 +126,8 @@ TERMS_IN_USE = (
     (r"\bSLO\b", "SLO (service-level objective)"),
     (r"coordinated omission", "coordinated omission"),
     (r"Hodges-Lehmann|Hodges–Lehmann", "Hodges–Lehmann estimate"),
+    (r"\bceiling\b", "ceiling"),
+    (r"speed reference", "machine-speed reference"),
     (r"signed-rank|Mann-Whitney", "signed-rank and Mann-Whitney tests"),
     (r"Paule|HKSJ|Hartung", "pooled estimate (Paule–Mandel, HKSJ)"),
     (r"Universal Scalability Law|\bUSL\b", "USL (Universal Scalability Law)"),
@@ -128,7 +141,8 @@ def p_value_text() -> str:
     """The p-value in words, with the smallest p the report's designs can reach."""
     n, pairs = min_detectable_n(), min_detectable_pairs()
     return (
-        f"how often a difference this large would appear by chance if there were none; "
+        f"how often chance alone, were there no difference, would give one at least as large "
+        f"as the one measured; "
         f"below {ALPHA} we call it significant. Few runs cannot reach a small p at all: "
         f"{n}+{n} runs give at best p = {smallest_p_two_samples(n, n):.3f}, {pairs} paired "
         f"rounds p = {smallest_p_paired(pairs):.3f}, and {n - 1}+{n - 1} runs "
@@ -145,7 +159,8 @@ def terms() -> list[tuple[str, str]]:
         f"from {MIN_SESSIONS} sessions on it is built from the headline's own sessions, with "
         "1 or 2 from how far sessions of other headlines of its kind moved; the report checks "
         "it by leaving out each stored session in turn and predicting it from the rest of "
-        "its machine class"
+        "its machine class. It is the interval a verdict against an article is judged on: "
+        "'reproduced' when the article's figure lies inside it"
     )
     computed = [("prediction interval", predicted), ("p-value", p_value_text())]
     return [*PLAIN_TERMS[:4], *computed, *PLAIN_TERMS[4:]]

@@ -17,12 +17,10 @@ The rules compared:
   sessions of one design are draws from one distribution, whatever part of their scatter is
   the machine and whatever the rounds, so the classic prediction interval for one more draw
   holds; its s already contains each session's own noise, so no session variance is needed.
-- borrowed (for a headline with 1 or 2 sessions): ȳ ± t(df) · S · √(1 + 1/k), with S the
-  spread of one session around its headline's mean pooled over other headlines of the same
-  kind on the class (df their sessions less their headlines), simulated as headlines that
-  share τ and the design.
-- the verdict interval (verdicts): ȳ ± t(df) · S · √2, as wide as the borrowed prediction
-  from one session at every k, so counting a session never narrows it: at least 95 %.
+- moderated (the report's, levels.moderated, at every k from 1): ȳ ± t(d₀ + k − 1) · S ·
+  √(1 + 1/k), S² = (d₀ s₀² + Σ (y − ȳ)²) / (d₀ + k − 1), with s₀ and d₀ the prior that
+  levels.prior_spread estimates from other headlines of the same kind (8 of 8 sessions),
+  simulated as headlines that share τ and the design.
 The pooled interval (the class mean's) is ȳ ± t(k−1) · s / √k, checked against the true mean.
 """
 
@@ -33,10 +31,12 @@ from functools import cache
 import numpy as np
 from scipy import stats
 
+from benchbook.analyse import levels
+
 CONFIDENCE = 0.95
 DESIGNS = ("6 paired rounds", "4+4 runs")
 TAUS = (0.0, 0.05, 0.10, 0.15)
-SESSIONS = tuple(range(2, 11))
+SESSIONS = tuple(range(1, 11))
 RUN_SD = (0.03, 0.10)  # a headline's per-run SD of log throughput, drawn per headline
 SESSION_NOISE = 0.25  # SD of log(a session's run SD / its headline's)
 REPLICATES = 4000  # per cell: a 95 % coverage is then known to ±0.7 % (2 SE)
@@ -85,16 +85,23 @@ Interval = tuple[np.ndarray, np.ndarray]  # low, high per replicate (log scale)
 
 
 def plain_t(y: np.ndarray) -> Interval:
-    """ȳ ± t(k−1) · s · √(1 + 1/k) over each row's k log estimates."""
+    """ȳ ± t(k−1) · s · √(1 + 1/k) over each row's k log estimates (none from one)."""
     k = y.shape[1]
+    if k < 2:
+        nan = np.full(len(y), np.nan)
+        return nan, nan
     m, s = y.mean(axis=1), y.std(axis=1, ddof=1)
     half = _t(k - 1) * s * np.sqrt(1 + 1 / k)
     return m - half, m + half
 
 
 def pooled_t(y: np.ndarray) -> Interval:
-    """ȳ ± t(k−1) · s / √k: the class mean's interval (HKSJ with equal weights)."""
+    """ȳ ± t(k−1) · s / √k: the class mean's interval (HKSJ with equal weights; none from
+    one session)."""
     k = y.shape[1]
+    if k < 2:
+        nan = np.full(len(y), np.nan)
+        return nan, nan
     m, s = y.mean(axis=1), y.std(axis=1, ddof=1)
     half = _t(k - 1) * s / np.sqrt(k)
     return m - half, m + half
@@ -134,19 +141,22 @@ def higgins_thompson_spiegelhalter(y: np.ndarray, v: np.ndarray) -> Interval:
     return m - half, m + half
 
 
-def kind_spread(others: np.ndarray) -> tuple[np.ndarray, int]:
-    """(S per replicate, df) from other headlines' sessions, shape (replicates, headlines,
-    sessions): the pooled SD of a session around its own headline's mean."""
+def prior(others: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(s₀, d₀) per replicate from other headlines' sessions, shape (replicates, headlines,
+    sessions), as the report estimates them (levels.prior_spread)."""
     _, headlines, sessions = others.shape
-    deviations = others - others.mean(axis=2, keepdims=True)
-    df = headlines * (sessions - 1)
-    return np.sqrt((deviations**2).sum(axis=(1, 2)) / df), df
+    return levels.prior_spread(others.var(axis=2, ddof=1), np.full(headlines, sessions - 1.0))
 
 
-def borrowed(y: np.ndarray, spread: np.ndarray, df: int, sessions: float) -> Interval:
-    """ȳ ± t(df) · S · √(1 + 1/sessions); sessions = 1 gives the verdict interval's width."""
+def moderated(y: np.ndarray, s0: np.ndarray, d0: np.ndarray) -> Interval:
+    """The report's rule (levels.moderated) over each row's k log estimates."""
+    k = y.shape[1]
     m = y.mean(axis=1)
-    half = _t(df) * spread * np.sqrt(1 + 1 / sessions)
+    squares = ((y - m[:, None]) ** 2).sum(axis=1)
+    finite = np.isfinite(d0)
+    df = np.where(finite, d0 + k - 1, np.inf)
+    spread = np.where(finite, np.sqrt((np.where(finite, d0, 0) * s0**2 + squares) / df), s0)
+    half = stats.t.ppf(0.5 + CONFIDENCE / 2, df) * spread * np.sqrt(1 + 1 / k)
     return m - half, m + half
 
 
@@ -162,10 +172,10 @@ class Cell:
     design: str
     tau: float
     sessions: int  # k: the sessions the interval is built from
-    plain_t: float  # how often it covers session k + 1
-    hts: float  # NaN at k = 2 (t with 0 degrees of freedom)
-    pooled: float  # the pooled interval's coverage of the true mean
-    verdict: float  # the verdict interval (borrowed, one-session width) covering k + 1
+    moderated: float  # how often the report's rule covers session k + 1
+    plain_t: float  # the headline's own sessions alone (NaN at k = 1)
+    hts: float  # NaN at k = 1 and 2 (t with 0 degrees of freedom)
+    pooled: float  # the pooled interval's coverage of the true mean (NaN at k = 1)
 
 
 @cache
@@ -179,7 +189,7 @@ def coverage(replicates: int = REPLICATES, seed: int = SEED) -> tuple[Cell, ...]
     for design in DESIGNS:
         for tau in TAUS:
             own = rng.uniform(*RUN_SD, (replicates, 1, 1))
-            spread, df = kind_spread(_other_headlines(design, tau, replicates, rng, own))
+            s0, d0 = prior(_other_headlines(design, tau, replicates, rng, own))
             for k in SESSIONS:
                 y, v = session_estimates(design, k + 1, tau, replicates, rng, own)
                 built, v_built, following = y[:, :k], v[:, :k], y[:, k]
@@ -188,10 +198,10 @@ def coverage(replicates: int = REPLICATES, seed: int = SEED) -> tuple[Cell, ...]
                         design=design,
                         tau=tau,
                         sessions=k,
+                        moderated=_covers(moderated(built, s0, d0), following),
                         plain_t=_covers(plain_t(built), following),
                         hts=_covers(higgins_thompson_spiegelhalter(built, v_built), following),
                         pooled=_covers(pooled_t(built), np.zeros(replicates)),
-                        verdict=_covers(borrowed(built, spread, df, 1), following),
                     )
                 )
     return tuple(cells)
@@ -208,28 +218,10 @@ def _other_headlines(
     return y.reshape(replicates, OTHER_HEADLINES, OTHER_SESSIONS)
 
 
-@cache
-def borrowed_coverage(
-    sessions: int, replicates: int = REPLICATES, seed: int = SEED
-) -> dict[tuple[str, float], float]:
-    """How often the borrowed prediction from ``sessions`` (1 or 2) sessions covers the next
-    one, per design × τ."""
-    rng = np.random.default_rng(seed)
-    found = {}
-    for design in DESIGNS:
-        for tau in TAUS:
-            own = rng.uniform(*RUN_SD, (replicates, 1, 1))
-            y, _ = session_estimates(design, sessions + 1, tau, replicates, rng, own)
-            spread, df = kind_spread(_other_headlines(design, tau, replicates, rng, own))
-            interval = borrowed(y[:, :sessions], spread, df, sessions)
-            found[(design, tau)] = _covers(interval, y[:, sessions])
-    return found
-
-
 RULE = (
-    "the plain t interval over the sessions' log estimates, ȳ ± t(k−1) · s · √(1 + 1/k), "
-    "from three sessions on; with one or two, the same centre ± t · S · √(1 + 1/k), S the "
-    "spread between sessions of the class's other headlines of the same kind"
+    "the sessions' mean of log estimates ± t · S · √(1 + 1/k), S their own spread moderated "
+    "by the class's other headlines of the same kind, which count for as many degrees of "
+    "freedom as their spreads agree (empirical Bayes)"
 )
 
 Column = tuple[str, float]

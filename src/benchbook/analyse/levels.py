@@ -12,33 +12,35 @@ mu is the class's true log ratio, u_i the session's own shift, e_i its noise, wh
 v_i comes from the session's own rounds (stats.log_ratio_variance).
 
 Sessions of one headline share its design, so their estimates are draws from one
-distribution whatever part of the scatter is the machine and whatever the rounds. From k >= 3
-sessions (`pooled`):
-- the estimate is exp(ȳ), ȳ the mean of the log estimates;
-- its 95 % interval ȳ ± t(k−1) · s / √k (s their SD): Hartung–Knapp with equal weights;
-- the prediction interval for the next session's estimate ȳ ± t(k−1) · s · √(1 + 1/k), the
-  classic interval for one more draw; its centre is the estimate.
-The simulation of the report's designs (interval_coverage) chose it: it covers the next
-session 93–97 % in every cell of k = 2…10 and tau = 0…0.15, where Higgins–Thompson–
-Spiegelhalter (random effects ± t(k−2) · √(tau² + SE² + v), this module's old rule) covers
-97.8–100 % at k = 3 and 4 and has none at k = 2. tau (Paule–Mandel, with the rounds' v_i)
-is still reported: how much sessions disagree beyond their noise.
+distribution whatever part of the scatter is the machine and whatever the rounds:
+- the estimate is exp(ȳ), ȳ the mean of the k log estimates;
+- from three sessions, its 95 % interval ȳ ± t(k−1) · s / √k (s their SD): Hartung–Knapp
+  with equal weights (`pooled`);
+- the prediction interval for the next session's estimate, at every k: ȳ ± t(d) · S ·
+  √(1 + 1/k), the classic interval for one more draw, whose spread S leans on the other
+  headlines of its kind only as much as its own few sessions need (`moderated`):
+  S² = (d₀ s₀² + Σ (y − ȳ)²) / (d₀ + k − 1) with d = d₀ + k − 1, where s₀ is the kind's
+  typical spread and d₀ what it is worth, estimated from how much the kind's headlines'
+  own spreads differ (`kind_spread`: Smyth's empirical Bayes, as limma moderates a gene's
+  variance) — many degrees of freedom where they agree, few where they do not. Without
+  other headlines, the headline's own: t(k−1) · s from three sessions on.
+A session equal to the estimate adds a degree of freedom and nothing to the squares, so
+the prediction only narrows as agreeing sessions are counted: no jump between counts.
+The simulation of the report's designs (interval_coverage) checks its coverage of the next
+session in every cell of k = 1…10 and tau = 0…0.15. tau (Paule–Mandel, with the rounds' v_i)
+is still computed: how much sessions disagree beyond their noise.
 
-With 1 or 2 sessions a headline's own s says little, so it borrows (`borrowed`): the spread S
-of one session around its headline's mean, pooled over the class's other headlines of the
-same kind (`kind_spread`), gives ȳ ± t(df) · S · √(1 + 1/k).
-
-Across machine classes a random-effects model is applied one level up (across_classes).
+Across machine classes nothing is pooled: each class's sessions are shown apart
+(replication.OtherClass), with what the speed references predict for it (across_classes).
 """
 
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
-from statistics import median
 
 import numpy as np
-from scipy import optimize, stats
+from scipy import optimize, special, stats
 
 CONFIDENCE = 0.95
 MIN_SESSIONS = 3  # fewer sessions on a class: "not yet replicated", no pooled interval
@@ -60,7 +62,7 @@ class Session:
 
 
 @cache
-def _quantile(level: float, df: int | None = None) -> float:
+def _quantile(level: float, df: float | None = None) -> float:
     """The two-sided critical value at `level`: normal, or t with df degrees of freedom."""
     p = 0.5 + level / 2
     return float(stats.norm.ppf(p) if df is None else stats.t.ppf(p, df))
@@ -87,7 +89,7 @@ def log_variance(s: Session) -> float:
 
 @dataclass(frozen=True)
 class Pooled:
-    """A random-effects pool of sessions (or of classes), back on the ratio scale."""
+    """A pool of sessions, back on the ratio scale."""
 
     sessions: int  # k
     estimate: float  # exp(mean of the log ratios): the centre of both intervals
@@ -96,7 +98,6 @@ class Pooled:
     predict_low: float  # prediction interval for the next session's estimate
     predict_high: float
     tau: float  # between-session (or between-class) SD on the log scale, Paule–Mandel
-    classes: int = 1  # the machine classes pooled: > 1 only from across_classes
 
     def holds(self, ratio: float) -> bool:
         """The ratio lies where the next session's estimate is predicted to."""
@@ -121,18 +122,7 @@ def _fit(y: np.ndarray, v: np.ndarray) -> tuple[float, float, float]:
     return m, max(1.0, q / (k - 1)) / float(w.sum()), tau2
 
 
-def _pool(y: np.ndarray, v: np.ndarray, v_new: float, sessions: int, classes: int) -> Pooled:
-    """Pool the k values y (variances v); predict a new one that has its own variance v_new."""
-    k = len(y)
-    m, se2, tau2 = _fit(y, v)
-    half = _quantile(CONFIDENCE, k - 1) * math.sqrt(se2)
-    spread = _quantile(CONFIDENCE, k - 2) * math.sqrt(tau2 + se2 + v_new)
-    return _on_ratio_scale(m, half, spread, sessions, math.sqrt(tau2), classes)
-
-
-def _on_ratio_scale(
-    m: float, half: float, predict: float, sessions: int, tau: float, classes: int = 1
-) -> Pooled:
+def _on_ratio_scale(m: float, half: float, predict: float, sessions: int, tau: float) -> Pooled:
     """The log-scale centre m ± half (its interval) and ± predict (the next session's),
     back on the ratio scale."""
     return Pooled(
@@ -143,7 +133,6 @@ def _on_ratio_scale(
         predict_low=math.exp(m - predict),
         predict_high=math.exp(m + predict),
         tau=tau,
-        classes=classes,
     )
 
 
@@ -156,8 +145,9 @@ def _logs(sessions: Sequence[Session]) -> tuple[np.ndarray, np.ndarray]:
     return np.log([s.ratio for s in sessions]), np.array([log_variance(s) for s in sessions])
 
 
-def _interval(y: np.ndarray, spread: float, df: int, k: int) -> Pooled:
-    """ȳ ± t(df) · spread / √k, and for the next session ± t(df) · spread · √(1 + 1/k)."""
+def _interval(y: np.ndarray, spread: float, df: float | None, k: int) -> Pooled:
+    """ȳ ± t(df) · spread / √k, and for the next session ± t(df) · spread · √(1 + 1/k)
+    (df None: the normal quantile)."""
     m = float(y.mean())
     q = _quantile(CONFIDENCE, df)
     half, predict = q * spread / math.sqrt(k), q * spread * math.sqrt(1 + 1 / k)
@@ -184,28 +174,61 @@ KindSessions = Mapping[str, Mapping[str, Sequence[float]]]
 
 @dataclass(frozen=True)
 class Spread:
-    """How far one session's log estimate lies from its headline's mean, pooled over other
-    headlines of one kind: S² = Σ (y − ȳ_headline)² / df, df = Σ (sessions − 1)."""
+    """How far one session's log estimate lies from its headline's mean over the other
+    headlines of one kind, as what a headline's own sessions are moderated with: the
+    typical spread s₀ and the degrees of freedom d₀ it is worth (inf where the headlines'
+    spreads differ no more than their own few sessions make them)."""
 
-    sd: float
-    df: int
+    sd: float  # s₀
+    df: float  # d₀
     headlines: int
     scope: str  # THIS_CLASS, or EVERY_CLASS when no other headline of this class has two
 
 
 def kind_spread(headlines: Sequence[Sequence[float]], scope: str) -> Spread | None:
-    """The pooled spread of ``headlines`` (each its sessions' ratios); only headlines with
-    two or more usable sessions count. None without any."""
-    squares, df, counted = 0.0, 0, 0
+    """The prior spread from ``headlines`` (each its sessions' ratios; only those with two
+    or more usable sessions count): one headline's own SD and degrees of freedom; from two,
+    Smyth's moment estimates of s₀ and d₀ (prior_spread). None without any."""
+    variances, dfs = [], []
     for ratios in headlines:
         y = np.log([r for r in ratios if math.isfinite(r) and r > 0])
         if len(y) >= 2:
-            squares += float(((y - y.mean()) ** 2).sum())
-            df += len(y) - 1
-            counted += 1
-    if not counted:
+            variances.append(float(np.var(y, ddof=1)))
+            dfs.append(len(y) - 1)
+    if not variances:
         return None
-    return Spread(sd=math.sqrt(squares / df), df=df, headlines=counted, scope=scope)
+    if len(variances) == 1:
+        return Spread(math.sqrt(variances[0]), float(dfs[0]), 1, scope)
+    s0, d0 = prior_spread(np.array([variances]), np.array(dfs, dtype=float))
+    return Spread(float(s0[0]), float(d0[0]), len(variances), scope)
+
+
+def prior_spread(variances: np.ndarray, dfs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(s₀, d₀) per row of ``variances`` (rows of headlines' sample variances, each with
+    ``dfs`` degrees of freedom): the scaled-χ² prior they are drawn from, by Smyth's
+    moments of log variances (limma's fitFDist). d₀ is inf where the log variances scatter
+    no more than their sampling alone makes them (all spreads alike)."""
+    n = variances.shape[1]
+    half = dfs / 2
+    e = np.log(np.maximum(variances, 1e-300)) - special.digamma(half) + np.log(half)
+    mean = e.mean(axis=1)
+    excess = ((e - mean[:, None]) ** 2).sum(axis=1) / (n - 1) - special.polygamma(1, half).mean()
+    d0 = np.where(excess > 0, 2 * _trigamma_inverse(np.maximum(excess, 1e-12)), np.inf)
+    finite = np.isfinite(d0)
+    scale = np.where(finite, special.digamma(d0 / 2) - np.log(np.where(finite, d0, 2) / 2), 0.0)
+    return np.sqrt(np.exp(mean + scale)), d0
+
+
+def _trigamma_inverse(x: np.ndarray) -> np.ndarray:
+    """y with trigamma(y) = x, by Newton's method from 0.5 + 1/x (Smyth's, as in limma)."""
+    y = 0.5 + 1 / x
+    for _ in range(50):
+        tri = special.polygamma(1, y)
+        step = tri * (1 - tri / x) / special.polygamma(2, y)
+        y = y + step
+        if np.all(np.abs(step / y) < 1e-8):
+            break
+    return y
 
 
 def borrowed_spread(kinds: KindSessions, machine_class: str, key: str) -> Spread | None:
@@ -219,36 +242,29 @@ def borrowed_spread(kinds: KindSessions, machine_class: str, key: str) -> Spread
     return kind_spread(every, EVERY_CLASS)
 
 
-def borrowed(sessions: Sequence[Session], spread: Spread) -> Pooled | None:
-    """The sessions' mean with the kind's spread: ȳ ± t(df) · S / √k, and for the next
-    session ± t(df) · S · √(1 + 1/k). None without a usable session."""
+def moderated(sessions: Sequence[Session], spread: Spread) -> Pooled | None:
+    """The sessions' mean with their own spread moderated by the kind's (module docstring):
+    S² = (d₀ s₀² + Σ (y − ȳ)²) / (d₀ + k − 1), ȳ ± t(d₀ + k − 1) · S / √k, and for the
+    next session ± t(…) · S · √(1 + 1/k). None without a usable session."""
     valid = _valid(sessions)
     if not valid:
         return None
     y = np.log([s.ratio for s in valid])
-    return _interval(y, spread.sd, spread.df, len(y))
-
-
-def verdict_interval(sessions: Sequence[Session], spread: Spread) -> tuple[float, float] | None:
-    """The interval a verdict is judged on: the sessions' mean ± t(df) · S · √2 — as wide as
-    the prediction for the next session from one session, whatever k. Neither its centre
-    (the mean) nor its width (other headlines' spread) moves when a session equal to the
-    estimate is added, so counting such a session cannot change a verdict."""
-    valid = _valid(sessions)
-    if not valid:
-        return None
-    m = float(np.mean(np.log([s.ratio for s in valid])))
-    half = _quantile(CONFIDENCE, spread.df) * spread.sd * math.sqrt(2)
-    return math.exp(m - half), math.exp(m + half)
+    k = len(y)
+    squares = float(((y - y.mean()) ** 2).sum())
+    if math.isinf(spread.df):
+        return _interval(y, spread.sd, None, k)
+    df = spread.df + k - 1
+    return _interval(y, math.sqrt((spread.df * spread.sd**2 + squares) / df), df, k)
 
 
 def predicted(sessions: Sequence[Session], spread: Spread | None) -> Pooled | None:
-    """The prediction for the next session at every count: `pooled` from MIN_SESSIONS
-    sessions on, below that `borrowed` with ``spread``; None where neither applies."""
-    fit = pooled(sessions)
-    if fit is None and spread is not None:
-        fit = borrowed(sessions, spread)
-    return fit
+    """The prediction for the next session at every count: `moderated` by ``spread`` where
+    the kind has one, else the headline's own `pooled` from MIN_SESSIONS sessions on;
+    None where neither applies."""
+    if spread is not None:
+        return moderated(sessions, spread)
+    return pooled(sessions)
 
 
 @dataclass(frozen=True)
@@ -264,9 +280,9 @@ class HeldOut:
 
 def leave_one_out(sessions: Sequence[Session], spread: Spread | None = None) -> list[HeldOut]:
     """Each session judged by the others (sessions of one class): their prediction for the
-    next session (`predicted`: pooled from MIN_SESSIONS remaining, below that with the
-    borrowed ``spread``), and whether its estimate lies inside. [] below two usable
-    sessions, or where one or two remain and there is no spread to borrow."""
+    next session (`predicted`: moderated by ``spread``, else their own from MIN_SESSIONS
+    remaining), and whether its estimate lies inside. [] below two usable sessions, or
+    where one or two remain and there is no spread to lean on."""
     valid = _valid(sessions)
     held = []
     for i, s in enumerate(valid if len(valid) >= 2 else []):
@@ -275,7 +291,7 @@ def leave_one_out(sessions: Sequence[Session], spread: Spread | None = None) -> 
         if fit is None:
             return []  # every session leaves as many behind: none can be judged
         low, high = fit.predict_low, fit.predict_high
-        borrowed_rule = len(rest) < MIN_SESSIONS
+        borrowed_rule = len(rest) < MIN_SESSIONS  # what its own sessions could not say alone
         held.append(
             HeldOut(
                 s.run_id, s.ratio, low, high, fit.holds(s.ratio), s.machine_class, borrowed_rule
@@ -290,32 +306,3 @@ def by_class(sessions: Sequence[Session]) -> dict[str, list[Session]]:
     for s in sessions:
         groups.setdefault(s.machine_class, []).append(s)
     return groups
-
-
-def across_classes(sessions: Sequence[Session]) -> Pooled | None:
-    """Two levels: each class's mean first, then a random-effects pool of the class means
-    (tau = between-class SD), predicting one session's estimate on a NEW class.
-
-    A class with >= MIN_SESSIONS sessions enters with its pooled mean and HKSJ variance;
-    a smaller one with the mean of its log ratios and (mean within-session variance) / count.
-    The prediction adds, to tau² + SE², what a single session adds on its class: the median
-    within-class tau² (0 if no class has enough sessions to estimate one) plus the median
-    within-session variance. It uses t(m − 2) over m classes, so it needs m >= 3: with two
-    class means nothing is left to tell the between-class spread from chance. None then.
-    """
-    valid = _valid(sessions)
-    groups = by_class(valid)
-    if len(groups) < 3:
-        return None
-    means, variances, within_tau2 = [], [], []
-    for group in groups.values():
-        y, v = _logs(group)
-        if len(group) >= MIN_SESSIONS:
-            m, se2, tau2 = _fit(y, v)
-            within_tau2.append(tau2)
-        else:
-            m, se2 = float(y.mean()), float(v.mean()) / len(group)
-        means.append(m)
-        variances.append(se2)
-    v_new = (median(within_tau2) if within_tau2 else 0.0) + median(_logs(valid)[1].tolist())
-    return _pool(np.array(means), np.array(variances), v_new, len(valid), classes=len(groups))

@@ -66,32 +66,19 @@ class Replication:
     held_out: tuple[levels.HeldOut, ...] = ()
     held_out_elsewhere: tuple[levels.HeldOut, ...] = ()
     others: tuple[OtherClass, ...] = ()
-    # With sessions on three or more classes: the prediction for a session on a new class.
-    across: levels.Pooled | None = None
     # The spread between sessions of the other headlines of this kind (levels.kind_spread):
     # on this class, else on every class; None where no other headline has two sessions.
     spread: levels.Spread | None = None
     # The prediction for the next session at every k: ``pooled`` from MIN_SESSIONS on,
     # below that the sessions' mean with ``spread`` (levels.borrowed).
     predicted: levels.Pooled | None = None
-    verdict: tuple[float, float] | None = None  # levels.verdict_interval, with ``spread``
-    # This session's own prediction where nothing else gives one: its estimate ± z · √(2 v).
-    alone: tuple[float, float] | None = None
 
     def judged(self, c: Comparison) -> tuple[float, float]:
-        """The interval a verdict against an article uses — the article's machine is
-        another class: the prediction for a new class where three or more classes were
-        measured; else the verdict interval (levels.verdict_interval), which counting a
-        session equal to the estimate cannot move; without another headline's spread, the
-        prediction from this class's sessions, else from this session's rounds alone."""
-        if self.across is not None:
-            return self.across.predict_low, self.across.predict_high
-        if self.verdict is not None:
-            return self.verdict
+        """The interval a verdict against an article is judged on: the one the answer
+        prints — the prediction for the next session ("the next session should give …"),
+        else this session's own interval. One interval, read, drawn and judged."""
         if self.predicted is not None:
             return self.predicted.predict_low, self.predicted.predict_high
-        if self.alone is not None:
-            return self.alone
         return c.ratio_low, c.ratio_high
 
     def estimate(self, c: Comparison) -> float:
@@ -233,21 +220,9 @@ def replication(
         held_out=tuple(levels.leave_one_out(sessions, spread)),
         held_out_elsewhere=tuple(held_elsewhere),
         others=tuple(others),
-        across=levels.across_classes([_session(r) for r in same]),
         spread=spread,
         predicted=predicted,
-        verdict=levels.verdict_interval(sessions, spread) if spread else None,
-        alone=_alone(c),
     )
-
-
-def _alone(c: Comparison) -> tuple[float, float] | None:
-    """This session's estimate ± z · √(2 v): the next session's estimate from this one's
-    rounds alone (both have the noise v, neither the shift between sessions)."""
-    if not (math.isfinite(c.log_variance) and c.ratio > 0):
-        return None
-    half = levels.normal_quantile() * math.sqrt(2 * c.log_variance)
-    return c.ratio * math.exp(-half), c.ratio * math.exp(half)
 
 
 def other_class(

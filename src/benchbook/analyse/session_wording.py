@@ -38,9 +38,10 @@ def brief(
         if sessions.predicted is None:
             return alone + "."
         low, high = sessions.predicted.predict_low, sessions.predicted.predict_high
-        return f"{alone}; {next_session(fmt.interval(low, high))} (95 % prediction interval)."
+        return f"{alone}; {next_session(fmt.interval(low, high))}."
     interval = f"95 % CI {fmt.interval(pooled.low, pooled.high)}"
-    predicted = next_session(fmt.interval(pooled.predict_low, pooled.predict_high))
+    model = sessions.predicted or pooled  # the prediction a verdict is judged on
+    predicted = next_session(fmt.interval(model.predict_low, model.predict_high))
     over = f"{sessions.sessions} sessions on this machine class"
     if not sessions.significant(c):
         return (
@@ -51,14 +52,15 @@ def brief(
     # never '1.92× lower (95 % CI 0.511–0.532×)'.
     interval = f"95 % CI {ranked_interval(estimate, pooled.low, pooled.high, column, unit)}"
     predicted = next_session(
-        ranked_interval(estimate, pooled.predict_low, pooled.predict_high, column, unit)
+        ranked_interval(estimate, model.predict_low, model.predict_high, column, unit)
     )
     return f"{ranking(estimate, a, b, column, unit)} (over {over}: {interval}; {predicted})."
 
 
 def next_session(interval: str) -> str:
-    """The prediction for the next session, worded one way wherever it is printed."""
-    return f"the next session should give {interval}"
+    """The prediction for the next session, worded one way wherever it is printed: with its
+    level, since it is the interval a verdict is judged on."""
+    return f"the next session should give {interval} (95 % prediction interval)"
 
 
 def ranked_interval(ratio: float, low: float, high: float, column: str, unit: str = "") -> str:
@@ -92,8 +94,8 @@ def across(
         # verdict it would make each conclusion table twice as long.
         interval = fmt.interval(predicted.predict_low, predicted.predict_high)
         text = (
-            f" {sessions.text().capitalize()}; {next_session(interval)} (95 % prediction "
-            "interval; Appendix B says what it is built from)."
+            f" {sessions.text().capitalize()}; {next_session(interval)}; Appendix B says what "
+            "it is built from."
         )
         spread = (predicted.predict_low, predicted.predict_high)
     elif pooled is None:
@@ -103,10 +105,9 @@ def across(
         text = (
             f" Over {sessions.sessions} sessions on this machine class: "
             f"{fmt.ratio(pooled.estimate)} (95 % CI {fmt.interval(pooled.low, pooled.high)}); "
-            f"{next_session(fmt.interval(pooled.predict_low, pooled.predict_high))}"
-            " (95 % prediction interval)."
+            f"{next_session(fmt.interval(predicted.predict_low, predicted.predict_high))}."
         )
-        spread = (pooled.predict_low, pooled.predict_high)
+        spread = (predicted.predict_low, predicted.predict_high)
     return text + statement(
         sessions.estimate(c), spread, sessions.machine_class, runs, sessions.others, go_side, limit
     )

@@ -14,21 +14,20 @@ here, or why the comparison says something else, with the reason a reader needs.
    session an interval);
 5. the estimate within what an A/A control strays: not resolvable — decided first, since
    then no figure, the article's included, can be told from no difference;
-6. "reproduced" when the article's figure lies inside the interval the verdict is judged
-   on (Replication.judged);
+6. "reproduced" when the article's figure lies inside the interval the answer prints for
+   the next session (Replication.judged: the 95 % prediction interval, else this
+   session's own interval) — the one interval a reader sees, page 1's chart draws and the
+   glossary defines;
 7. that interval holds 1: not reproduced, no difference that the next session keeps;
 8. the same direction with another size, naming what differs; or the opposite direction.
 
-Why counting a session cannot flip a verdict. Every rule reads only the estimate (the mean
-of the class's sessions' log ratios), the judged interval and the A/A band. The judged
-interval is the mean ± t · S · √2: S is how far one session lies from its headline's mean,
-pooled over the class's OTHER headlines of the same kind, and √2 makes it as wide as the
-prediction from one session at every k. A session equal to the estimate leaves the mean
-where it is and does not enter S, so all three stay put and so does the verdict; k identical
-sessions have one mean and one S, so one verdict. Only data that move the mean move a
-verdict. (Two exceptions, named in the reason: with three or more machine classes the
-verdict uses the prediction for a new class, and where no other headline of the kind has
-two sessions, the headline's own prediction, which does narrow as sessions agree.)
+How counting a session can move a verdict. Every rule reads the estimate (the mean of
+the class's sessions' log ratios), the printed interval and the A/A band. A session equal
+to the estimate leaves the mean where it is and narrows the prediction (one more degree
+of freedom, √(1 + 1/k) smaller, no more scatter), so such sessions can move a verdict
+once, from "reproduced" to a difference, as the interval narrows past the article's
+figure, and never back (tests/test_verdict_invariance.py). Only data that move the mean
+move it otherwise.
 """
 
 import math
@@ -38,16 +37,7 @@ from benchbook.analyse.explanation import Explanation
 from benchbook.analyse.pairing import count_text, too_few
 from benchbook.analyse.replication import Replication
 from benchbook.analyse.stats import ALPHA, Comparison
-
-REPRODUCED = "reproduced"
-NOT_REPRODUCED = "not reproduced"
-SOMETHING_ELSE = "the article measured something else"
-NO_ARTICLE = "no article figure"
-TOO_FEW_RUNS = "too few runs"
-SAME_DIRECTION = "same direction, different size"
-DIFFERENT_CONDITIONS = "different conditions: not comparable"
-NOT_RESOLVABLE = "not resolvable on this machine"
-NO_VALID_RUNS = "no valid runs"
+from benchbook.analyse.verdict_kinds import Verdict
 
 
 def reproduction(
@@ -63,34 +53,34 @@ def reproduction(
     """Whether the article's figure reproduced here, by meaning, and why: the rules of
     the module's docstring, in their order."""
     if article_ratio is None:
-        return NO_ARTICLE, "the article gives no figure to compare"
+        return Verdict.NO_ARTICLE.label, "the article gives no figure to compare"
     article = fmt.ratio(article_ratio)
     if different_conditions or set_by:
         reason = different_conditions or set_by
-        return DIFFERENT_CONDITIONS, f"{reason}; {article} in the article"
+        return Verdict.DIFFERENT_CONDITIONS.label, f"{reason}; {article} in the article"
     if measured_else is not None and measured_else.explains(article_ratio):
-        return SOMETHING_ELSE, measured_else.why
+        return Verdict.SOMETHING_ELSE.label, measured_else.why
     unexplained = _unexplained(measured_else, article)
     if c is None or c.ratio != c.ratio:
-        return NO_VALID_RUNS, "no valid runs to compare"
+        return Verdict.NO_VALID_RUNS.label, "no valid runs to compare"
     sessions = sessions or Replication()
     low, high = sessions.judged(c)
-    if too_few(c) and sessions.predicted is None and sessions.verdict is None:
-        return TOO_FEW_RUNS, (
+    if too_few(c) and sessions.predicted is None:
+        return Verdict.TOO_FEW_RUNS.label, (
             f"{count_text(c)} runs cannot show any difference at p < {ALPHA} "
             f"({article} in the article): run more repetitions{unexplained}"
         )
     estimate = sessions.estimate(c)
     if sessions.within_band(c, band):
-        return NOT_RESOLVABLE, (
+        return Verdict.NOT_RESOLVABLE.label, (
             f"{fmt.ratio(estimate)} is within what an A/A control strays here; {article} in "
             f"the article{unexplained}"
         )
     where = f"{_judged_on(sessions)}, {fmt.interval(low, high)}"
     if low <= article_ratio <= high:
-        return REPRODUCED, f"the article's {article} lies within {where}{unexplained}"
+        return Verdict.REPRODUCED.label, f"the article's {article} lies within {where}{unexplained}"
     if low <= 1 <= high:
-        return NOT_REPRODUCED, (
+        return Verdict.NOT_REPRODUCED.label, (
             f"{where} holds 1: no difference that the next session keeps; {article} in the "
             f"article{unexplained}"
         )
@@ -99,18 +89,18 @@ def reproduction(
         why = f"the article's {article} lies outside {where}, {size} here"
         if differences:
             why = f"{why}; what differs: {differences}"
-        return SAME_DIRECTION, why + unexplained
-    return NOT_REPRODUCED, f"the opposite direction to the article's {article}{unexplained}"
+        return Verdict.SAME_DIRECTION.label, why + unexplained
+    return (
+        Verdict.NOT_REPRODUCED.label,
+        f"the opposite direction to the article's {article}{unexplained}",
+    )
 
 
 def _judged_on(sessions: Replication) -> str:
-    """What the judged interval is, in words (Replication.judged's cases, in its order)."""
-    if sessions.across is not None:
-        return "the prediction interval for a new machine class"
-    if sessions.verdict is not None:
-        return f"the prediction interval for one session on this machine class ({sessions.text()})"
+    """What the judged interval is, in words (Replication.judged's cases): the one the
+    answer prints beside it."""
     if sessions.predicted is not None:
-        return f"the prediction interval for the next session ({sessions.text()})"
+        return f"the 95 % prediction interval for the next session ({sessions.text()})"
     return f"this session's interval ({sessions.text()})"
 
 

@@ -24,6 +24,7 @@ from pygments.formatters import HtmlFormatter
 
 from benchbook.analyse import glossary
 from benchbook.analyse.machine_classes import stored_width
+from benchbook.analyse.verdict_kinds import verdict_css
 from benchbook.render.explorer import SCRIPT, explorer_rows
 from benchbook.render.findings_html import page_chart
 from benchbook.render.notebook_html import Section, make_exporter, render_notebook
@@ -80,6 +81,7 @@ def render_report(executed: list[Path]) -> str:
             runs.setdefault(run.run_id, run)
     link_repeated_notes(sections)
     css = (TEMPLATE_DIR / "report.css").read_text(encoding="utf-8")
+    css += "\n" + verdict_css()
     css += "\n" + HtmlFormatter(style="default").get_style_defs(".highlight")
     shared_parameters, notebooks = notebook_rows(sections)
     html = (

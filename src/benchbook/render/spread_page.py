@@ -127,17 +127,15 @@ class CoverageTable:
     rule: str
     columns: tuple[str, ...]  # "6 paired rounds, τ = 0.05"
     rows: tuple[tuple[int, tuple[str, ...]], ...]  # k, the chosen rule's coverage per column
-    old_rows: tuple[tuple[int, tuple[str, ...]], ...]  # the same for the old rule
+    old_rows: tuple[tuple[int, tuple[str, ...]], ...]  # its own sessions alone (the old rule)
     pooled: tuple[float, float]  # lowest and highest coverage of the pooled interval
-    verdict: tuple[float, float]  # and of the verdict interval
-    borrowed: tuple[float, float]  # the borrowed prediction from 1 or 2 sessions
     replicates: int
 
 
 def coverage_table() -> CoverageTable:
     """The simulation run now (seeded: the same figures every time)."""
     cells = interval_coverage.coverage()
-    borrowed = [share for k in (1, 2) for share in interval_coverage.borrowed_coverage(k).values()]
+    pooled = [c.pooled for c in cells if c.pooled == c.pooled]  # none from one session
 
     def percent(value: float) -> str:
         return "–" if value != value else f"{100 * value:.1f}"
@@ -149,11 +147,9 @@ def coverage_table() -> CoverageTable:
     return CoverageTable(
         rule=interval_coverage.RULE,
         columns=tuple(f"{d}, τ = {t:.2f}" for d, t in interval_coverage.columns()),
-        rows=rows(lambda c: c.plain_t),
-        old_rows=rows(lambda c: c.hts),
-        pooled=(min(c.pooled for c in cells), max(c.pooled for c in cells)),
-        verdict=(min(c.verdict for c in cells), max(c.verdict for c in cells)),
-        borrowed=(min(borrowed), max(borrowed)),
+        rows=rows(lambda c: c.moderated),
+        old_rows=rows(lambda c: c.plain_t),
+        pooled=(min(pooled), max(pooled)),
         replicates=interval_coverage.REPLICATES,
     )
 

@@ -11,14 +11,12 @@ from nbconvert.filters.markdown_mistune import markdown2html_mistune
 
 from benchbook.analyse import formatting as fmt
 from benchbook.analyse.findings_format import (
-    BADGES,
-    REPRODUCED_LABELS,
-    SELF_EXPLAINED,
     missing,
     ratio_text,
     ratio_with_ci,
     unpooled,
 )
+from benchbook.analyse.verdict_kinds import Verdict
 
 TEMPLATE_DIR = Path(__file__).resolve().parent / "report_template"
 
@@ -68,17 +66,22 @@ def markdown_inline(source: str | None) -> Markup:
     return Markup(match.group(1)) if match else rendered
 
 
-def badge_symbol(css_class: str) -> str:
-    """The badge's symbol of a reproduced_class ('?' for a verdict it does not know)."""
-    number = css_class.removeprefix("repro-")
-    return BADGES[int(number)] if number.isdigit() else "?"
+def badge_symbol(label: str | None) -> str:
+    """The badge of a stored verdict ('?' for one it does not know)."""
+    verdict = Verdict.of(label)
+    return verdict.value.badge if verdict else "?"
 
 
 def reproduced_class(label: str | None) -> str:
-    """CSS class of a reproduction verdict: repro-<its place in REPRODUCED_LABELS>."""
-    if label in REPRODUCED_LABELS:
-        return f"repro-{REPRODUCED_LABELS.index(label)}"
-    return "repro-other"
+    """CSS class of a stored verdict, by the verdict's name (verdict_kinds)."""
+    verdict = Verdict.of(label)
+    return verdict.css_class if verdict else "verdict-other"
+
+
+def summary_why(label: str | None) -> bool:
+    """The summary's row gives the verdict's reason unless the verdict says it all."""
+    verdict = Verdict.of(label)
+    return not (verdict and verdict.value.self_explained)
 
 
 def unsaid_headlines(findings: dict) -> list[dict]:
@@ -103,7 +106,7 @@ def page_environment() -> jinja2.Environment:
         ratio_with_ci=ratio_with_ci,
         reproduced_class=reproduced_class,
         badge_symbol=badge_symbol,
-        summary_why=lambda label: label not in SELF_EXPLAINED,
+        summary_why=summary_why,
         run_anchor=run_anchor,
         term_anchor=term_anchor,
         glossary_links=glossary_links,

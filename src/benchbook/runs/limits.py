@@ -73,10 +73,10 @@ SERVER_BOUND_SHARE = 0.85
 # Of the cores the load tool may use (after the host's steal): wrk and Locust at their
 # limit measured 0.93–1.00; at 0.90 the rest is sampling and start-up.
 CLIENT_BOUND_SHARE = 0.90
-# Percent of one core used by processes outside the run's tree. Measured here: 0–1 %
-# on a quiet machine (the sandbox's own agent), 199 % with two busy loops at nice 19; a
-# tenth of a core is well clear of the first and already costs a ping-pong load on two
-# cores a visible share of its rate.
+# Percent of one core used by processes outside the run's tree. Measured 2026-12-02
+# (family 6 model 167): 0–3.1 % (median 0.2 %) in the 886 runs of a quiet make report,
+# 82–110 % with two busy loops at nice 19 beside notebook 02 (whose Go/FastAPI ratio fell
+# from 15× to 7.1×); a tenth of a core is well clear of the first.
 BUSY_FOREIGN_PCT = 10.0
 # Percent of the machine's CPU time the hypervisor gave to other guests.
 BUSY_STEAL_PCT = 10.0

@@ -4,8 +4,10 @@ what the author's Locust wait did to the rate (Little's law with the wait in it)
 import pandas as pd
 
 from benchbook.analyse import formatting as fmt
-from benchbook.analyse.tables import summary_table
+from benchbook.analyse.tables import summary_table, valid_rows
 from benchbook.runs.durations import parse_duration
+from benchbook.runs.layout import REPO_ROOT
+from benchbook.runs.locust_output import steady_rps
 
 WRITE_COLUMNS = ["runs", "req/s", "req/s CI", "p99 ms", "server CPU %", "flags"]
 
@@ -30,7 +32,7 @@ def writes_table(results: pd.DataFrame) -> pd.DataFrame:
 
 def wait_sentence(waiting: pd.DataFrame, users: int) -> str:
     """What the users sent once running against what Little's law predicts from their wait
-    alone (conclusions.waiting_users' table), or that the runs were too short to say."""
+    alone (waiting_users' table), or that the runs were too short to say."""
     steady = waiting["measured req/s"].median()
     share = waiting["measured/predicted"].median()
     if steady != steady:  # NaN: no run settled
@@ -41,3 +43,28 @@ def wait_sentence(waiting: pd.DataFrame, users: int) -> str:
         "the wait, "
         "not Locust, set the rate."
     )
+
+
+def waiting_users(results: pd.DataFrame, mean_wait_s: float) -> pd.DataFrame:
+    """Little's law for users that wait: U users, each sending one request per (mean
+    wait + mean response time), can send at most U ÷ that many requests per second.
+    Per target: the prediction from the measured response time, and the rate measured
+    once every user was running and past its first wait (steady_rps)."""
+    rows = []
+    for target, runs in valid_rows(results).groupby("target", sort=False):
+        users = runs["users"].median()
+        response_s = runs["lat_mean_ms"].median() / 1000
+        steady = [steady_rps(REPO_ROOT / raw, mean_wait_s + response_s) for raw in runs["raw_path"]]
+        rows.append(
+            {
+                "target": target,
+                "users": users,
+                "mean wait s": mean_wait_s,
+                "mean response ms": 1000 * response_s,
+                "predicted req/s": users / (mean_wait_s + response_s),
+                "measured req/s": pd.Series(steady).median(),
+            }
+        )
+    table = pd.DataFrame(rows).set_index("target")
+    table["measured/predicted"] = table["measured req/s"] / table["predicted req/s"]
+    return table

@@ -12,7 +12,6 @@ from pathlib import Path
 import pandas as pd
 
 from benchbook import measure
-from benchbook.analyse import conclusions
 from benchbook.analyse.experiments import shortener
 from benchbook.course.exercise import Exercise, Outcome, Settings
 from benchbook.course.exercises import measuring
@@ -85,7 +84,7 @@ def think_time(settings: Settings) -> Outcome:
     # The notebook's own comparison: the rate once every user is past its first wait
     # (each user's first request, sent as it starts, would inflate it), against the law
     # with the measured response time.
-    row = conclusions.waiting_users(run.results(), mean_wait).iloc[0]
+    row = shortener.waiting_users(run.results(), mean_wait).iloc[0]
     if math.isnan(row["measured req/s"]):
         raise RuntimeError(f"Locust's {run_s} s runs were too short to settle: no rate")
     return Outcome(
