@@ -40,7 +40,7 @@ def paired(ratio: float):
 def session(ratio: float, cls: str = HERE, go_s: float = 0.52, python_s: float = 0.54,
             current: bool = False, run_id: str = "") -> dict:  # fmt: skip
     return {"ratio": ratio, "ci_low": ratio * 0.97, "ci_high": ratio * 1.03, "ci_level": 0.95,
-            "machine_class": cls, "class_inferred": False, "go_s": go_s, "python_s": python_s,
+            "machine_class": cls, "go_s": go_s, "python_s": python_s,
             "current": current, "same_conditions": True,
             "run_id": run_id or f"{cls[:12]}-{ratio}-{go_s}"}  # fmt: skip
 
@@ -239,6 +239,6 @@ def test_the_sessions_page_states_the_check_across_classes() -> None:
     others = [asdict(newer(6.3, go_s=0.42, python_s=0.36))]
     headlines = [{"machine_class": HERE, "pooled_ratio": 7.9, "other_classes": others},
                  {"machine_class": HERE, "ratio": 4.0, "other_classes": []}]  # fmt: skip
-    census = machine_census([SimpleNamespace(findings=[{"headlines": headlines}])], None)
+    census = machine_census([SimpleNamespace(findings=[{"headlines": headlines}])])
     assert census.across_headlines == 1 and census.across is not None
     assert census.across.beats_unchanged

@@ -4,35 +4,21 @@ attributed by their speed), the sessions of this class pooled, the others apart,
 runs never counted, and conditions that make two runs the same comparison."""
 
 import json
-from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
-import numpy as np
 import pandas as pd
 import pytest
 
 from benchbook.analyse import formatting as fmt
 from benchbook.analyse.findings import headline
-from benchbook.analyse.machine_classes import (
-    KEEP,
-    MachineRecord,
-    center,
-    machine_class,
-    machine_records,
-    matching_class,
-    recorded_classes,
-    speed_width,
-    stray,
-)
-from benchbook.analyse.replication import UNRECORDED, attribute_unrecorded, replication
+from benchbook.analyse.machine_classes import machine_class, with_unrecorded
+from benchbook.analyse.replication import UNRECORDED, replication
 from benchbook.analyse.session_estimate import conditions
 from benchbook.analyse.session_wording import brief
 from benchbook.analyse.stats import compare_paired
 from benchbook.render.spread_page import ClassSessions, machine_census
-from benchbook.runs.layout import REPO_ROOT
 from benchbook.runs.manifest import migrate
-from benchbook.store.sessions import FolderSessions
 
 BASE = [1000.0, 1100.0, 1200.0, 1300.0, 1400.0, 1250.0, 1050.0, 1150.0]
 JITTER = [1.00, 1.01, 0.99, 1.02, 0.98, 1.01, 0.99, 1.00]
@@ -47,7 +33,7 @@ def paired(ratio: float):
 def session(ratio: float, spread: float = 0.05, cls: str = FAMILY_25, go_s: float = 0.52,
             python_s: float = 0.54, current: bool = False, run_id: str = "") -> dict:  # fmt: skip
     return {"ratio": ratio, "ci_low": ratio * (1 - spread), "ci_high": ratio * (1 + spread),
-            "ci_level": 0.95, "machine_class": cls, "class_inferred": False, "go_s": go_s,
+            "ci_level": 0.95, "machine_class": cls, "go_s": go_s,
             "python_s": python_s, "current": current, "same_conditions": True,
             "run_id": run_id or f"run-{ratio}-{cls[-20:]}"}  # fmt: skip
 
@@ -61,76 +47,11 @@ def test_a_machine_class_is_the_cpu_identity_and_core_count() -> None:
     assert machine_class({"cpu_model": "AMD EPYC", "logical_cpus": 2}) == ""
 
 
-def record(run_id: str, go_s: float, python_s: float, cls: str = FAMILY_25, cpus: int = 2,
-           model: str = "AMD EPYC") -> MachineRecord:  # fmt: skip
-    return MachineRecord(run_id, cls, model, cpus, (go_s, python_s))
-
-
-def recorded(
-    cls: str, go_s: float, python_s: float, n: int = 20, noise: float = 0.05, seed: int = 0
-) -> list[MachineRecord]:
-    """``n`` recorded sessions of ``cls`` whose references stray by ``noise`` (log SD)."""
-    rng = np.random.default_rng([seed, len(cls), n, int(go_s * 1000)])
-    draws = np.exp(rng.normal(0, noise, size=(n, 2)))
-    return [record(f"{cls}-{i}", go_s * g, python_s * p, cls) for i, (g, p) in enumerate(draws)]
-
-
-@pytest.mark.parametrize(
-    ("go_s", "python_s", "cpus", "model", "joins"),
-    [
-        (0.53, 0.55, 2, "AMD EPYC", FAMILY_25),  # within the family-25 sessions' speeds
-        (0.40, 0.36, 2, "AMD EPYC", FAMILY_26),  # a faster Python: the newer class
-        (0.80, 0.90, 2, "AMD EPYC", UNRECORDED),  # like neither
-        (0.53, 0.55, 4, "AMD EPYC", UNRECORDED),  # family 25's speed, another CPU count
-        (0.53, 0.55, 2, "Intel Xeon", UNRECORDED),  # family 25's speed, another CPU name
-    ],
-)
-def test_a_run_without_a_cpu_identity_joins_the_class_its_count_name_and_speed_match(
-    go_s, python_s, cpus, model, joins
-):
-    known = recorded(FAMILY_25, 0.52, 0.54) + recorded(FAMILY_26, 0.41, 0.36)
-    legacy = record("legacy", go_s, python_s, cls="", cpus=cpus, model=model)
-    records = {r.run_id: r for r in [*known, legacy]}
-    rows = [{**session(7.8, go_s=go_s, python_s=python_s), "machine_class": "", "run_id": "legacy"}]
-    (row,) = attribute_unrecorded(rows, records)
-    assert row["machine_class"] == joins
-    assert row["class_inferred"] is (joins != UNRECORDED)
-
-
-def test_without_a_class_of_three_recorded_sessions_no_run_is_inferred() -> None:
-    known = recorded(FAMILY_25, 0.52, 0.54, n=2)
-    records = {r.run_id: r for r in [*known, record("legacy", 0.52, 0.54, cls="")]}
-    rows = [{**session(7.8), "machine_class": "", "run_id": "legacy"}]
-    assert attribute_unrecorded(rows, records)[0]["machine_class"] == UNRECORDED
-
-
-def test_a_run_matching_two_classes_joins_neither() -> None:
-    # two classes whose references overlap: the speed cannot tell which one ran it
-    known = recorded(FAMILY_25, 0.52, 0.54) + recorded(FAMILY_26, 0.53, 0.55)
-    classes = recorded_classes(known)
-    width = speed_width(classes)
-    assert width is not None and width.admitted > 0  # the overlap, counted
-    assert matching_class(record("legacy", 0.525, 0.545, cls=""), classes, width) == ""
-
-
-def test_the_width_keeps_95_percent_of_new_sessions_of_the_class() -> None:
-    # simulated: the width chosen by leaving each of 60 recorded sessions out keeps about
-    # 95 % of 4,000 new sessions of the same machine in its class, and lets in no session
-    # of a class whose Python runs a third faster
-    rng = np.random.default_rng(7)
-    kept = []
-    for trial in range(20):
-        known = recorded(FAMILY_25, 0.52, 0.54, n=60, noise=0.06 + trial * 0.002, seed=trial)
-        classes = recorded_classes(known)
-        width = speed_width(classes)
-        assert width is not None and width.kept / width.held_out >= KEEP
-        typical = center(classes[FAMILY_25].references)
-        new = 0.52 * np.exp(rng.normal(0, 0.06 + trial * 0.002, size=(200, 2)))
-        new[:, 1] *= 0.54 / 0.52
-        kept += [stray((g, p), typical) <= width.width for g, p in new]
-        faster = record("newer", 0.52 / 1.1, 0.54 / 1.35, cls="")
-        assert matching_class(faster, classes, width) == ""
-    assert 0.92 <= np.mean(kept) <= 0.98
+def test_a_run_without_a_cpu_identity_is_its_own_session_whatever_its_speed() -> None:
+    # a reference right inside family 25's: the speed cannot tell machines apart
+    rows = [{**session(7.8, go_s=0.52, python_s=0.54), "machine_class": "", "run_id": "legacy"}]
+    (row,) = with_unrecorded(rows)
+    assert row["machine_class"] == UNRECORDED
 
 
 def test_one_or_two_sessions_are_not_yet_replicated() -> None:
@@ -252,21 +173,17 @@ def test_replication_reads_finished_sessions_from_the_runs_folder(runs_dir) -> N
     assert len(h.held_out) == 4
 
 
-def test_runs_from_before_the_cpu_was_recorded_join_the_class_of_their_speed(runs_dir) -> None:
-    # the family-25 runs' references, 0.50, 0.55 and 0.60 s, each stray up to 14 % from
-    # the other two's: a run without a CPU identity at 0.52 s joins them, one at 0.36 s
-    # stays apart, its own session
+def test_runs_from_before_the_cpu_was_recorded_are_never_pooled(runs_dir) -> None:
+    # a run without a CPU identity at the class's own speed stays apart, its own session
     write_run(runs_dir, "20261121T100000Z-replication_test-old1", 4.3, cpu=None, speed=0.52)
-    write_run(runs_dir, "20261121T110000Z-replication_test-old2", 6.0, cpu=None, speed=0.36)
     write_run(runs_dir, "20261124T100000Z-replication_test-slow", 4.2, speed=0.60)
     write_run(runs_dir, "20261124T110000Z-replication_test-midd", 4.0, speed=0.55)
     current = "20261125T100000Z-replication_test-bbbb"
     write_run(runs_dir, current, 4.1, speed=0.50)
     h = headline("go vs py", results(current, 4.1), "go", "py", experiment="replication_test")
-    classes = {r["run_id"][-4:]: (r["machine_class"], r["class_inferred"]) for r in h.spread}
-    assert classes["old1"] == (FAMILY_25, True)
-    assert classes["old2"] == (UNRECORDED, False)
-    assert h.sessions == 4
+    classes = {r["run_id"][-4:]: r["machine_class"] for r in h.spread}
+    assert classes["old1"] == UNRECORDED
+    assert h.sessions == 3
 
 
 def test_the_conditions_ignore_rounds_other_targets_and_calibration(tmp_path) -> None:
@@ -290,42 +207,16 @@ def test_the_conditions_ignore_rounds_other_targets_and_calibration(tmp_path) ->
     assert conditions_of(params, {"go", "py"}) != conditions_of(unrestarted, {"go", "py"})
 
 
-def test_the_width_from_earlier_stored_sessions_keeps_the_later_ones() -> None:
-    # on the committed runs: each recorded class measured on two days or more, its width
-    # chosen on the runs of every day but the last keeps at least 90 % of the last day's
-    # runs in the class. By day, not by run: one sitting's runs share its load, so a split
-    # inside one sitting says nothing of the next (S9, measured while other work shared
-    # the machine, drifted 0.50 → 0.66 s within its 35 minutes).
-    records = machine_records(FolderSessions(REPO_ROOT / "data" / "runs"))
-    checked = 0
-    for name, recorded_class in recorded_classes(list(records.values())).items():
-        days: dict[str, list[tuple[float, float]]] = {}
-        for record in records.values():
-            if record.machine_class == name and record.reference:
-                days.setdefault(record.run_id[:8], []).append(record.reference)
-        if len(days) < 2:
-            continue
-        *earlier, last = sorted(days)
-        early = replace(recorded_class, references=tuple(r for d in earlier for r in days[d]))
-        width = speed_width({name: early})
-        assert width is not None
-        later = [stray(r, center(early.references)) <= width.width for r in days[last]]
-        assert np.mean(later) >= 0.90, (name, width, later)
-        checked += 1
-    assert checked >= 1
+def test_the_sessions_page_counts_each_class_once_over_its_headlines() -> None:
+    def run(run_id: str, cls: str, same: bool = True) -> dict:
+        return {"run_id": run_id, "machine_class": cls, "same_conditions": same}
 
-
-def test_the_sessions_page_counts_each_class_and_its_inferred_sessions() -> None:
-    def run(run_id: str, cls: str, inferred: bool = False, same: bool = True) -> dict:
-        return {"run_id": run_id, "machine_class": cls, "class_inferred": inferred,
-                "same_conditions": same}  # fmt: skip
-
-    rows = [run("a", FAMILY_25), run("b", FAMILY_25, inferred=True), run("c", UNRECORDED),
+    rows = [run("a", FAMILY_25), run("b", FAMILY_25), run("c", UNRECORDED),
             run("d", FAMILY_26, same=False)]  # fmt: skip
     again = [rows[1], {**rows[0], "run_id": "e"}]  # "b" counted once over two headlines
     section = SimpleNamespace(findings=[{"headlines": [{"spread": rows}, {"spread": again}]}])
-    census = machine_census([section], None)
-    assert census.classes == (ClassSessions(FAMILY_25, 3, 1),)  # d: not pooled, c: no class
+    census = machine_census([section])
+    assert census.classes == (ClassSessions(FAMILY_25, 3),)  # d: not pooled, c: no class
     assert census.unrecorded == 1
 
 
@@ -343,10 +234,10 @@ def test_the_sessions_page_checks_the_rule_on_every_class() -> None:
     there = [held(FAMILY_25, True, False)] * 3 + [held(FAMILY_25, False, False)]
     headlines = [{"label": "x", "spread": runs, "held_out": here, "held_out_elsewhere": there},
                  {"label": "y", "spread": runs[:2], "held_out": here}]  # fmt: skip
-    census = machine_census([SimpleNamespace(findings=[{"headlines": headlines}])], None)
+    census = machine_census([SimpleNamespace(findings=[{"headlines": headlines}])])
     assert census.classes == (
-        ClassSessions(FAMILY_26, 2, 0, held_out=4, inside=4, borrowed=4),
-        ClassSessions(FAMILY_25, 4, 0, held_out=4, inside=3, borrowed=0),
+        ClassSessions(FAMILY_26, 2, held_out=4, inside=4, borrowed=4),
+        ClassSessions(FAMILY_25, 4, held_out=4, inside=3, borrowed=0),
     )
     assert (census.inside, census.held_out, census.failing) == (7, 8, ("x",))
 

@@ -50,7 +50,7 @@ section, and renders the output itself in place as a table of the headlines. Its
              "cpu_per_request": "0.02 / 0.31", "cpu_cost": 15.5,  # b's over a's
              "ratio": 14.3, "ci_low": 11.0, "ci_high": 20.6, "ci_level": 0.968,
              "n": "5+5", "current": true, "same_conditions": true,
-             "machine_class": "…", "class_inferred": false,
+             "machine_class": "…",
              "set_apart": ""}          # why a session is never pooled (rate_limits)
           ]
         }

@@ -11,7 +11,6 @@ shows the sessions of other classes apart, each with its machine-speed reference
 what that reference predicts for it.
 """
 
-import functools
 import json
 import math
 import statistics
@@ -21,12 +20,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from benchbook.analyse import levels
-from benchbook.analyse.machine_classes import (
-    UNRECORDED,
-    MachineRecord,
-    attribute_unrecorded,
-    machine_records,
-)
+from benchbook.analyse.machine_classes import UNRECORDED, with_unrecorded
 from benchbook.analyse.pairing import within_band
 from benchbook.analyse.session_estimate import estimates_version, session_estimate
 from benchbook.analyse.stats import Comparison
@@ -159,15 +153,7 @@ def spread(
         # A session set apart (a busy machine, nothing at its limit) is never pooled.
         same = reference is not None and keys[row["run_id"]] == reference
         row["same_conditions"] = same and not row.get("set_apart")
-    if any(not row["machine_class"] for row in rows):
-        attribute_unrecorded(rows, _machine_records(source))
-    return rows
-
-
-@functools.lru_cache(maxsize=4)
-def _machine_records(source: SessionSource) -> dict[str, MachineRecord]:
-    """Every run's machine, read once per source: every headline of a sweep asks."""
-    return machine_records(source)
+    return with_unrecorded(rows)
 
 
 def _session(row: dict) -> levels.Session:

@@ -106,7 +106,6 @@ def session_estimate(
         "machine": f"{machine.get('hostname', 'unrecorded')} "
         f"({machine.get('logical_cpus', '?')} CPUs)",
         "machine_class": machine_class(machine),
-        "class_inferred": False,
         "speed": speed_text(speed),
         "go_s": _mean_speed(speed, "go_s"),
         "python_s": _mean_speed(speed, "python_s"),

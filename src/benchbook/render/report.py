@@ -23,7 +23,6 @@ from markupsafe import Markup
 from pygments.formatters import HtmlFormatter
 
 from benchbook.analyse import glossary
-from benchbook.analyse.machine_classes import stored_width
 from benchbook.analyse.verdict_kinds import verdict_css
 from benchbook.render.explorer import SCRIPT, explorer_rows
 from benchbook.render.findings_html import page_chart
@@ -102,7 +101,7 @@ def render_report(executed: list[Path]) -> str:
             spread=spread_items(sections),
             explorer=explorer_rows(sections),
             explorer_script=SCRIPT,
-            classes=machine_census(sections, stored_width()),
+            classes=machine_census(sections),
             coverage=coverage_table(),
             not_sessions=not_sessions(),
             killed=KILLED,

@@ -8,7 +8,6 @@ from markupsafe import Markup
 
 from benchbook.analyse import interval_coverage, planner, plots
 from benchbook.analyse.across_classes import Check, check, check_over, classes
-from benchbook.analyse.machine_classes import SpeedWidth
 from benchbook.analyse.replication import UNRECORDED, OtherClass
 from benchbook.analyse.stats import share_interval
 from benchbook.render.notebook_html import Section
@@ -18,14 +17,12 @@ from benchbook.render.templates import anchor_id
 
 @dataclass(frozen=True)
 class ClassSessions:
-    """The sessions pooled on one machine class over the report's headlines, how many of
-    them joined it by their CPU model, count and speed (no recorded CPU identity), and the
+    """The sessions pooled on one machine class over the report's headlines, and the
     prediction rule checked on them: each session of each headline left out in turn and
     predicted from the rest of the class (levels.leave_one_out)."""
 
     machine_class: str
     sessions: int
-    inferred: int
     held_out: int = 0  # sessions left out, over every headline with 2 or more here
     inside: int = 0  # of them, inside the rest's prediction for the next session
     borrowed: int = 0  # of them, predicted from 1–2 sessions with a borrowed spread
@@ -37,12 +34,10 @@ class ClassSessions:
 
 @dataclass(frozen=True)
 class MachineCensus:
-    """Every class the report pools, the runs that joined no class, and the width that
-    decided which runs joined one (machine_classes.speed_width)."""
+    """Every class the report pools, and the runs that joined no class."""
 
     classes: tuple[ClassSessions, ...]
-    unrecorded: int  # runs without a CPU identity that match no class: each on its own
-    width: SpeedWidth | None
+    unrecorded: int  # runs without a CPU identity: each on its own
     # The speed-reference model over every headline with two classes or more, each class
     # left out (across_classes.check_over), and how many headlines that is.
     across: Check | None = None
@@ -63,12 +58,11 @@ class MachineCensus:
         return share_interval(self.inside, self.held_out)
 
 
-def machine_census(sections: Sequence[Section], width: SpeedWidth | None) -> MachineCensus:
+def machine_census(sections: Sequence[Section]) -> MachineCensus:
     """The distinct sessions of each class that some headline pools (measured under its
-    conditions), inferred ones counted apart, and the leave-one-session-out check on each
-    class, over every section's findings."""
+    conditions), and the leave-one-session-out check on each class, over every section's
+    findings."""
     pooled: dict[str, set[str]] = {}
-    inferred: dict[str, set[str]] = {}
     held: dict[str, list[dict]] = {}
     alone: set[str] = set()
     failing = []
@@ -79,8 +73,6 @@ def machine_census(sections: Sequence[Section], width: SpeedWidth | None) -> Mac
                 alone.add(run["run_id"])
             elif name and run.get("same_conditions"):
                 pooled.setdefault(name, set()).add(run["run_id"])
-                if run.get("class_inferred"):
-                    inferred.setdefault(name, set()).add(run["run_id"])
         checks = [*(headline.get("held_out") or []), *(headline.get("held_out_elsewhere") or [])]
         for one in checks:
             held.setdefault(one.get("machine_class", ""), []).append(one)
@@ -90,7 +82,6 @@ def machine_census(sections: Sequence[Section], width: SpeedWidth | None) -> Mac
         ClassSessions(
             name,
             len(runs),
-            len(inferred.get(name, ())),
             held_out=len(held.get(name, [])),
             inside=sum(1 for c in held.get(name, []) if c.get("inside")),
             borrowed=sum(1 for c in held.get(name, []) if c.get("borrowed")),
@@ -98,9 +89,7 @@ def machine_census(sections: Sequence[Section], width: SpeedWidth | None) -> Mac
         for name, runs in pooled.items()
     )
     predicted = [h for h in _across(sections) if check(classes(*h))]
-    return MachineCensus(
-        counts, len(alone), width, check_over(predicted), len(predicted), tuple(failing)
-    )
+    return MachineCensus(counts, len(alone), check_over(predicted), len(predicted), tuple(failing))
 
 
 def _headlines(sections: Sequence[Section]) -> list[dict]:
