@@ -36,7 +36,7 @@ PACK_MEASURED = $(BIN)/python -m benchbook.store compact --since $(STARTED_UTC)
 # The Go version servers/go/go.mod and servers/go/tools/go.mod declare.
 GO_NEEDED := $(shell sed -n 's/^go //p' servers/go/go.mod)
 
-.PHONY: setup tools report-tools test-tools build go-tools flamegraph report test test-fast lint lab course course-minutes class run replicate bench-harness plan store compact export-session import-session bench-store clean
+.PHONY: setup tools report-tools test-tools build go-tools flamegraph report audit test test-fast lint lab course course-minutes class run replicate bench-harness plan store compact export-session import-session bench-store clean
 
 # What the notebooks need (`make lab`, `make run`); `make report` adds the PDF's system
 # libraries (report-tools), `make test` the test tools (test-tools).
@@ -210,6 +210,10 @@ bench-harness: setup
 # sessions, and the rounds per session and sessions that reach a half-width, in minutes:
 #   make plan [NB=01_io_concurrency] [TARGET=10%]
 TARGET ?= 10%
+# The rendered report read as a critic reads it (render/audit.py): every defect by its kind.
+audit: $(INSTALLED)
+	$(BIN)/python -m benchbook.render.audit report
+
 plan: $(INSTALLED)
 	$(BIN)/python -m benchbook.render.plan_table --target "$(TARGET)" \
 	  $(if $(NB),report/executed/$(NB).ipynb,$(EXECUTED))

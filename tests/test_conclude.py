@@ -203,8 +203,10 @@ def test_a_time_below_one_reads_lower_on_one_scale_and_alike_wherever_it_prints(
     from benchbook.analyse.conclusions import ranking
     from benchbook.analyse.session_wording import ranked_interval
 
-    # a session's 0.5224 and the pooled 0.5215 both print 0.522×: both read 1.92× lower
-    assert "**1.92× lower**" in ranking(0.5224, "h", "g", "ns_per_op", "ns/op")
+    # inverted from the unrounded ratio: 1/0.001724 is 580×, where the printed 0.0017×
+    # would give 588×; 1/0.5224 is 1.91×, 1/0.5215 is 1.92×
+    assert "**580× lower**" in ranking(1 / 580, "h", "g", "ns_per_op", "ns/op")
+    assert "**1.91× lower**" in ranking(0.5224, "h", "g", "ns_per_op", "ns/op")
     assert "**1.92× lower**" in ranking(0.5215, "h", "g", "ns_per_op", "ns/op")
     # the interval on the same scale as the '× lower' it stands beside: 1/0.532, 1/0.511
     assert ranked_interval(0.522, 0.511, 0.532, "ns_per_op", "ns/op") == "1.88–1.96×"

@@ -77,7 +77,7 @@ def test_the_articles_figures_sit_beside_the_medians_measured_here() -> None:
         "allocs_per_op": [2.0] * 5,
     })  # fmt: skip
     table = grpc_http.article_versus_here(article, ops)
-    row = table.loc[("HealthCheck", "ns_per_op")]
+    row = table.loc[("HealthCheck", "time per call (ns)")]
     assert row["article http"] == 300.0 and row["article grpc"] == 100.0
     assert row["here http"] == 300.0 and row["here grpc"] == 60.0  # Python's medians only
 

@@ -123,7 +123,7 @@ def ranking(ratio: float, a: str, b: str, column: str, unit: str = "") -> str:
         size = f"{fmt.share(ratio)} of" if below else fmt.ratio(ratio)
         return f"**{a}** served **{size} the {m.name}** of **{b}**"
     direction = "lower" if below else "higher"
-    times = fmt.ratio(fmt.inverted(ratio) if below else ratio)  # 1.04×, not 1.0×, near 1
+    times = fmt.ratio(1 / ratio if below else ratio)  # unrounded: 1/0.001724 is 580×, not 588×
     return f"**{a}**'s {m.name} was **{times} {direction}** than **{b}**'s"
 
 

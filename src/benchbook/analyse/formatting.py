@@ -39,19 +39,20 @@ def ratio(value: float) -> str:
     return f"{significant(value, ratio_digits(value))}×"
 
 
-def inverted(value: float) -> float:
-    """1 / a ratio as printed (0.522× → 1.92): two estimates that print alike (a session's
-    0.5224, the pooled 0.5215) invert alike, so '0.522×' never reads as 1.91× in one
-    sentence and 1.92× in the next."""
-    return 1 / float(significant(value, ratio_digits(value)).replace(",", ""))
-
-
 def interval(low: float, high: float, unit: str = "×") -> str:
-    """'11–21×': both ends with the digits of a ratio, more if they would read the same."""
+    """'11–21×', '1.94–2.06×', '137–1,299×': both ends with the digits of the finer one, but
+    no decimals on an end of 100 or more; more on both if they would read the same."""
     if any(v is None or math.isnan(v) for v in (low, high)):
         return "no interval"
     digits = max(ratio_digits(low), ratio_digits(high))
-    while significant(low, digits) == significant(high, digits) and digits < 5:
+
+    def end(value: float) -> str:
+        whole = ratio_digits(value) if abs(value) >= 100 else digits  # 137, not 137.0
+        return significant(value, min(digits, whole))
+
+    if end(low) != end(high):
+        return f"{end(low)}–{end(high)}{unit}"
+    while significant(low, digits) == significant(high, digits) and digits < 7:
         digits += 1
     return f"{significant(low, digits)}–{significant(high, digits)}{unit}"
 

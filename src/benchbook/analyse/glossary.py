@@ -89,11 +89,9 @@ PLAIN_TERMS = (
      "test where both sides were measured in the same rounds (it compares round by round), "
      "the Mann-Whitney U test where they cannot be paired (it compares every run of one "
      "side with every run of the other)"),
-    ("pooled estimate (Paule–Mandel, HKSJ)", "sessions combined with equal weights: the mean "
-     "of their log ratios, each session counted once; its 95 % interval is that mean ± t "
-     "with k−1 degrees of freedom × their SD ÷ √k (the Hartung–Knapp form with equal "
-     "weights). τ, the spread between sessions beyond their own noise, is estimated by "
-     "Paule–Mandel and shows how much sessions disagree; it weights nothing"),
+    ("pooled estimate", "sessions combined with equal weights: the mean of their log "
+     "ratios, each session counted once; its 95 % interval is that mean ± t with k−1 "
+     "degrees of freedom × their SD ÷ √k (the Hartung–Knapp form with equal weights)"),
     ("USL (Universal Scalability Law)", "Gunther's model of throughput X against "
      "concurrency N: X(N) = λN / (1 + σ(N−1) + κN(N−1)), σ the share of work that waits its "
      "turn (contention), κ the cost of keeping requests in step (crosstalk); it peaks at "
@@ -129,7 +127,7 @@ TERMS_IN_USE = (
     (r"\bceiling\b", "ceiling"),
     (r"speed reference", "machine-speed reference"),
     (r"signed-rank|Mann-Whitney", "signed-rank and Mann-Whitney tests"),
-    (r"Paule|HKSJ|Hartung", "pooled estimate (Paule–Mandel, HKSJ)"),
+    (r"\bpooled\b", "pooled estimate"),
     (r"Universal Scalability Law|\bUSL\b", "USL (Universal Scalability Law)"),
     (r"two-step", "two-step ids"),
     (r"fsync", "fsync"),

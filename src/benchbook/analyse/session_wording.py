@@ -72,7 +72,7 @@ def ranked_interval(ratio: float, low: float, high: float, column: str, unit: st
         return fmt.interval(low, high)
     if m.higher_is_better:
         return fmt.share_interval(low, high)
-    return fmt.interval(fmt.inverted(high), fmt.inverted(low))
+    return fmt.interval(1 / high, 1 / low)
 
 
 def across(

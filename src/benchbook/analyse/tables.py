@@ -269,8 +269,22 @@ def formatted(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def styled(table: pd.DataFrame) -> Styler:
-    """The table with its numbers formatted for reading (see formatted)."""
-    return formatted(table).style
+    """The table with its numbers formatted for reading (see formatted) and its labels
+    in words (see in_words)."""
+    return in_words(formatted(table)).style
+
+
+def in_words(table: pd.DataFrame) -> pd.DataFrame:
+    """The table with every column label and axis name as a reader reads it: the code's
+    'store_commits_per_request' as 'store commits per request'."""
+
+    def words(label: object) -> object:
+        return label.replace("_", " ") if isinstance(label, str) else label
+
+    shown = table.rename(columns=words)
+    shown.columns.names = [words(name) for name in shown.columns.names]
+    shown.index.names = [words(name) for name in shown.index.names]
+    return shown
 
 
 def efficiency_table(results: pd.DataFrame, bound_rps: float) -> pd.DataFrame:

@@ -1,15 +1,19 @@
 """Cells that belong to the course, not to the report: the predict-then-measure exercises
-(tagged ``exercise``) and the teacher's notes (``teacher``). The report leaves them out
-and says, once per notebook, where the exercises are; JupyterLab and the course's
-editions show them (benchbook.course)."""
+(tagged ``exercise``), the teacher's notes (``teacher``) and the parameters that switch and
+size the exercises. The report leaves them out and says, once per notebook, where the
+exercises are; JupyterLab and the course's editions show them (benchbook.course)."""
 
 import copy
 import itertools
+import re
 
 import nbformat
 
 COURSE_TAGS = frozenset({"exercise", "teacher"})
 COURSE_MAP = "notebooks/COURSE.md"
+PARAMETER_CELLS = frozenset({"parameters", "injected-parameters"})
+# A parameters cell's line that sets an exercise's switch or size ('exercise_duration = …').
+EXERCISE_PARAMETER = re.compile(r"^exercises?\w*\s*=.*(?:\n|$)", re.M)
 
 
 def is_course_cell(cell: nbformat.NotebookNode) -> bool:
@@ -24,7 +28,7 @@ def without_course_cells(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     for course, run in itertools.groupby(nb.cells, key=is_course_cell):
         block = list(run)
         if not course:
-            cells += block
+            cells += [_without_exercise_parameters(c) for c in block]
         elif not pointed and any("exercise" in c.metadata.get("tags", []) for c in block):
             pointed = True
             cells.append(
@@ -37,4 +41,13 @@ def without_course_cells(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
             )
     shown = copy.copy(nb)
     shown.cells = cells
+    return shown
+
+
+def _without_exercise_parameters(cell: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """A parameters cell as the report shows it: the exercises' parameters left out."""
+    if not PARAMETER_CELLS & set(cell.get("metadata", {}).get("tags", [])):
+        return cell
+    shown = copy.deepcopy(cell)
+    shown.source = EXERCISE_PARAMETER.sub("", cell.source)
     return shown

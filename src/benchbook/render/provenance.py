@@ -86,8 +86,8 @@ def split_provenance(runs: Sequence[RunProvenance]) -> Provenance:
         key for key in dict.fromkeys(k for run in runs for k, _ in run.values) if key in per_run
     ]
     columns: list[tuple[str, str]] = []
-    for pattern, header in RUN_COLUMNS:
-        columns += [(key, header) for key in differing if pattern.search(key)]
+    for pattern, header in RUN_COLUMNS:  # a header names one column: its first key
+        columns += [(key, header) for key in differing if pattern.search(key)][:1]
     column_keys = {key for key, _ in columns}
     rows = []
     for run in runs:

@@ -11,6 +11,7 @@ from nbconvert.filters.markdown_mistune import markdown2html_mistune
 
 from benchbook.analyse import formatting as fmt
 from benchbook.analyse.findings_format import (
+    LOWER_BOUND,
     missing,
     ratio_text,
     ratio_with_ci,
@@ -78,6 +79,39 @@ def reproduced_class(label: str | None) -> str:
     return verdict.css_class if verdict else "verdict-other"
 
 
+def claim_attributes(headline: dict) -> Markup:
+    """The numbers a badge stands for, unrounded, as data attributes for render.audit: its
+    verdict, the article's figure and the interval it was judged on (the next-session
+    prediction the answer prints, else this session's interval: Replication.judged), and
+    for a lower bound the bound and each session's bound it is the lowest of."""
+    attributes = {
+        "data-label": headline.get("label", ""),
+        "data-verdict": headline.get("reproduced") or "",
+    }
+    judged = ("predict_low", "predict_high")
+    if missing(headline.get("predict_low")):
+        judged = ("ci_low", "ci_high")
+    low, high = (headline.get(key) for key in judged)
+    if not any(missing(v) for v in (headline.get("article_ratio"), low, high)):
+        attributes |= {
+            "data-article": headline["article_ratio"],
+            "data-low": low,
+            "data-high": high,
+        }
+    if headline.get("reproduced_why") == LOWER_BOUND and not missing(headline.get("ratio")):
+        over = [
+            run["ratio"]
+            for run in headline.get("spread", [])
+            if run.get("same_conditions") and not run.get("set_apart")
+            and run.get("machine_class") == headline.get("machine_class")
+            and not missing(run.get("ratio"))
+        ]  # fmt: skip
+        attributes |= {"data-bound": headline["ratio"], "data-sessions": " ".join(map(repr, over))}
+    return Markup(
+        "".join(f' {name}="{Markup.escape(value)}"' for name, value in attributes.items())
+    )
+
+
 def summary_why(label: str | None) -> bool:
     """The summary's row gives the verdict's reason unless the verdict says it all."""
     verdict = Verdict.of(label)
@@ -107,6 +141,7 @@ def page_environment() -> jinja2.Environment:
         reproduced_class=reproduced_class,
         badge_symbol=badge_symbol,
         summary_why=summary_why,
+        claim_attributes=claim_attributes,
         run_anchor=run_anchor,
         term_anchor=term_anchor,
         glossary_links=glossary_links,

@@ -28,17 +28,24 @@ NODELAY = "article, TCP_NODELAY"
 NAGLE_WAIT_MS = 10.0
 
 
+# The loop table's columns, as a reader reads them.
+TIME_PER_CALL, ERRORS_PER_CALL = "time per call (ns)", "errors per call"
+
+
 def article_loop_table(rows: pd.DataFrame) -> pd.DataFrame:
-    """Median ns/op and errors/op per operation (rows) and transport (columns), for the
-    article's own backend."""
-    columns = ["ns_per_op", "errors_per_op"]
+    """Median time and errors per call, per operation (rows) and transport (columns), for
+    the article's own backend."""
     article = rows[rows["backend"] == ARTICLE]
-    return article.groupby(["operation", "transport"])[columns].median().unstack()
+    medians = article.groupby(["operation", "transport"])[["ns_per_op", "errors_per_op"]].median()
+    return medians.rename(
+        columns={"ns_per_op": TIME_PER_CALL, "errors_per_op": ERRORS_PER_CALL}
+    ).unstack()
 
 
 def http_over_grpc(table: pd.DataFrame, operation: str) -> float:
     """The loop's HTTP time per call over its gRPC time, as the article reported it."""
-    return table.loc[operation, ("ns_per_op", "http")] / table.loc[operation, ("ns_per_op", "grpc")]
+    time = table[TIME_PER_CALL]
+    return time.loc[operation, "http"] / time.loc[operation, "grpc"]
 
 
 def article_calls(operation: str) -> Callable[[pd.DataFrame], pd.DataFrame]:
@@ -145,8 +152,8 @@ def what_it_timed(
     ``pooled``: the same ratio over this machine class's sessions (timed_404s), which is
     what a verdict uses, so the two figures are told apart where they are printed."""
     ratio = http_over_grpc(style, "CreateSession")
-    failed_call_ms = style.loc["CreateSession", ("ns_per_op", "http")] / 1e6
-    failed = style.loc["CreateSession", ("errors_per_op", "http")]
+    failed_call_ms = style.loc["CreateSession", (TIME_PER_CALL, "http")] / 1e6
+    failed = style.loc["CreateSession", (ERRORS_PER_CALL, "http")]
     sessions = f" (over the sessions behind the verdict: {pooled.figure()})" if pooled else ""
     return (
         f"In this session the article's loop reports CreateSession over HTTP "

@@ -10,6 +10,14 @@ def calls(frame: pd.DataFrame) -> pd.DataFrame:
     return ops.assign(target=ops["backend"] + " " + ops["transport"] + " " + ops["operation"])
 
 
+# go test -bench's measures per call, as a reader reads them.
+MEASURES = {
+    "ns_per_op": "time per call (ns)",
+    "bytes_per_op": "bytes per call",
+    "allocs_per_op": "allocations per call",
+}
+
+
 def article_versus_here(article: pd.DataFrame, ops: pd.DataFrame) -> pd.DataFrame:
     """The article's time, bytes and allocations per call (its published rows) beside the
     medians measured here on the same Python backend, operation by operation."""
@@ -18,7 +26,7 @@ def article_versus_here(article: pd.DataFrame, ops: pd.DataFrame) -> pd.DataFram
     versus = per_call.pivot_table(
         index=["operation", "measure"], columns="side", values="value", aggfunc="first"
     )
-    measured = ["ns_per_op", "bytes_per_op", "allocs_per_op"]
+    measured = list(MEASURES)
     ours = (
         ops[ops["backend"] == "python"]
         .melt(id_vars=["operation", "transport"], value_vars=measured, var_name="measure")
@@ -26,7 +34,8 @@ def article_versus_here(article: pd.DataFrame, ops: pd.DataFrame) -> pd.DataFram
         .median()
         .unstack()
     )
-    return versus.add_prefix("article ").join(ours.add_prefix("here "), how="left")
+    both = versus.add_prefix("article ").join(ours.add_prefix("here "), how="left")
+    return both.rename(index=MEASURES, level="measure")
 
 
 def by_backend_and_transport(frame: pd.DataFrame) -> pd.DataFrame:

@@ -197,9 +197,14 @@ def link_sets_the_latency(
     when the measured round trip is most of it (for a verdict's different conditions)."""
     low, high = round_trip_shares(rows, links, targets, rtt)
     measured = float(links.loc[rtt, "RTT measured, median (ms)"])
+    share = (
+        f"{100 * low:.0f} %"
+        if round(100 * low) == round(100 * high)
+        else (f"{100 * low:.0f}–{100 * high:.0f} %")
+    )  # never '92–92 %'
     return (
         f"over a link adding {rtt} ms, the round trip as measured ({measured:.1f} ms) is "
-        f"{100 * low:.0f}–{100 * high:.0f} % of each side's median time per health check, "
+        f"{share} of each side's median time per health check, "
         "so the link, not the protocol, set it; the article measured on one machine"
     )
 
