@@ -190,7 +190,7 @@ def headline(
     return Headline(
         label=label, brief=said + (f" {note}" if note else ""),  # no "served N×" if apart
         verdict=worded or compare_targets(data, a, b, column, unit, names)
-        + across(c, sessions, runs, go_side, limit),
+        + across(c, sessions, column, unit, runs, go_side, limit),
         **_session_fields(c),
         significant=bool(c and sessions.significant(c) and not sessions.within_band(c, band)),
         article=article, article_ratio=article_ratio, resolvable=band, control=control,

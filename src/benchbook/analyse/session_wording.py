@@ -38,7 +38,12 @@ def brief(
         if sessions.predicted is None:
             return alone + "."
         low, high = sessions.predicted.predict_low, sessions.predicted.predict_high
-        return f"{alone}; {next_session(fmt.interval(low, high))}."
+        span = (
+            ranked_interval(estimate, low, high, column, unit)
+            if sessions.significant(c)
+            else fmt.interval(low, high)
+        )  # on the scale the session's sentence ranks it on
+        return f"{alone}; {next_session(span)}."
     interval = f"95 % CI {fmt.interval(pooled.low, pooled.high)}"
     model = sessions.predicted or pooled  # the prediction a verdict is judged on
     predicted = next_session(fmt.interval(model.predict_low, model.predict_high))
@@ -75,9 +80,20 @@ def ranked_interval(ratio: float, low: float, high: float, column: str, unit: st
     return fmt.interval(1 / high, 1 / low)
 
 
+def ranked_estimate(ratio: float, column: str, unit: str = "") -> str:
+    """A ratio on the scale ranking() words it in: '52 %' for a rate below 1, '1.92×
+    lower' for a time below 1 (from the unrounded ratio), '1.3×' otherwise."""
+    m = metric(column, unit)
+    if ratio >= 1:
+        return fmt.ratio(ratio)
+    return fmt.share(ratio) if m.higher_is_better else f"{fmt.ratio(1 / ratio)} lower"
+
+
 def across(
     c: Comparison | None,
     sessions: Replication,
+    column: str,
+    unit: str = "",
     runs: Sequence[dict] = (),
     go_side: str = "",
     limit: str = "",
@@ -85,14 +101,26 @@ def across(
     """What the sessions say beyond this one: the pooled estimate and the prediction for
     the next session on this class, or that it is not yet replicated; and the other
     machine classes (across_classes.statement; ``runs``: spread's rows, ``go_side`` and
-    ``limit``: whether and why not the speed-reference model applies)."""
+    ``limit``: whether and why not the speed-reference model applies). A difference is
+    worded on the scale its brief ranks it on (brief), so a headline prints one interval
+    one way wherever it appears."""
     if c is None or sessions.sessions == 0:
         return ""
     pooled, predicted = sessions.pooled, sessions.predicted
+    ranked = sessions.significant(c)
+
+    def figure(ratio: float) -> str:
+        return ranked_estimate(ratio, column, unit) if ranked else fmt.ratio(ratio)
+
+    def span(low: float, high: float) -> str:
+        if not ranked:
+            return fmt.interval(low, high)
+        return ranked_interval(sessions.estimate(c), low, high, column, unit)
+
     if pooled is None and predicted is not None:
         # What it borrows is said once, beside the headline in Appendix B: in every
         # verdict it would make each conclusion table twice as long.
-        interval = fmt.interval(predicted.predict_low, predicted.predict_high)
+        interval = span(predicted.predict_low, predicted.predict_high)
         text = (
             f" {sessions.text().capitalize()}; {next_session(interval)}; Appendix B says what "
             "it is built from."
@@ -104,8 +132,8 @@ def across(
     else:
         text = (
             f" Over {sessions.sessions} sessions on this machine class: "
-            f"{fmt.ratio(pooled.estimate)} (95 % CI {fmt.interval(pooled.low, pooled.high)}); "
-            f"{next_session(fmt.interval(predicted.predict_low, predicted.predict_high))}."
+            f"{figure(pooled.estimate)} (95 % CI {span(pooled.low, pooled.high)}); "
+            f"{next_session(span(predicted.predict_low, predicted.predict_high))}."
         )
         spread = (predicted.predict_low, predicted.predict_high)
     return text + statement(
