@@ -1,6 +1,7 @@
 """The auditor names each kind of defect planted in a copy of the rendered report (the
 committed report/index.html, which `make report` writes), and none that is not there."""
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,23 @@ HTML = REPO_ROOT / "report" / "index.html"
 pytestmark = pytest.mark.skipif(not HTML.exists(), reason="no rendered report (make report)")
 
 
-def plant_verdict(soup: BeautifulSoup) -> None:
+def in_soup(change: Callable[[BeautifulSoup], None]) -> Callable[[str], str]:
+    """A planting that edits the parsed page."""
+
+    def plant(html: str) -> str:
+        soup = BeautifulSoup(html, "html.parser")
+        change(soup)
+        return str(soup)
+
+    return plant
+
+
+def appended(snippet: str) -> Callable[[str], str]:
+    """A planting that adds ``snippet`` at the end of the page."""
+    return lambda html: html.replace("</body>", snippet + "</body>")
+
+
+def wrong_verdict(soup: BeautifulSoup) -> None:
     """A badge says reproduced while the article's figure lies far above its interval."""
     badge = soup.select_one(".repro-badge[data-article]")
     assert badge is not None, "no badge carries its judged interval"
@@ -27,16 +44,10 @@ def plant_verdict(soup: BeautifulSoup) -> None:
     badge["data-article"] = str(2 * float(badge["data-high"]) + 1)
 
 
-def plant_bound(soup: BeautifulSoup) -> None:
+def bound_above_a_session(soup: BeautifulSoup) -> None:
     badge = soup.select_one(".repro-badge[data-bound]")
-    if badge is not None:  # a bound above one of its sessions
-        badge["data-sessions"] = f"{float(badge['data-bound']) / 2!r}"
-    else:  # an 'at least' no headline gives
-        append(soup, "<p>Go served at least 99× the requests.</p>")
-
-
-def append(soup: BeautifulSoup, html: str) -> None:
-    soup.body.append(BeautifulSoup(html, "html.parser"))  # type: ignore[union-attr]
+    assert badge is not None, "no badge carries its bound"
+    badge["data-sessions"] = f"{float(badge['data-bound']) / 2!r}"
 
 
 def drop_glossary_terms(soup: BeautifulSoup) -> None:
@@ -44,24 +55,24 @@ def drop_glossary_terms(soup: BeautifulSoup) -> None:
         term.decompose()
 
 
-PLANTED = {
-    "verdict": plant_verdict,
-    "bound": plant_bound,
-    "inverse": lambda s: append(s, "<p>3.5× lower than FastAPI's (ratio 0.522×).</p>"),
-    "scale": lambda s: append(s, "<p>1.92× lower than FastAPI's (95 % CI 0.511–0.532×).</p>"),
-    "same figure": lambda s: append(
-        s, '<ol class="answers"><li><p class="plain-answer">Go served 99× FastAPI.</p></li></ol>'
+PLANTED: dict[str, Callable[[str], str]] = {
+    "verdict": in_soup(wrong_verdict),
+    "bound": in_soup(bound_above_a_session),
+    "inverse": appended("<p>3.5× lower than FastAPI's (ratio 0.522×).</p>"),
+    "scale": appended("<p>1.92× lower than FastAPI's (95 % CI 0.511–0.532×).</p>"),
+    "same figure": appended(
+        '<ol class="answers"><li><p class="plain-answer">Go served 99× FastAPI.</p></li></ol>'
     ),
-    "raw identifier": lambda s: append(s, "<p>Its runs carry littles_law at 92–92 %.</p>"),
-    "glossary": drop_glossary_terms,
-    "dangling reference": lambda s: append(
-        s, '<section id="planted"><p>Exercise 7 below asks for it.</p></section>'
+    "raw identifier": appended("<p>Its runs carry littles_law at 92–92 %.</p>"),
+    "glossary": in_soup(drop_glossary_terms),
+    "dangling reference": appended(
+        '<section id="planted"><p>Exercise 7 below asks for it.</p></section>'
     ),
-    "flame graph": lambda s: append(
-        s, '<section id="planted-flames"><h3>Where the time went: flame graphs</h3></section>'
+    "flame graph": appended(
+        '<section id="planted-flames"><h3>Where the time went: flame graphs</h3></section>'
     ),
-    "repeated header": lambda s: append(
-        s, "<table><thead><tr><th>n</th><th>ratio</th><th>n</th></tr></thead></table>"
+    "repeated header": appended(
+        "<table><thead><tr><th>n</th><th>ratio</th><th>n</th></tr></thead></table>"
     ),
 }
 
@@ -78,9 +89,7 @@ def test_every_kind_of_check_has_a_planted_defect() -> None:
 @pytest.mark.parametrize("kind", PLANTED)
 def test_the_auditor_names_a_planted_defect(committed: Report, kind: str) -> None:
     assert audit.audit(committed, [kind]) == [], "the committed report already has one"
-    soup = BeautifulSoup(committed.html, "html.parser")
-    PLANTED[kind](soup)
-    found = audit.audit(Report(str(soup), None), [kind])
+    found = audit.audit(Report(PLANTED[kind](committed.html), None), [kind])
     assert found and {d.kind for d in found} == {kind}, found
 
 

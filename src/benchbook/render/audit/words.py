@@ -5,10 +5,17 @@ import base64
 import re
 from collections.abc import Iterator
 
-from bs4 import BeautifulSoup, Tag
+from bs4 import Tag
 
 from benchbook.analyse import glossary
-from benchbook.render.audit.reading import PROSE_LEAVES_OUT, Defect, Report, check, text_of
+from benchbook.render.audit.reading import (
+    PROSE_LEAVES_OUT,
+    Defect,
+    Report,
+    check,
+    text_of,
+    text_without,
+)
 
 # --- no raw identifiers ---------------------------------------------------------------------
 
@@ -74,7 +81,6 @@ def glossary_matches_its_use(report: Report) -> Iterator[Defect]:
 DANGLING = {
     "an exercise": re.compile(r"\b[Ee]xercises? \d+\b"),
     "a figure of models": re.compile(r"the models' figure"),
-    "the HTML version": re.compile(r"HTML version"),
     "a flame graph that was not drawn": re.compile(r"inferno-flamegraph was not built"),
 }
 
@@ -84,16 +90,19 @@ def no_dangling_references(report: Report) -> Iterator[Defect]:
     """'Exercise 1 below asks …' where the report leaves its exercises out; 'the models'
     figure' where none is printed: a reference names something the same section shows."""
     for section in report.page.select("section") or [report.page]:
-        own = BeautifulSoup(str(section), "html.parser")  # without the sections inside it
-        for inner in own.select("section section"):
-            inner.decompose()
-        text = text_of(own)
-        headings = " ".join(text_of(h) for h in own.select("h2, h3, h4"))
+        inner = section.select("section")  # their words are read as their own
+        text = text_without(section, inner)
+        headings = " ".join(
+            text_of(h) for h in section.select("h2, h3, h4") if h.find_parent("section") is section
+        )
         for kind, pattern in DANGLING.items():
             for hit in sorted(set(pattern.findall(text))):
                 if kind == "an exercise" and hit.lower() in headings.lower():
                     continue
                 yield Defect("dangling reference", str(section.get("id", "the report")), hit)
+    # Not even hidden: the PDF's pointers to the HTML version live in the print stylesheet.
+    if "HTML version" in re.sub(r"<style\b.*?</style>", "", report.html, flags=re.S):
+        yield Defect("dangling reference", "the HTML report", "points to the HTML version")
 
 
 @check("flame graph")
