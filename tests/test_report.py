@@ -458,10 +458,11 @@ def test_pdf_is_short_and_holds_every_chart(built) -> None:
     assert len(figures) == len(alts) + len(inline_svgs)
     assert [f for f in figures if f] == [html.unescape(alt) for alt in alts]
     assert all(alt.startswith("chart under") for alt in alts)
-    # title + findings, contents and notebook, landscape table; the appendix: glossary (two
-    # pages), every headline, spread with the coverage tables of the interval rule,
-    # provenance — each part of it on a page of its own
-    assert len(reader.pages) <= 10, len(reader.pages)
+    # title + findings, contents and notebook, landscape table; the appendix: glossary
+    # (three pages since it defines each limit that can set a rate), every headline, spread
+    # with the coverage tables of the interval rule, provenance — each part of it on a page
+    # of its own
+    assert len(reader.pages) <= 11, len(reader.pages)
 
 
 class HeaderWords(HTMLParser):
@@ -914,7 +915,7 @@ def test_the_real_pdf_opens_with_the_chart_and_its_main_body_is_short(
 ) -> None:
     """Page 1 of the PDF is the chart (each experiment's title, which groups its rows) with
     no validity flag's name on it; the main body — everything before the appendix (its
-    first part, the glossary) — fits in 47 pages (45 until every verdict also stated the
+    first part, the glossary) — fits in 49 pages (45 until every verdict also stated the
     next session's interval and the other machine classes' sessions)."""
     from benchbook.analyse import glossary
 
@@ -938,8 +939,9 @@ def test_the_real_pdf_opens_with_the_chart_and_its_main_body_is_short(
         and "appendix" in (box.element.get("class") or "").split()
     )
     # 47 until the Rust ceiling joined notebooks 01 and 02 (a row in each of their tables,
-    # a sentence in each answer): 48.
-    assert appendix - 1 <= 48, f"the main body has {appendix - 1} pages"
+    # a sentence in each answer): 48; 49 once the 2026-12-02 sessions made notebook 04's
+    # section run six lines into a seventh page.
+    assert appendix - 1 <= 49, f"the main body has {appendix - 1} pages"
 
 
 def test_every_link_of_the_committed_report_into_data_runs_resolves() -> None:
