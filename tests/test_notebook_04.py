@@ -16,7 +16,7 @@ def test_reads_writes_and_the_worker_sweep_are_measured(executed) -> None:
                    "python-shortener redis workers=1 get", "python-shortener redis workers=2 get",
                    "go-shortener bolt create", "python-shortener redis aof create"):  # fmt: skip
         assert target in text, target
-    assert "store_commits_per_request" in text
+    assert "store commits per request" in text  # the header, in words
     assert descendants() == []
 
 
