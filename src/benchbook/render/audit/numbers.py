@@ -134,9 +134,9 @@ NEXT_SESSION = re.compile(r"the next session should give (\d[\d.,]*–\d[\d.,]*)
 
 @check("same figure")
 def one_claim_one_figure(report: Report) -> Iterator[Defect]:
-    """The family-25 Go reference printed as six values; 'lost 20,304' beside 'about
-    20,315': every element of one headline (data-label) prints one next-session interval,
-    and page 1's answers are the answer boxes' text."""
+    """One headline's next-session interval printed as 0.0020–0.012× in its conclusion
+    and 82.3–492× in its answer: every element of one headline (data-label) prints one
+    next-session interval, and page 1's answers are the answer boxes' text."""
     printed: dict[str, set[str]] = {}
     for element in report.page.select("[data-label]"):
         holder = element.find_parent(["li", "tr", "div"]) or element
