@@ -18,7 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import cast
 
-from benchbook.analyse.stats import summarize
+from benchbook.analyse.numbers.stats import summarize
 from benchbook.measure.calibration import latest_ceilings
 from benchbook.measure.instances import start_instance
 from benchbook.measure.measured_run import measure_run

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from benchbook.analyse.session_sweep import every_headline
+from benchbook.analyse.sessions.every_headline import every_headline
 from benchbook.runs.layout import runs_dir
 from benchbook.runs.manifest import read_manifest
 from benchbook.store.build import update

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import nbformat
 
-from benchbook.analyse.planner import costs_from
+from benchbook.analyse.sessions.planner import costs_from
 from benchbook.runs.layout import REPO_ROOT
 from benchbook.runs.manifest import read_manifest
 from benchbook.runs.store import RUN_MIME

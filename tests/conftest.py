@@ -8,7 +8,7 @@ import nbformat
 import psutil
 import pytest
 
-from benchbook.analyse.findings_format import FINDINGS_MIME
+from benchbook.analyse.words.findings_format import FINDINGS_MIME
 from benchbook.measure.hosts import namespaces
 from benchbook.measure.processes import watchdog_pid
 from benchbook.measure.registry import Registry

@@ -11,7 +11,9 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 
-from benchbook.analyse.across_classes import (
+from benchbook.analyse.numbers.stats import compare_paired
+from benchbook.analyse.sessions.replication import UNRECORDED, OtherClass, replication, spread
+from benchbook.analyse.words.across_classes import (
     ClassEstimate,
     check,
     check_over,
@@ -19,8 +21,6 @@ from benchbook.analyse.across_classes import (
     servers_limit,
     statement,
 )
-from benchbook.analyse.replication import UNRECORDED, OtherClass, replication, spread
-from benchbook.analyse.stats import compare_paired
 from benchbook.render.spread_page import machine_census
 from benchbook.runs.limits import judged
 from benchbook.runs.manifest import COMPLETED, migrate

@@ -12,7 +12,8 @@ from matplotlib.patches import Rectangle
 from matplotlib.text import Annotation
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
-from benchbook.analyse.answer_chart import (
+from benchbook.analyse.claims.verdict_kinds import Verdict
+from benchbook.analyse.display.answer_chart import (
     ARTICLE,
     answer_chart,
     badge,
@@ -21,8 +22,7 @@ from benchbook.analyse.answer_chart import (
     short_label,
     ticks,
 )
-from benchbook.analyse.findings_format import FINDINGS_MIME, LOWER_BOUND
-from benchbook.analyse.verdict_kinds import Verdict
+from benchbook.analyse.words.findings_format import FINDINGS_MIME, LOWER_BOUND
 from benchbook.render.report import render_report
 
 CLASS = "AMD EPYC (family 25, model 17, stepping 1), 2 CPUs"

@@ -3,8 +3,8 @@ numbers: constructed headlines, as analyse.findings makes them."""
 
 from dataclasses import replace
 
-from benchbook.analyse import answer_note, answers
-from benchbook.analyse.findings import Headline
+from benchbook.analyse.findings import answer_note, answers
+from benchbook.analyse.findings.headlines import Headline
 
 
 def headline(ratio: float, significant: bool = True, metric: str = "rps", **fields) -> Headline:
@@ -81,7 +81,7 @@ def test_the_note_under_the_answers_names_the_answers_each_claim_is_true_of() ->
 
 
 def test_a_bound_with_many_sessions_says_why_it_is_not_pooled() -> None:
-    from benchbook.analyse.findings_format import unpooled
+    from benchbook.analyse.words.findings_format import unpooled
 
     bound = {"sessions": 8, "reproduced_why": "a lower bound"}
     assert unpooled(bound) == (

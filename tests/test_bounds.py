@@ -8,11 +8,12 @@ from dataclasses import replace
 import pandas as pd
 import pytest
 
-from benchbook.analyse import answers, bounds
-from benchbook.analyse import formatting as fmt
-from benchbook.analyse.findings import bound_headline
-from benchbook.analyse.pairing import comparison
-from benchbook.analyse.tables import valid_rows
+from benchbook.analyse.claims import bounds
+from benchbook.analyse.findings import answers
+from benchbook.analyse.findings.headlines import bound_headline
+from benchbook.analyse.numbers import formatting as fmt
+from benchbook.analyse.numbers.pairing import comparison
+from benchbook.analyse.rows.counted import valid_rows
 
 CLASS = "AMD EPYC (family 25, model 17, stepping 1), 2 CPUs"
 

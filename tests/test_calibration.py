@@ -6,7 +6,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from benchbook.analyse.ceilings import (
+from benchbook.analyse.display.ceilings import (
     ceiling_table,
     ceilings_sentence,
     limits_sentence,

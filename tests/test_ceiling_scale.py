@@ -3,7 +3,7 @@ a garbage collector (servers.toml says which), paired round by round."""
 
 import pandas as pd
 
-from benchbook.analyse import ceiling_scale
+from benchbook.analyse.words import ceiling_scale
 from benchbook.runs.languages import Language, load_languages
 from benchbook.runs.limits import judged
 

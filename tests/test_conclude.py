@@ -3,7 +3,9 @@
 import pandas as pd
 import pytest
 
-from benchbook.analyse.conclusions import (
+from benchbook.analyse.findings.headlines import reproduction
+from benchbook.analyse.numbers.stats import compare
+from benchbook.analyse.words.conclusions import (
     compare_targets,
     headroom_note,
     ratio_by_group,
@@ -11,8 +13,6 @@ from benchbook.analyse.conclusions import (
     validity_notes,
     verdict,
 )
-from benchbook.analyse.findings import reproduction
-from benchbook.analyse.stats import compare
 
 
 def compare_values(va, vb, a: str, b: str, column: str, unit: str) -> str:
@@ -158,7 +158,7 @@ def test_one_ratio_per_load_beside_the_articles() -> None:
 
 
 def test_incidents_read_once_per_target_with_how_many_more() -> None:
-    from benchbook.analyse.conclusions import incident_notes
+    from benchbook.analyse.words.conclusions import incident_notes
 
     data = pd.DataFrame(
         {
@@ -180,7 +180,7 @@ def test_incidents_read_once_per_target_with_how_many_more() -> None:
 
 
 def test_records_lost_under_reused_ids_say_how_often_an_id_was_reused() -> None:
-    from benchbook.analyse.conclusions import incident_notes
+    from benchbook.analyse.words.conclusions import incident_notes
 
     harness = (
         "s lost data in repetition 1: 2,410 records confirmed but only 38 distinct ids: "
@@ -200,8 +200,8 @@ def test_records_lost_under_reused_ids_say_how_often_an_id_was_reused() -> None:
 
 
 def test_a_time_below_one_reads_lower_on_one_scale_and_alike_wherever_it_prints() -> None:
-    from benchbook.analyse.conclusions import ranking
-    from benchbook.analyse.session_wording import ranked_interval
+    from benchbook.analyse.words.conclusions import ranking
+    from benchbook.analyse.words.sessions import ranked_interval
 
     # inverted from the unrounded ratio: 1/0.001724 is 580×, where the printed 0.0017×
     # would give 588×; 1/0.5224 is 1.91×, 1/0.5215 is 1.92×

@@ -7,8 +7,8 @@ from functools import partial
 import pandas as pd
 import pytest
 
-from benchbook.analyse import conclusion
-from benchbook.analyse.findings import Headline
+from benchbook.analyse.findings import conclusion
+from benchbook.analyse.findings.headlines import Headline
 
 
 def built(brief: str, **fields: object) -> Headline:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from benchbook.analyse.tables import valid_rows, without_controls
+from benchbook.analyse.rows.counted import valid_rows, without_controls
 from benchbook.course.__main__ import main
 from benchbook.course.class_headlines import HEADLINES, headline_ratio
 from benchbook.course.class_import import MARKER, import_class, student_name

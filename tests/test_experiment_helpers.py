@@ -5,7 +5,7 @@ stored session with, and the tables and sentences a cell used to compute itself
 import pandas as pd
 import pytest
 
-from benchbook.analyse import ceilings, tables
+from benchbook.analyse.display import ceilings, tables
 from benchbook.analyse.experiments import (
     article_loop,
     capacity,

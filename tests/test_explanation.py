@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from benchbook.analyse.explanation import EXPLAINS_WITHIN, measured_instead
-from benchbook.analyse.stats import Comparison
+from benchbook.analyse.claims.explanation import EXPLAINS_WITHIN, measured_instead
+from benchbook.analyse.numbers.stats import Comparison
 
 CLASS = "AMD EPYC (family 25, model 17, stepping 1), 2 CPUs"
 WHY = "its HTTP backend answered 404 to every call and its loop timed the failures"

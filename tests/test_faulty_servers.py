@@ -4,8 +4,8 @@ import pytest
 from conftest import descendants
 
 from benchbook import measure
-from benchbook.analyse import conclusions
-from benchbook.analyse.tables import comparison_table, summary_table
+from benchbook.analyse.display.tables import comparison_table, summary_table
+from benchbook.analyse.words import conclusions
 from benchbook.measure.registry import Registry
 
 

@@ -2,8 +2,8 @@
 
 from itertools import combinations
 
-from benchbook.analyse import glossary
-from benchbook.analyse.flag_wording import FLAG_MEANINGS
+from benchbook.analyse.words import glossary
+from benchbook.analyse.words.flags import FLAG_MEANINGS
 
 
 def test_the_smallest_p_values_are_those_of_complete_separation() -> None:

@@ -6,7 +6,7 @@ that is too narrow. 4000 replicates a cell: a true 95 % lands within ±0.7 % (2 
 import numpy as np
 import pytest
 
-from benchbook.analyse import interval_coverage as ic
+from benchbook.analyse.sessions import interval_coverage as ic
 
 LOW, HIGH = 0.93, 0.97
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from benchbook.analyse import chart_style
-from benchbook.analyse.findings import _go_side
+from benchbook.analyse.display import chart_style
+from benchbook.analyse.findings.headlines import _go_side
 from benchbook.measure.languages import Toolchain, missing_toolchains
 from benchbook.measure.profiling import PROFILERS
 from benchbook.measure.registry import Registry

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from benchbook.analyse.levels import (
+from benchbook.analyse.sessions.levels import (
     THIS_CLASS,
     VARIANCE_FLOOR,
     Session,

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import beta
 
-from benchbook.analyse.lost_records import lost_brief, lost_records, lost_summary
+from benchbook.analyse.words.lost_records import lost_brief, lost_records, lost_summary
 from benchbook.runs.layout import REPO_ROOT
 from benchbook.runs.store import Run
 

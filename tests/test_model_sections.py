@@ -9,8 +9,10 @@ import pytest
 from matplotlib.figure import Figure
 from test_usl import rows
 
-from benchbook.analyse import formatting as fmt
-from benchbook.analyse.models import sections, usl, wording
+from benchbook.analyse.display import model_sections as sections
+from benchbook.analyse.models import usl
+from benchbook.analyse.numbers import formatting as fmt
+from benchbook.analyse.words import models as wording
 from benchbook.runs.layout import REPO_ROOT
 from benchbook.runs.store import Run
 

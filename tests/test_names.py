@@ -2,8 +2,8 @@
 
 import pandas as pd
 
-from benchbook.analyse.findings import headline
-from benchbook.analyse.names import language, reader_name, titled
+from benchbook.analyse.findings.headlines import headline
+from benchbook.analyse.rows.names import language, reader_name, titled
 from benchbook.runs.layout import REPO_ROOT
 from benchbook.runs.store import Run
 from benchbook.runs.titles import Titles

@@ -9,7 +9,7 @@ import pytest
 from conftest import descendants
 from pypdf import PdfReader
 
-from benchbook.analyse.findings_format import FINDINGS_MIME
+from benchbook.analyse.words.findings_format import FINDINGS_MIME
 from benchbook.render.execute import NotebookFailed, execute_notebook
 from benchbook.render.report import build_report
 from benchbook.runs.layout import REPO_ROOT

@@ -10,8 +10,8 @@ from conftest import RUNNER_START_S, SMOKE, descendants
 from nbclient import NotebookClient
 
 from benchbook.analyse.experiments import capacity
-from benchbook.analyse.findings_format import FINDINGS_MIME
-from benchbook.analyse.tables import valid_rows
+from benchbook.analyse.rows.counted import valid_rows
+from benchbook.analyse.words.findings_format import FINDINGS_MIME
 from benchbook.render.execute import load_profile
 from benchbook.render.notebook_parameters import notebook_parameters
 from benchbook.runs.layout import REPO_ROOT

@@ -76,8 +76,8 @@ def test_the_answer_says_the_in_flight_limit_took_the_lead_before_the_link() -> 
     """10 in flight, 1 ms of I/O a request: at most 10,000 req/s with nothing added. Go at
     6,300 and FastAPI at 5,000 (1.26×) are both held there, far below the article's 4.9×;
     10.2 ms more on the link caps them at 10 / 11.8 ms and 10 / 12.2 ms."""
-    from benchbook.analyse import answers
-    from benchbook.analyse.findings import Headline
+    from benchbook.analyse.findings import answers
+    from benchbook.analyse.findings.headlines import Headline
 
     rows = near_and_far("go", "py", [6300.0, 812.0, 5000.0, 800.0])
     links = pd.DataFrame({"RTT measured, median (ms)": [0.2, 10.4]}, index=pd.Index([0, 10]))

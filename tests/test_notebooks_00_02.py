@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from conftest import descendants
 
-from benchbook.analyse import formatting
+from benchbook.analyse.numbers import formatting
 from benchbook.render.execute import execute_notebook
 from benchbook.runs.layout import REPO_ROOT
 from benchbook.runs.store import RUN_MIME

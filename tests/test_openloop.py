@@ -12,8 +12,7 @@ import pytest
 from conftest import descendants
 
 from benchbook import measure
-from benchbook.analyse import chart_style, plots
-from benchbook.analyse import formatting as fmt
+from benchbook.analyse.display import chart_style, plots
 from benchbook.analyse.experiments import (
     capacity,
     capacity_wording,
@@ -30,8 +29,9 @@ from benchbook.analyse.experiments.coordinated_omission import (
     TIMED,
     TIMED_SHORT,
 )
-from benchbook.analyse.findings import headline
-from benchbook.analyse.stats import compare
+from benchbook.analyse.findings.headlines import headline
+from benchbook.analyse.numbers import formatting as fmt
+from benchbook.analyse.numbers.stats import compare
 from benchbook.runs.layout import REPO_ROOT
 
 # --- the pause model

@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from benchbook.analyse.stats import (
+from benchbook.analyse.numbers.stats import (
     ALPHA,
     compare,
     compare_paired,
     min_detectable_pairs,
     resolvable_ratio,
 )
-from benchbook.analyse.stats import _signed_rank_counts as signed_rank_counts
+from benchbook.analyse.numbers.stats import _signed_rank_counts as signed_rank_counts
 
 ROUNDS = (4, 5, 6, 8, 10)
 

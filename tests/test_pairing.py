@@ -3,9 +3,15 @@
 import pandas as pd
 import pytest
 
-from benchbook.analyse.conclusions import compare_targets
-from benchbook.analyse.findings import headline
-from benchbook.analyse.pairing import aa_band, comparison, count_text, runs_text, within_band
+from benchbook.analyse.findings.headlines import headline
+from benchbook.analyse.numbers.pairing import (
+    aa_band,
+    comparison,
+    count_text,
+    runs_text,
+    within_band,
+)
+from benchbook.analyse.words.conclusions import compare_targets
 
 
 def rounds(rps_a: list[float], rps_b: list[float], run_id: str = "r1") -> pd.DataFrame:

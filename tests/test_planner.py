@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from benchbook.analyse.machine_classes import UNRECORDED
-from benchbook.analyse.planner import (
+from benchbook.analyse.sessions.machine_classes import UNRECORDED
+from benchbook.analyse.sessions.planner import (
     NEXT_SESSION,
     POOLED,
     Components,

@@ -1,5 +1,5 @@
-"""benchbook.analyse.plots and chart_style: one colour per family of targets everywhere, every
-line in the legend, every axis labelled with its unit, and SVG output."""
+"""benchbook.analyse.display.plots and chart_style: one colour per family of targets everywhere,
+every line in the legend, every axis labelled with its unit, and SVG output."""
 
 import io
 import json
@@ -13,7 +13,7 @@ import pytest
 from matplotlib.colors import to_rgb
 from matplotlib.patches import Rectangle
 
-from benchbook.analyse import chart_style, plots
+from benchbook.analyse.display import chart_style, plots
 
 GO = ["go-hello", "go-iodelay", "go-fanout /sc/9", "go-fanout /cc/9", "wrk: go-hello", "go"]
 PYTHON = [
@@ -51,7 +51,7 @@ def colours_in_another_interpreter(labels: list[str], hash_seed: str) -> list[st
     the labels asked in the order given, with Python's string hashing seeded apart."""
     code = (
         "import json, sys\n"
-        "from benchbook.analyse import chart_style\n"
+        "from benchbook.analyse.display import chart_style\n"
         "print(json.dumps([chart_style.colour_for(label) for label in json.load(sys.stdin)]))"
     )
     done = subprocess.run(

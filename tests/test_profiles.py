@@ -1,5 +1,5 @@
 """The profiled phase (benchbook.measure.profiling) and where-the-time-goes analysis
-(benchbook.analyse.profiles).
+(benchbook.analyse.display.profiles).
 
 The category rules are checked on real profiles of this repository's servers
 (tests/samples/profiles/, re-captured with capture.py there); a real short profiled
@@ -26,7 +26,7 @@ SAMPLES = Path(__file__).parent / "samples" / "profiles"
 
 
 def sample_table():
-    from benchbook.analyse import profiles
+    from benchbook.analyse.display import profiles
 
     return profiles.shares_of({p.name.split(".")[0]: p for p in sorted(SAMPLES.glob("*.gz"))})
 
@@ -70,7 +70,7 @@ def test_what_the_articles_blame_shows_in_real_profiles() -> None:
 
 
 def test_start_up_is_counted_apart_from_the_load() -> None:
-    from benchbook.analyse import profiles
+    from benchbook.analyse.display import profiles
 
     stacks = profiles.read_folded(SAMPLES / "python-hello.folded.gz")
     counts = profiles.category_samples(stacks)
@@ -119,13 +119,14 @@ UVICORN = "process 7 (python -m uvicorn);Runner.run (asyncio/runners.py)"
     ],
 )  # fmt: skip
 def test_a_stack_gets_the_first_matching_rule(stack: str, category: str) -> None:
-    from benchbook.analyse import profiles
+    from benchbook.analyse.display import profiles
 
     assert profiles.categorise(stack.split(";")) == category
 
 
 def test_the_sentence_and_the_claims_come_from_the_shares() -> None:
-    from benchbook.analyse import profile_claims, profiles
+    from benchbook.analyse.claims import profile_claims
+    from benchbook.analyse.display import profiles
 
     table = sample_table()[["python-hello", "go-hello"]]
     sentence = profiles.why(table)
@@ -168,7 +169,7 @@ Mappings
 def test_perf_script_output_becomes_folded_stacks() -> None:
     import gzip
 
-    from benchbook.analyse import profiles
+    from benchbook.analyse.display import profiles
     from benchbook.measure.profilers.perf import perf_script_to_folded
 
     # twelve samples perf took of the Rust hello server under wrk (`perf script --no-inline`)
@@ -231,7 +232,7 @@ def test_without_the_renderer_a_profile_has_no_flame_graph_and_says_why(
 ) -> None:
     import pandas as pd
 
-    from benchbook.analyse import profiles
+    from benchbook.analyse.display import profiles
     from benchbook.measure import profiling
 
     monkeypatch.setattr(profiling, "FLAMEGRAPH", tmp_path / "no-inferno-flamegraph")
@@ -248,7 +249,7 @@ def test_without_the_renderer_a_profile_has_no_flame_graph_and_says_why(
 def test_a_target_whose_language_declares_no_profiler_is_named_with_why(tmp_path: Path) -> None:
     import pandas as pd
 
-    from benchbook.analyse import profiles
+    from benchbook.analyse.display import profiles
     from benchbook.measure import profiling
 
     folded_sample(tmp_path, "python-hello")
@@ -279,7 +280,7 @@ def test_a_target_whose_language_declares_no_profiler_is_named_with_why(tmp_path
 def test_a_flame_graph_is_drawn_from_real_stacks(tmp_path: Path) -> None:
     import pandas as pd
 
-    from benchbook.analyse import profiles
+    from benchbook.analyse.display import profiles
     from benchbook.measure import profiling
 
     folded = folded_sample(tmp_path, "python-hello")
@@ -305,7 +306,7 @@ def test_a_real_profiled_phase_on_a_python_and_a_go_server(
     from conftest import descendants
 
     from benchbook import measure
-    from benchbook.analyse import profiles
+    from benchbook.analyse.display import profiles
     from benchbook.measure import profiling
 
     monkeypatch.setenv(profiling.SWITCH, "1")  # off for the rest of the suite (conftest)
@@ -415,7 +416,7 @@ if __name__ == "__main__" and sys.argv[1:2] == ["runner"]:
 
 
 def test_a_flame_graph_is_shown_without_the_controls_an_image_cannot_use() -> None:
-    from benchbook.analyse.profiles import static_flame_graph
+    from benchbook.analyse.display.profiles import static_flame_graph
 
     svg = (
         b'<svg onload="init(evt)"><script type="text/ecmascript"><![CDATA[var a = 1;]]>'

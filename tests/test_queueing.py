@@ -10,8 +10,11 @@ import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 
+from benchbook.analyse.display import model_plots
+from benchbook.analyse.display import model_sections as sections
 from benchbook.analyse.experiments import open_loop
-from benchbook.analyse.models import model_plots, queueing, queueing_fit, sections, wording
+from benchbook.analyse.models import queueing, queueing_fit
+from benchbook.analyse.words import models as wording
 from benchbook.runs.layout import REPO_ROOT
 from benchbook.runs.store import Run
 

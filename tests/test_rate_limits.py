@@ -8,8 +8,11 @@ from collections.abc import Iterator
 import pandas as pd
 import pytest
 
-from benchbook.analyse import ceiling_scale, ceilings, conclusion, tables
-from benchbook.analyse import conclusions as conclude
+from benchbook.analyse.display import ceilings, tables
+from benchbook.analyse.findings import conclusion
+from benchbook.analyse.rows.counted import without_controls
+from benchbook.analyse.words import ceiling_scale
+from benchbook.analyse.words import conclusions as conclude
 from benchbook.measure import foreign_cpu
 from benchbook.measure.calibration import ceilings_from
 from benchbook.measure.foreign_cpu import Process, Snapshot
@@ -141,9 +144,7 @@ def test_locust_users_that_wait_are_no_comparison_of_the_servers(newest) -> None
         "wrk": newest["02_hello_world_wrk"].query("tool == 'wrk'"),
         "Locust, best setting": newest["02_hello_world_locust_best"],
     }
-    combined = pd.concat(
-        [tables.without_controls(rows).assign(load=load) for load, rows in loads.items()]
-    )
+    combined = pd.concat([without_controls(rows).assign(load=load) for load, rows in loads.items()])
     gap = tables.comparison_table(combined, "server", "go-hello", "python-hello", by=["load"])
     assert gap.loc["Locust, best setting", "verdict"] == (
         "not a comparison of servers: the users' wait set both rates"

@@ -10,13 +10,13 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 
-from benchbook.analyse import formatting as fmt
-from benchbook.analyse.findings import headline
-from benchbook.analyse.machine_classes import machine_class, with_unrecorded
-from benchbook.analyse.replication import UNRECORDED, replication
-from benchbook.analyse.session_estimate import conditions
-from benchbook.analyse.session_wording import brief
-from benchbook.analyse.stats import compare_paired
+from benchbook.analyse.findings.headlines import headline
+from benchbook.analyse.numbers import formatting as fmt
+from benchbook.analyse.numbers.stats import compare_paired
+from benchbook.analyse.sessions.estimate import conditions
+from benchbook.analyse.sessions.machine_classes import machine_class, with_unrecorded
+from benchbook.analyse.sessions.replication import UNRECORDED, replication
+from benchbook.analyse.words.sessions import brief
 from benchbook.render.spread_page import ClassSessions, machine_census
 from benchbook.runs.manifest import migrate
 

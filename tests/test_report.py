@@ -19,8 +19,13 @@ from PIL import Image
 from pypdf import PdfReader
 from weasyprint.formatting_structure import boxes
 
-from benchbook.analyse.findings import Findings, Headline
-from benchbook.analyse.findings_format import FINDINGS_MIME, ci_text, ratio_text, ratio_with_ci
+from benchbook.analyse.findings.headlines import Findings, Headline
+from benchbook.analyse.words.findings_format import (
+    FINDINGS_MIME,
+    ci_text,
+    ratio_text,
+    ratio_with_ci,
+)
 from benchbook.render.dotted_rows import flatten
 from benchbook.render.execute import execute_notebook
 from benchbook.render.print_tables import mark_wide_tables
@@ -158,7 +163,7 @@ def sample_notebook(path: Path, run_dirs: list[Path]) -> Path:
         new_code_cell("".join(f"display({bundle!r}, raw=True)\n" for bundle in bundles)),
         new_markdown_cell("## Charts\n\nThe same servers, as the package draws them."),
         new_code_cell(
-            "from benchbook.analyse import plots\n"
+            "from benchbook.analyse.display import plots\n"
             "plots.use_svg()\n"
             f"results = {RESULTS}\n"
             "plots.bars_with_ci(results, 'rps', 'requests per second (req/s)', 'Throughput')"
@@ -917,7 +922,7 @@ def test_the_real_pdf_opens_with_the_chart_and_its_main_body_is_short(
     no validity flag's name on it; the main body — everything before the appendix (its
     first part, the glossary) — fits in 49 pages (45 until every verdict also stated the
     next session's interval and the other machine classes' sessions)."""
-    from benchbook.analyse import glossary
+    from benchbook.analyse.words import glossary
 
     document = committed_layout
     first = " ".join(

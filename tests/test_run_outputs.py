@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from benchbook.analyse.profiles import profiled_rows, share_table
+from benchbook.analyse.display.profiles import profiled_rows, share_table
 from benchbook.runs import outputs
 from benchbook.runs.layout import REPO_ROOT
 from benchbook.runs.locust_output import per_second, steady_rps

@@ -14,7 +14,7 @@ import pytest
 from conftest import descendants
 
 from benchbook import measure
-from benchbook.analyse import profiles
+from benchbook.analyse.display import profiles
 from benchbook.measure import profiling
 from benchbook.measure.registry import Target
 from benchbook.measure.servers import build_server, start_server

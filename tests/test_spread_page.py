@@ -1,6 +1,6 @@
 """The sessions appendix prints the simulation that chose its interval rule."""
 
-from benchbook.analyse import interval_coverage
+from benchbook.analyse.sessions import interval_coverage
 from benchbook.render.spread_page import coverage_table
 
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from benchbook.analyse.stats import compare, min_detectable_n, share_interval, summarize
+from benchbook.analyse.numbers.stats import compare, min_detectable_n, share_interval, summarize
 
 
 @pytest.mark.parametrize(

@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from benchbook.analyse.pairing import comparison, too_few
-from benchbook.analyse.stats import (
+from benchbook.analyse.numbers.pairing import comparison, too_few
+from benchbook.analyse.numbers.stats import (
     ALPHA,
     compare,
     compare_paired,
@@ -296,7 +296,7 @@ def test_without_positive_values_no_ratio_but_an_exact_p(a, b) -> None:
 
 
 def table(a: list[float], b: list[float]) -> pd.DataFrame:
-    """Runs of targets a and b, one a round (repetition), as tables.valid_rows gives them."""
+    """Runs of targets a and b, one a round (repetition), as rows.counted.valid_rows gives them."""
     return pd.DataFrame(
         [
             {"run_id": "r1", "repetition": r + 1, "target": target, "rps": value}

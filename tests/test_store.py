@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from benchbook.analyse.session_sweep import every_headline, experiments
+from benchbook.analyse.sessions.every_headline import every_headline, experiments
 from benchbook.runs.layout import REPO_ROOT
 from benchbook.store.build import update
 from benchbook.store.query import StoreSessions, open_store

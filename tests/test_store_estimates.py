@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from test_store import copy_runs
 
-from benchbook.analyse.session_sweep import every_headline
+from benchbook.analyse.sessions.every_headline import every_headline
 from benchbook.store.build import update
 from benchbook.store.query import StoreSessions
 from benchbook.store.sessions import FolderSessions, StoredSession

@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from benchbook.analyse.sweep import Curve, crossover
+from benchbook.analyse.models.sweep import Curve, crossover
 
 
 def test_knee_is_where_throughput_stops_growing_and_latency_keeps_rising() -> None:
@@ -55,7 +55,7 @@ def test_no_crossover_when_a_later_point_falls_back() -> None:
 def test_a_sweep_table_reads_targets_as_met_and_levels_in_ascending_order() -> None:
     import numpy as np
 
-    from benchbook.analyse.tables import in_reading_order
+    from benchbook.analyse.display.tables import in_reading_order
 
     rows = pd.DataFrame(
         {"target": ["b", "a", "b", "a", "b"], "connections": np.array([200, 10, 10, 200, 50])}

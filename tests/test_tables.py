@@ -4,7 +4,7 @@ target's name holds, whole-number keys without decimals, and a p-value never as 
 import numpy as np
 import pandas as pd
 
-from benchbook.analyse import tables
+from benchbook.analyse.display import tables
 
 
 def results(targets: dict[str, list[float]], **columns: list[object]) -> pd.DataFrame:

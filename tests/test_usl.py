@@ -8,10 +8,12 @@ import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 
-from benchbook.analyse import formatting as fmt
-from benchbook.analyse.models import model_plots, usl, wording
+from benchbook.analyse.display import model_plots
+from benchbook.analyse.models import usl
 from benchbook.analyse.models.shape import shape_of
 from benchbook.analyse.models.usl_checks import contradictions, rule_broken
+from benchbook.analyse.numbers import formatting as fmt
+from benchbook.analyse.words import models as wording
 
 LAM, SIGMA, KAPPA = 1000.0, 0.05, 1e-4  # N* = √(0.95/1e-4) ≈ 97.5
 LEVELS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]

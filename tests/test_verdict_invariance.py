@@ -11,11 +11,11 @@ import math
 import numpy as np
 import pytest
 
-from benchbook.analyse import formatting as fmt
-from benchbook.analyse.replication import replication
-from benchbook.analyse.stats import compare_paired
-from benchbook.analyse.verdict_kinds import Verdict
-from benchbook.analyse.verdicts import reproduction
+from benchbook.analyse.claims.verdict_kinds import Verdict
+from benchbook.analyse.claims.verdicts import reproduction
+from benchbook.analyse.numbers import formatting as fmt
+from benchbook.analyse.numbers.stats import compare_paired
+from benchbook.analyse.sessions.replication import replication
 
 REPRODUCED = Verdict.REPRODUCED.label
 

@@ -9,15 +9,15 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from benchbook.analyse import answer_chart
-from benchbook.analyse.explanation import Explanation
-from benchbook.analyse.findings import headline
-from benchbook.analyse.levels import Pooled
-from benchbook.analyse.replication import Replication
-from benchbook.analyse.setup_notes import setup_differences
-from benchbook.analyse.stats import compare, compare_paired
-from benchbook.analyse.verdict_kinds import Verdict, verdict_css
-from benchbook.analyse.verdicts import reproduction
+from benchbook.analyse.claims.explanation import Explanation
+from benchbook.analyse.claims.verdict_kinds import Verdict, verdict_css
+from benchbook.analyse.claims.verdicts import reproduction
+from benchbook.analyse.display import answer_chart
+from benchbook.analyse.findings.headlines import headline
+from benchbook.analyse.numbers.stats import compare, compare_paired
+from benchbook.analyse.sessions.levels import Pooled
+from benchbook.analyse.sessions.replication import Replication
+from benchbook.analyse.words.setup import setup_differences
 from benchbook.render import templates
 from benchbook.runs.manifest import migrate
 

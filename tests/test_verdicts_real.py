@@ -14,12 +14,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from benchbook.analyse import conclusion
+from benchbook.analyse.claims.published import article_claim
+from benchbook.analyse.claims.verdict_kinds import Verdict
 from benchbook.analyse.experiments import article_loop
-from benchbook.analyse.findings import band_sentence, headline
-from benchbook.analyse.published import article_claim
-from benchbook.analyse.replication import UNRECORDED
-from benchbook.analyse.verdict_kinds import Verdict
+from benchbook.analyse.findings import conclusion
+from benchbook.analyse.findings.headlines import band_sentence, headline
+from benchbook.analyse.sessions.replication import UNRECORDED
 from benchbook.runs.layout import REPO_ROOT
 from benchbook.runs.store import Run
 

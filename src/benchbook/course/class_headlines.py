@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from benchbook.analyse.ceilings import by_tool_setting
+from benchbook.analyse.display.ceilings import by_tool_setting
+from benchbook.analyse.display.tables import of_tool
 from benchbook.analyse.experiments.coordinated_omission import (
     OPEN_SHORT,
     TIMED_SHORT,
@@ -16,7 +17,7 @@ from benchbook.analyse.experiments.coordinated_omission import (
 )
 from benchbook.analyse.experiments.fan_out import by_mode, idle_and_heavy
 from benchbook.analyse.experiments.grpc_http import calls
-from benchbook.analyse.tables import of_tool, valid_rows, without_controls
+from benchbook.analyse.rows.counted import valid_rows, without_controls
 from benchbook.runs.wrk_output import TOOL as WRK
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from benchbook.analyse import formatting as fmt
+from benchbook.analyse.numbers import formatting as fmt
 from benchbook.course.class_import import import_class
 from benchbook.course.class_results import MISSING, SPREAD, ClassResults, class_results, number
 

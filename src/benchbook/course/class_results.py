@@ -23,9 +23,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from benchbook.analyse import formatting as fmt
-from benchbook.analyse.machine_classes import UNRECORDED, machine_records
-from benchbook.analyse.tables import valid_rows, without_controls
+from benchbook.analyse.numbers import formatting as fmt
+from benchbook.analyse.rows.counted import valid_rows, without_controls
+from benchbook.analyse.sessions.machine_classes import UNRECORDED, machine_records
 from benchbook.course.class_headlines import HEADLINES, headline_ratio, quantity
 from benchbook.course.class_import import Refused, Student
 from benchbook.course.exercises import EXERCISES

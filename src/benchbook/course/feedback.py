@@ -8,7 +8,7 @@ Pure: a test gives it a right and a wrong prediction for one measured outcome.
 import math
 from dataclasses import dataclass
 
-from benchbook.analyse import formatting as fmt
+from benchbook.analyse.numbers import formatting as fmt
 from benchbook.course.exercise import Exercise, Outcome
 
 CLOSE, OFF, MISSING = "close", "off", "missing"

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 
 from markupsafe import Markup
 
-from benchbook.analyse.answer_chart import ROW_GID, answer_chart
+from benchbook.analyse.display.answer_chart import ROW_GID, answer_chart
 from benchbook.render.svg import svg_inline
 from benchbook.render.templates import page_environment
 

@@ -14,7 +14,7 @@ from markupsafe import Markup
 from nbconvert import HTMLExporter
 from traitlets.config import Config
 
-from benchbook.analyse.findings_format import FINDINGS_MIME
+from benchbook.analyse.words.findings_format import FINDINGS_MIME
 from benchbook.render.course_cells import without_course_cells
 from benchbook.render.details import split_cells
 from benchbook.render.dotted_rows import flatten

@@ -5,9 +5,9 @@ findings the notebooks published and the manifests of the runs behind them."""
 
 from collections.abc import Mapping, Sequence
 
-from benchbook.analyse import answer_note
-from benchbook.analyse.bounds import figure as bound_figure
-from benchbook.analyse.findings_format import LOWER_BOUND, comparison, missing, ratio_text
+from benchbook.analyse.claims.bounds import figure as bound_figure
+from benchbook.analyse.findings import answer_note
+from benchbook.analyse.words.findings_format import LOWER_BOUND, comparison, missing, ratio_text
 from benchbook.render.notebook_html import Section
 from benchbook.render.provenance import RunProvenance
 from benchbook.runs.languages import load_languages, title_of

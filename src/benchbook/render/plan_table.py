@@ -18,8 +18,8 @@ from pathlib import Path
 
 import nbformat
 
-from benchbook.analyse import planner
-from benchbook.analyse.findings_format import FINDINGS_MIME
+from benchbook.analyse.sessions import planner
+from benchbook.analyse.words.findings_format import FINDINGS_MIME
 from benchbook.render.findings_html import load_findings
 from benchbook.render.notebook_html import outputs_of
 from benchbook.runs.layout import runs_dir

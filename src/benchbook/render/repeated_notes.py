@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
-from benchbook.analyse.ceilings import ceilings_sentence
-from benchbook.analyse.conclusions import method_note
+from benchbook.analyse.display.ceilings import ceilings_sentence
+from benchbook.analyse.words.conclusions import method_note
 from benchbook.render.notebook_html import Section
 from benchbook.render.print_tables import TAG
 from benchbook.runs.calibration import NOT_CALIBRATED, Ceilings

@@ -22,8 +22,8 @@ import weasyprint
 from markupsafe import Markup
 from pygments.formatters import HtmlFormatter
 
-from benchbook.analyse import glossary
-from benchbook.analyse.verdict_kinds import verdict_css
+from benchbook.analyse.claims.verdict_kinds import verdict_css
+from benchbook.analyse.words import glossary
 from benchbook.render.explorer import SCRIPT, explorer_rows
 from benchbook.render.findings_html import page_chart
 from benchbook.render.notebook_html import Section, make_exporter, render_notebook

@@ -6,10 +6,11 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
-from benchbook.analyse import interval_coverage, planner, plots
-from benchbook.analyse.across_classes import Check, check, check_over, classes
-from benchbook.analyse.replication import UNRECORDED, OtherClass
-from benchbook.analyse.stats import share_interval
+from benchbook.analyse.display import plots
+from benchbook.analyse.numbers.stats import share_interval
+from benchbook.analyse.sessions import interval_coverage, planner
+from benchbook.analyse.sessions.replication import UNRECORDED, OtherClass
+from benchbook.analyse.words.across_classes import Check, check, check_over, classes
 from benchbook.render.notebook_html import Section
 from benchbook.render.svg import svg_inline
 from benchbook.render.templates import anchor_id

@@ -9,15 +9,15 @@ import jinja2
 from markupsafe import Markup
 from nbconvert.filters.markdown_mistune import markdown2html_mistune
 
-from benchbook.analyse import formatting as fmt
-from benchbook.analyse.findings_format import (
+from benchbook.analyse.claims.verdict_kinds import Verdict
+from benchbook.analyse.numbers import formatting as fmt
+from benchbook.analyse.words.findings_format import (
     LOWER_BOUND,
     missing,
     ratio_text,
     ratio_with_ci,
     unpooled,
 )
-from benchbook.analyse.verdict_kinds import Verdict
 
 TEMPLATE_DIR = Path(__file__).resolve().parent / "report_template"
 

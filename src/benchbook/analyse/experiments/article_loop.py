@@ -9,11 +9,11 @@ from collections.abc import Callable
 
 import pandas as pd
 
-from benchbook.analyse import formatting as fmt
-from benchbook.analyse.explanation import Explanation, measured_instead
-from benchbook.analyse.pairing import comparison
-from benchbook.analyse.replication import spread
-from benchbook.analyse.tables import valid_rows
+from benchbook.analyse.claims.explanation import Explanation, measured_instead
+from benchbook.analyse.numbers import formatting as fmt
+from benchbook.analyse.numbers.pairing import comparison
+from benchbook.analyse.rows.counted import valid_rows
+from benchbook.analyse.sessions.replication import spread
 from benchbook.runs.store import RunStore
 from benchbook.store.sessions import SessionSource
 

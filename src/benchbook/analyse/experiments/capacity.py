@@ -13,10 +13,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from benchbook.analyse import formatting as fmt
-from benchbook.analyse.conclusions import SERVER_BUSY_CPU_PCT
-from benchbook.analyse.stats import summarize
-from benchbook.analyse.tables import flag_counts, valid_rows
+from benchbook.analyse.numbers import formatting as fmt
+from benchbook.analyse.numbers.stats import summarize
+from benchbook.analyse.rows.counted import flag_counts, valid_rows
+from benchbook.analyse.words.conclusions import SERVER_BUSY_CPU_PCT
 from benchbook.runs.flags import is_valid
 
 # A run meets the SLO when its p99 is within it and at most this share of its requests

@@ -3,7 +3,6 @@ it is (an estimate, only a lower bound, or none), and how two targets' compare."
 
 import pandas as pd
 
-from benchbook.analyse import formatting as fmt
 from benchbook.analyse.experiments.capacity import (
     CAPACITY,
     WHY_INVALID,
@@ -13,8 +12,9 @@ from benchbook.analyse.experiments.capacity import (
     lower_bound,
     rate_bracket,
 )
-from benchbook.analyse.stats import compare, summarize
-from benchbook.analyse.tables import flag_counts, valid_rows
+from benchbook.analyse.numbers import formatting as fmt
+from benchbook.analyse.numbers.stats import compare, summarize
+from benchbook.analyse.rows.counted import flag_counts, valid_rows
 
 
 def _ranges(values: pd.Series, unit: str = "") -> str:

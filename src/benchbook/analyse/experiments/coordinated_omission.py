@@ -15,9 +15,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from benchbook.analyse import formatting as fmt
-from benchbook.analyse.stats import summarize
-from benchbook.analyse.tables import valid_rows
+from benchbook.analyse.numbers import formatting as fmt
+from benchbook.analyse.numbers.stats import summarize
+from benchbook.analyse.rows.counted import valid_rows
 from benchbook.runs.columns import percentile_column
 from benchbook.runs.limits import LITTLES_LAW_TOLERANCE
 

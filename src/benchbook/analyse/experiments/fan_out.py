@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pandas as pd
 
-from benchbook.analyse.tables import without_controls
+from benchbook.analyse.rows.counted import without_controls
 
 _PATH = r"^/(?P<mode>sc|cc)/(?P<id>\d+)(?:\?work=(?P<work>\d+))?"
 

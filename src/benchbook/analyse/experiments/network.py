@@ -9,15 +9,15 @@ delay added) plus the link's extra round trip ``d``, throughput can be at most
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 
 import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.figure import Figure
 
-from benchbook.analyse import formatting as fmt
-from benchbook.analyse.chart_style import line_style_for
-from benchbook.analyse.tables import valid_rows, without_controls
+from benchbook.analyse.claims.in_flight import InFlightLimit
+from benchbook.analyse.display.chart_style import line_style_for
+from benchbook.analyse.numbers import formatting as fmt
+from benchbook.analyse.rows.counted import valid_rows, without_controls
 from benchbook.runs.store import Run
 
 
@@ -207,29 +207,6 @@ def link_sets_the_latency(
         f"{share} of each side's median time per health check, "
         "so the link, not the protocol, set it; the article measured on one machine"
     )
-
-
-@dataclass(frozen=True)
-class InFlightLimit:
-    """What capped two servers with few requests in flight: with nothing added, the
-    simulated I/O each request waits (Little's law: in flight ÷ that wait); over the far
-    link, the round trip as well. The medians are one session's, without an interval."""
-
-    in_flight: int
-    wait_ms: float  # the simulated I/O every request waits, with nothing added
-    near: tuple[float, float]  # each side's median req/s with nothing added
-    far_rtt: int  # the largest round trip added (ms)
-    far: tuple[float, float]  # each side's median req/s there
-    far_caps: tuple[float, float]  # Little's law req/s there, lowest and highest of the two
-
-    @property
-    def near_cap(self) -> float:
-        """The most any server can serve with nothing added: in flight ÷ the wait."""
-        return 1000 * self.in_flight / self.wait_ms
-
-    @property
-    def near_ratio(self) -> float:
-        return self.near[0] / self.near[1]
 
 
 def in_flight_limit(

@@ -7,10 +7,10 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from benchbook.analyse import formatting as fmt
 from benchbook.analyse.experiments.capacity import meets_slo, run_flags
-from benchbook.analyse.stats import summarize
-from benchbook.analyse.tables import flag_counts, valid_rows
+from benchbook.analyse.numbers import formatting as fmt
+from benchbook.analyse.numbers.stats import summarize
+from benchbook.analyse.rows.counted import flag_counts, valid_rows
 
 RATE_DIGITS = 3
 

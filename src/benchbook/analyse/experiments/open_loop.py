@@ -12,7 +12,6 @@ and how much load a server takes before its tail latency breaks an objective.
 
 import pandas as pd
 
-from benchbook.analyse import formatting as fmt
 from benchbook.analyse.experiments.capacity import (
     CAPACITY,
     capacity_marks,
@@ -49,7 +48,8 @@ from benchbook.analyse.experiments.offered_load import (
     load_table,
     offered_rates,
 )
-from benchbook.analyse.tables import valid_rows
+from benchbook.analyse.numbers import formatting as fmt
+from benchbook.analyse.rows.counted import valid_rows
 from benchbook.runs.columns import percentile_column
 
 __all__ = [

@@ -3,8 +3,9 @@ what the author's Locust wait did to the rate (Little's law with the wait in it)
 
 import pandas as pd
 
-from benchbook.analyse import formatting as fmt
-from benchbook.analyse.tables import summary_table, valid_rows
+from benchbook.analyse.display.tables import summary_table
+from benchbook.analyse.numbers import formatting as fmt
+from benchbook.analyse.rows.counted import valid_rows
 from benchbook.runs.durations import parse_duration
 from benchbook.runs.layout import REPO_ROOT
 from benchbook.runs.locust_output import steady_rps

@@ -18,7 +18,7 @@ import pandas as pd
 
 from benchbook.analyse.models import queueing as q
 from benchbook.analyse.models.runs_used import RATE_SHORTFALL, tool_limited
-from benchbook.analyse.tables import valid_rows
+from benchbook.analyse.rows.counted import valid_rows
 
 FOLLOWS = 1.5  # within a factor of 1.5 either way
 COLUMNS = {"mean": "lat_mean_ms", "p50": "lat_p50_ms", "p99": "lat_p99_ms"}

@@ -22,7 +22,7 @@ from scipy import stats
 from scipy.optimize import least_squares
 
 from benchbook.analyse.models.runs_used import tool_limited
-from benchbook.analyse.tables import valid_rows
+from benchbook.analyse.rows.counted import valid_rows
 
 LEVEL = 0.95
 BOOTSTRAPS = 400

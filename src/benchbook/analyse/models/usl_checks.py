@@ -22,8 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from benchbook.analyse import formatting as fmt
 from benchbook.analyse.models.usl import UslFit
+from benchbook.analyse.numbers import formatting as fmt
 
 MIN_LEVELS = 4  # three parameters, and one level held out to test them
 HOLDOUT_LIMIT = 0.25  # an inner level left out must be predicted within 25 %

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 import pandas as pd
 
 from benchbook import measure
-from benchbook.analyse import formatting as fmt
 from benchbook.analyse.experiments.fan_out import label_paths
+from benchbook.analyse.numbers import formatting as fmt
 from benchbook.course.exercise import Exercise, Outcome, Settings
 from benchbook.course.exercises import measuring
 from benchbook.runs.store import Run

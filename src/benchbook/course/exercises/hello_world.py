@@ -4,8 +4,8 @@ law for a busy server (the latency wrk reports)."""
 import math
 
 from benchbook import measure
-from benchbook.analyse import formatting as fmt
-from benchbook.analyse import profiles
+from benchbook.analyse.display import profiles
+from benchbook.analyse.numbers import formatting as fmt
 from benchbook.course.exercise import Exercise, Outcome, Settings
 from benchbook.course.exercises import measuring
 from benchbook.measure import profiling

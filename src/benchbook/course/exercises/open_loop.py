@@ -7,10 +7,10 @@ from functools import partial
 import pandas as pd
 
 from benchbook import measure
-from benchbook.analyse import formatting as fmt
 from benchbook.analyse.experiments import coordinated_omission as co
 from benchbook.analyse.experiments.offered_load import closed_loop_maxima, offered_rates
 from benchbook.analyse.models import queueing as q
+from benchbook.analyse.numbers import formatting as fmt
 from benchbook.course.exercise import Exercise, Outcome, Settings
 from benchbook.course.exercises import measuring
 from benchbook.runs.columns import percentile_column

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 from bs4 import Tag
 
-from benchbook.analyse import formatting as fmt
-from benchbook.analyse.verdict_kinds import Verdict
+from benchbook.analyse.claims.verdict_kinds import Verdict
+from benchbook.analyse.numbers import formatting as fmt
 from benchbook.render.audit.reading import Defect, Report, check, number, text_of
 
 # --- a verdict agrees with the interval it was judged on and the article's figure ----------

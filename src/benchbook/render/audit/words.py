@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from bs4 import Tag
 
-from benchbook.analyse import glossary
+from benchbook.analyse.words import glossary
 from benchbook.render.audit.reading import (
     PROSE_LEAVES_OUT,
     Defect,

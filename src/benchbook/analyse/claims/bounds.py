@@ -1,0 +1,135 @@
+"""A lower bound that the next session keeps, and its one wording.
+
+Where the load tool, not the server, set one side's number, a ratio is only a bound: a's
+lowest run over b's highest is what every run of one session supports. One session's
+bound is not a claim about the next: the same comparison gave "at least 31×" in one
+session, 15× and 13× in others of the same machine class. So a bound printed for a
+headline is the lowest of the bounds that every stored session of this machine class
+under the same conditions supports (replication.spread's rows, each session reduced to
+its own bound by ``extremes``): a claim each of those sessions keeps. How often the next
+session breaks it needs no model of how bounds are distributed: of k + 1 sessions that
+are exchangeable, the next is the lowest with probability 1 / (k + 1) (11 % over 8
+stored sessions), so the sentence names the sessions it rests on.
+
+Only runs that count enter a bound (rate_limits): a session whose runs a busy machine,
+or nothing measured, set gives none, as the bound is about what the load tool and the
+server did.
+
+A bound closer to 1 than the other side's own runs differ from each other (its highest
+over its lowest, in this session) is not printed as a bound: a's lowest run then lies
+among b's, where the load tool gave out, and "at least 1.02×" would read as "about
+equal" when the run only shows that the tool was the limit.
+"""
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+
+from benchbook.analyse.numbers import formatting as fmt
+from benchbook.analyse.rows.limits import counted_rows
+
+
+@dataclass(frozen=True)
+class Bound:
+    """The lowest session bound of a's over b's over this machine class's sessions."""
+
+    value: float  # the lowest of the sessions' bounds
+    sessions: int  # on this class under the same conditions, this one included
+    here: float  # this session's own bound
+    spread: float  # b's highest run over its lowest in this session
+
+    @property
+    def informative(self) -> bool:
+        """The bound clears how far b's own runs stray: a's lowest run lies above b's."""
+        return self.value > self.spread
+
+
+def session_bound(valid: pd.DataFrame, a: str, b: str, column: str) -> float:
+    """a's lowest valid run over b's highest (runs without a value left out)."""
+    valid = valid.dropna(subset=[column])
+    return float(
+        valid.loc[valid["target"] == a, column].min()
+        / valid.loc[valid["target"] == b, column].max()
+    )
+
+
+def own_spread(valid: pd.DataFrame, b: str, column: str) -> float:
+    """b's highest valid run over its lowest: how far one side's runs stray."""
+    values = valid.loc[valid["target"] == b, column].dropna()
+    return float(values.max() / values.min())
+
+
+def extremes(
+    a: str, b: str, column: str, select: Callable[[pd.DataFrame], pd.DataFrame] | None = None
+) -> Callable[[pd.DataFrame], pd.DataFrame]:
+    """A stored run's rows (after ``select``) reduced to a's lowest counted run and b's
+    highest, so that replication.spread's ratio of each session is that session's bound."""
+
+    def reduce(rows: pd.DataFrame) -> pd.DataFrame:
+        valid = counted_rows(select(rows) if select else rows, column)
+        if "target" not in valid:
+            return valid
+        valid = valid.dropna(subset=[column])
+        side_a = valid[valid["target"] == a]
+        side_b = valid[valid["target"] == b]
+        if side_a.empty or side_b.empty:
+            return valid.iloc[0:0]
+        return pd.concat([side_a.loc[[side_a[column].idxmin()]],
+                          side_b.loc[[side_b[column].idxmax()]]])  # fmt: skip
+
+    return reduce
+
+
+def over_sessions(runs: Sequence[dict], here: float, spread: float) -> Bound:
+    """The lowest bound over the sessions (``runs``: spread's rows under ``extremes``) of
+    the current session's machine class under its conditions; this session's own
+    (``here``) when the store holds none of them."""
+    current = next((r for r in runs if r.get("current")), None)
+    same = [
+        r["ratio"]
+        for r in runs
+        if current is not None
+        and r.get("same_conditions")
+        and r["machine_class"] == current["machine_class"]
+        and r["ratio"] == r["ratio"]
+    ]
+    if not same:
+        return Bound(here, 1, here, spread)
+    return Bound(min(same), len(same), here, spread)
+
+
+def sessions_text(sessions: int) -> str:
+    """'over 8 sessions on this machine class' or 'in this one session'."""
+    if sessions <= 1:
+        return "in this one session"
+    return f"over {sessions} sessions on this machine class"
+
+
+def figure(value: float | None, sessions: int) -> str:
+    """A bound as a figure of an answer: 'at least 13× (the lowest of 8 sessions on this
+    machine class)'; 'no ratio measurable (the load tool was the limit)' without one."""
+    if value is None or value != value:
+        return "no ratio measurable (the load tool was the limit)"
+    if sessions <= 1:
+        return f"at least {fmt.ratio(value)} (one session)"
+    return f"at least {fmt.ratio(value)} (the lowest of {sessions} sessions on this machine class)"
+
+
+def sentence(bound: Bound, names: tuple[str, str], measure: str, why: str) -> str:
+    """The bound in words, or why there is none: the one place a bound is worded."""
+    a, b = names
+    if not bound.informative:
+        return (
+            f"**No ratio measurable** between **{a}** and **{b}** on {measure}: the load "
+            f"tool was the limit ({why}); {a}'s lowest run lay {fmt.ratio(bound.value)} "
+            f"{b}'s highest ({sessions_text(bound.sessions)}), no farther than {b}'s own "
+            f"runs differ ({fmt.ratio(bound.spread)}), so the runs show the tool's limit, "
+            "not the servers'."
+        )
+    this = "" if bound.sessions <= 1 else f"; this session alone: {fmt.ratio(bound.here)}"
+    return (
+        f"**{a}** reached **at least {fmt.ratio(bound.value)} the {measure}** of **{b}** "
+        f"{sessions_text(bound.sessions)} (the lowest session's bound: its lowest run of "
+        f"{a} over its highest of {b}{this}): {why}."
+    )

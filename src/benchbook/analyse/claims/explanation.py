@@ -1,0 +1,69 @@
+"""An article's figure explained by something else it measured, and when that holds.
+
+The side measurement that decides such a verdict (notebook 05's loop against a 404
+backend) is a headline of its own: its sessions on this machine class are pooled the way
+a headline's are (replication), so one session's number (72× in one, 89× in another)
+never decides a verdict by itself.
+"""
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from benchbook.analyse.numbers import formatting as fmt
+from benchbook.analyse.numbers.stats import Comparison
+from benchbook.analyse.sessions import levels
+from benchbook.analyse.sessions.replication import replication
+
+# An explanation holds when its reproduction lands within this factor of the article's
+# figure: machines of one kind differ by 20–30 % between CPU generations, so a figure
+# reproduced on another machine cannot be asked to land closer than that.
+EXPLAINS_WITHIN = 1.3
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """What the article measured instead (``why``, a clause) and the ratio that
+    reproducing it gives here (``reproduced``): pooled over this machine class's sessions
+    where they make a model, else this session's, with its interval (``low``–``high`` at
+    ``level``) and the sessions behind it (``sessions``: replication's words)."""
+
+    why: str
+    reproduced: float
+    low: float = math.nan
+    high: float = math.nan
+    level: float = math.nan
+    sessions: str = ""
+
+    def explains(self, article_ratio: float) -> bool:
+        """The reproduction lands near the article's figure (within EXPLAINS_WITHIN).
+
+        Judged on the estimate pooled over the class's sessions, which adding a session
+        equal to it leaves where it is; not on where its interval ends, which narrows
+        with every session counted and would turn a verdict by counting alone."""
+        ratio = self.reproduced / article_ratio
+        return 1 / EXPLAINS_WITHIN <= ratio <= EXPLAINS_WITHIN
+
+    def figure(self) -> str:
+        """'88× (95 % CI 62–126×; 6 sessions on this machine class)' — the one wording of
+        the reproduction, in its reason and in a verdict it does not explain."""
+        if not self.sessions:
+            return fmt.ratio(self.reproduced)
+        interval = fmt.ci(self.low, self.high, self.level)
+        return f"{fmt.ratio(self.reproduced)} ({interval}; {self.sessions})"
+
+
+def measured_instead(clause: str, c: Comparison | None, runs: Sequence[dict]) -> Explanation:
+    """The side measurement ``c`` (this session's comparison) pooled with its stored
+    sessions (``runs``: replication.spread's rows) as an Explanation whose reason is
+    ``clause`` followed by what reproducing it gives here."""
+    if c is None or c.ratio != c.ratio:
+        return Explanation(f"{clause} (no valid reproduction here)", math.nan)
+    sessions = replication(c, runs)
+    model = sessions.pooled
+    if model is None:
+        values = (c.ratio, c.ratio_low, c.ratio_high, c.ratio_confidence)
+    else:
+        values = (model.estimate, model.low, model.high, levels.CONFIDENCE)
+    found = Explanation("", *values, sessions=sessions.text())
+    return replace(found, why=f"{clause}; reproducing it here gives {found.figure()}")

@@ -1,0 +1,90 @@
+"""Each article's claim about a cause (the GIL, the access log, fsync per write, JSON vs
+protobuf, goroutine overhead), held against the profiles' category shares
+(analyse.profiles): a row per claim saying whether the profile supports it."""
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from benchbook.analyse.numbers import formatting as fmt
+
+SUPPORT_SHARE = 0.20  # a cause holding a fifth of the samples "supports" a claim
+PARTLY_SHARE = 0.10
+
+
+@dataclass(frozen=True)
+class Claim:
+    """An article's claim about a cause: ``category`` holds a large share of the
+    samples of the targets whose label contains ``subject`` (more than in ``reference``'s,
+    when given). ``off_cpu``: a cause that is waiting, which a CPU profile cannot see."""
+
+    experiment: str
+    claim: str
+    category: str
+    subject: str
+    reference: str = ""
+    off_cpu: bool = False
+
+
+CLAIMS = (
+    Claim("01_io_concurrency", "seed 000: Python is slower because one event loop (the GIL) "
+          "does all the work", "event loop/scheduler", "python", "go"),
+    Claim("02_hello_world_locust", "seed 002: FastAPI's access log costs it throughput",
+          "logging", "python-hello"),
+    Claim("03_goroutine_fanout", "seed 003: starting goroutines costs more than fan-out saves",
+          "event loop/scheduler", "/cc/", "/sc/"),
+    Claim("04_url_shortener", "seed 004: bbolt's fsync on every write limits writes",
+          "disk sync (fsync)", "bolt", off_cpu=True),
+    Claim("05_grpc_vs_http", "seed 001: JSON encoding makes HTTP slower than gRPC's protobuf",
+          "JSON/protobuf encoding", "http", "grpc"),
+)  # fmt: skip
+
+
+def _mean_share(table: pd.DataFrame, category: str, part: str) -> float | None:
+    columns = [c for c in table.columns if part in c]
+    if not columns or category not in table.index:
+        return 0.0 if columns else None
+    return float(table.loc[category, columns].mean())
+
+
+def claim_rows(experiment: str, table: pd.DataFrame) -> pd.DataFrame:
+    """One row per claim of ``experiment``: the cause's share in the targets whose label
+    holds the claim's subject (their mean; and in the reference's) and whether the
+    profile supports it, by SUPPORT_SHARE and PARTLY_SHARE (see verdict)."""
+    rows = []
+    for claim in (c for c in CLAIMS if c.experiment == experiment):
+        share = _mean_share(table, claim.category, claim.subject)
+        reference = _mean_share(table, claim.category, claim.reference) if claim.reference else None
+        rows.append({
+            "claim": claim.claim, "cause (category)": claim.category,
+            "targets": f"named “{claim.subject}”",
+            "their share": fmt.percent(share) if share is not None else "–",
+            "reference": f"named “{claim.reference}”" if claim.reference else "–",
+            "its share": fmt.percent(reference) if reference is not None else "–",
+            "the profile": verdict(claim, share, reference),
+        })  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def verdict(claim: Claim, share: float | None, reference: float | None) -> str:
+    """'supports it' at SUPPORT_SHARE or more (and above the reference, when the claim
+    has one), 'partly supports it' at PARTLY_SHARE or more, otherwise says why not."""
+    if share is None:
+        return f"not profiled (no target named '{claim.subject}')"
+    above = reference is None or share > reference
+    if share >= SUPPORT_SHARE and above:
+        return "supports it"
+    if share >= PARTLY_SHARE and above:
+        return "partly supports it"
+    if claim.off_cpu:
+        return (
+            f"does not show it: {fmt.percent(share)} of CPU samples; time waiting on the disk "
+            "is off "
+            "the CPU, where a CPU profile cannot see (compare req/s with server CPU %)"
+        )
+    if not above:
+        return (
+            f"does not support it: {fmt.percent(share)}, no more than the reference's "
+            f"{fmt.percent(reference)}"
+        )
+    return f"does not support it: {fmt.percent(share)} of the samples"

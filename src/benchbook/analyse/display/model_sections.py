@@ -1,0 +1,222 @@
+"""What a notebook's "Models" section displays: the Universal Scalability Law over a
+concurrency sweep (notebook 01) and queueing curves over latency against offered load
+(notebook 06). The section shows the fits over the measurements, their values in
+sentences, how often the data depart from them and what each model assumes; its details
+(the predicted ratio over concurrency, each level held out, each departure, the latency
+charts) go where the notebook puts them (the report's appendix). A sweep or a load too
+small to fit says so in a sentence instead of failing, as the smoke profile's are."""
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from benchbook.analyse.display import model_plots, tables
+from benchbook.analyse.models import queueing_fit, usl
+from benchbook.analyse.models.shape import SweepShape, shape_of
+from benchbook.analyse.models.usl_checks import contradictions
+from benchbook.analyse.rows.counted import valid_rows
+from benchbook.analyse.words import models as wording
+from benchbook.analyse.words.conclusions import bullets
+
+# The USL has three parameters: three levels fit it, a fourth checks it on one it did not see.
+USL_LEVELS = 3
+# A queue is anchored at the lightest load; two more points say which model it follows.
+QUEUE_POINTS = 3
+# Runs the queues are fitted to whose tool had every worker waiting for a reply: later
+# requests left late, and that delay is in no latency.
+WORKERS_EXHAUSTED = "workers_exhausted"
+
+
+@dataclass
+class UslModels:
+    """The USL fits of a sweep with the shape each describes, the pairs whose ratio a
+    notebook asks for, and the concurrency (and figure) of the article it holds them
+    against."""
+
+    sweep: pd.DataFrame
+    shapes: dict[str, SweepShape]
+    pairs: Sequence[tuple[str, str]]
+    connections: float
+    article_ratio: float | None = None
+
+    @property
+    def fits(self) -> dict[str, usl.UslFit]:
+        return {target: shape.fit for target, shape in self.shapes.items()}
+
+    def unpredicted(self) -> list[tuple[str, str]]:
+        """The pairs fitted on both sides whose ratio the USL may not predict: a side's
+        fit breaks the rule, so its curve is no model of that server."""
+        return [
+            (a, b)
+            for a, b in self.pairs
+            if {a, b} <= set(self.shapes)
+            and not (self.shapes[a].usl_holds and self.shapes[b].usl_holds)
+        ]
+
+    def ratios(self) -> list[tuple[tuple[str, str], pd.DataFrame, float | None]]:
+        """Per pair whose fits both keep the rule: the predicted ratio over N, and the one
+        the sweep's own rounds measured at the article's concurrency (the same session's
+        runs), if the sweep has that level."""
+        at = self.sweep[self.sweep["connections"] == self.connections]
+        found = []
+        for a, b in self.pairs:
+            if {a, b} <= set(self.shapes) and (a, b) not in self.unpredicted():
+                span = usl.span(self.fits, self.connections)
+                ratio = usl.predicted_ratio(self.fits[a], self.fits[b], span)
+                here = usl.measured_ratio(at, a, b) if {a, b} <= set(at["target"]) else None
+                found.append(((a, b), ratio, here))
+        return found
+
+
+def fit_sweep(
+    sweep: pd.DataFrame,
+    pairs: Sequence[tuple[str, str]],
+    connections: float,
+    article_ratio: float | None = None,
+) -> UslModels:
+    """The USL, and the shape it describes, of every target the sweep measured at enough
+    levels (counting only runs where the server, not the load tool, was the limit), in
+    sweep order."""
+    targets = [str(t) for t in dict.fromkeys(sweep["target"])]
+    fitted = [t for t in targets if _levels(sweep, t) >= USL_LEVELS]
+    shapes = {target: shape_of(usl.fit(sweep, target)) for target in fitted}
+    return UslModels(sweep, shapes, pairs, connections, article_ratio)
+
+
+def _levels(sweep: pd.DataFrame, target: str) -> int:
+    return int(usl.sweep_points(sweep, target)["connections"].nunique())
+
+
+def no_usl_fit(sweep: pd.DataFrame) -> object:
+    """The sentence shown instead of a fit when no target has enough levels."""
+    from IPython.display import Markdown
+
+    levels = max((_levels(sweep, str(t)) for t in set(sweep["target"])), default=0)
+    return Markdown(
+        f"No fit: this sweep measured {levels} concurrency "
+        f"level(s) with valid runs; the USL has three parameters, so it needs {USL_LEVELS}, "
+        f"and {USL_LEVELS + 1} or more to check it on a level it did not see."
+    )
+
+
+def usl_section(models: UslModels) -> list[object]:
+    """The fitted curves over the sweep's rounds, a sentence per target (the USL's λ, σ,
+    κ and N* with their intervals where its fit keeps the rule, else the ceiling the
+    rounds show, else neither), the predicted ratio of each pair at the article's
+    concurrency beside the measured one and the article's figure, how often the rounds
+    contradict the fits, the rule and what the model assumes."""
+    from IPython.display import Markdown
+
+    if not models.shapes:
+        return [no_usl_fit(models.sweep)]
+    lines = [wording.shape_sentence(shape) for shape in models.shapes.values()]
+    lines += [
+        wording.ratio_sentence(ratio, models.connections, pair, here, models.article_ratio)
+        for pair, ratio, here in models.ratios()
+    ]
+    lines += [wording.no_ratio_sentence(pair, models.shapes) for pair in models.unpredicted()]
+    departures = {t: len(contradictions(fit)) for t, fit in models.fits.items()}
+    if any(departures.values()):
+        counted = ", ".join(f"{t} {n}" for t, n in departures.items() if n)
+        lines.append(
+            f"Where the rounds contradict the model (departures: {counted}), and how far each "
+            "level left out was missed, is listed with the details."
+        )
+    curves = model_plots.usl_curves(models.shapes)
+    return [curves, Markdown(bullets(lines + [wording.USL_RULE, wording.USL_ASSUMES]))]
+
+
+def usl_details(models: UslModels) -> list[object]:
+    """The table of λ, σ, κ and N*, each pair's predicted ratio over N with its band, the
+    measured and the article's points; then each level held out and each departure from
+    the model, in words."""
+    from IPython.display import Markdown
+
+    if not models.shapes:
+        return [no_usl_fit(models.sweep)]
+    at = models.connections
+    shown: list[object] = [
+        model_plots.ratio_curve(
+            ratio,
+            pair,
+            article=(at, models.article_ratio) if models.article_ratio else None,
+            measured=(at, here) if here else None,
+        )
+        for pair, ratio, here in models.ratios()
+    ]
+    lines = [wording.holdout_sentence(fit) for fit in models.fits.values()]
+    lines += [s for fit in models.fits.values() for s in wording.contradiction_sentences(fit)]
+    table = tables.styled(wording.usl_table(models.shapes))
+    return [table, *shown, Markdown(bullets(lines))]
+
+
+@dataclass
+class QueueModels:
+    """The queueing fits of an open-loop load, what kept a server out of them, and the
+    fits with runs whose tool ran out of workers."""
+
+    fits: dict[str, queueing_fit.QueueFit] = field(default_factory=dict)
+    skipped: list[str] = field(default_factory=list)
+    workers_exhausted: list[str] = field(default_factory=list)
+
+
+def fit_load(
+    load: pd.DataFrame, capacities: Mapping[str, float], slos: Mapping[str, float]
+) -> QueueModels:
+    """Every target offered enough rates below its capacity, each with its SLO, fitted to
+    the runs where the load tool was not the limit; the others named, and the fits with
+    runs whose tool ran out of workers counted."""
+    models = QueueModels()
+    for target, rows in valid_rows(load).groupby("target", sort=False):
+        server, name = str(rows["server"].iloc[0]), str(target)
+        try:
+            points = queueing_fit.load_points(load, name, capacities[server])
+        except ValueError:  # every run at a rate the tool fell short of
+            points = pd.DataFrame({"rho": []})
+        if (points["rho"] < 1).sum() < QUEUE_POINTS:
+            models.skipped.append(name)
+            continue
+        models.fits[name] = queueing_fit.fit(load, name, capacities[server], slos.get(name))
+        used, _left_out = queueing_fit.fitted_rows(load, name)
+        exhausted = int(used["flags"].fillna("").str.contains(WORKERS_EXHAUSTED).sum())
+        if exhausted:
+            models.workers_exhausted.append(f"{name} ({exhausted} of {len(used)} runs fitted)")
+    return models
+
+
+def queueing_section(models: QueueModels) -> list[object]:
+    """A sentence per server on which model its p99 follows and where the models put its
+    SLO, the caveats, and what the queues assume."""
+    from IPython.display import Markdown
+
+    if not models.fits:
+        return [
+            Markdown(
+                f"No fit: no server was offered {QUEUE_POINTS} or more rates below its "
+                "capacity, the fewest that say which queue its latency follows."
+            )
+        ]
+    lines = [wording.queue_sentence(fit) for fit in models.fits.values()]
+    if models.workers_exhausted:
+        lines.append(
+            "The load tool had every worker waiting for a reply in runs of "
+            + ", ".join(models.workers_exhausted)
+            + ": there later requests left late and that wait is in no latency, so the "
+            "latencies describe the tool's schedule as much as the server's queue."
+        )
+    if models.skipped:
+        lines.append(
+            f"Not fitted: {', '.join(models.skipped)} (fewer than {QUEUE_POINTS} offered "
+            "rates below capacity with valid runs where the load tool was not the limit)."
+        )
+    return [Markdown(bullets(lines + [wording.QUEUE_ASSUMES]))]
+
+
+def queueing_charts(models: QueueModels) -> list[object]:
+    """The table of each model's miss and SLO crossing, then latency against utilisation
+    per server, the models drawn over the measured points."""
+    if not models.fits:
+        return []
+    charts = [model_plots.latency_vs_utilisation(fit) for fit in models.fits.values()]
+    return [tables.styled(wording.queue_table(models.fits)), *charts]

@@ -1,0 +1,236 @@
+"""Each notebook's question answered in at most two sentences that start with the answer
+("No: …", "By …", "It depends on …"), for page 1 and the top of each answer box. Every
+number comes from the headlines (pooled over this machine class's sessions where they
+make a model) or, where an answer needs what one session measured, says it is one
+session's; the first word follows from the same numbers, so a new session that moves
+them changes the words too (answer_note says which kind of figure each answer gives)."""
+
+import math
+from collections.abc import Sequence
+
+from benchbook.analyse.claims import bounds
+from benchbook.analyse.claims.in_flight import InFlightLimit
+from benchbook.analyse.claims.verdict_kinds import Verdict
+from benchbook.analyse.findings.headlines import Headline
+from benchbook.analyse.numbers import formatting as fmt
+from benchbook.analyse.numbers.pairing import runs_of
+from benchbook.analyse.numbers.stats import ALPHA
+from benchbook.analyse.words.findings_format import LOWER_BOUND, comparison
+
+
+def figure(h: Headline) -> str:
+    """'7.8× (95 % CI 7.4–8.2×)': pooled over this class's sessions where three or more
+    make a model, else this session's; a bound as bounds.figure words it."""
+    if h.reproduced_why == LOWER_BOUND:
+        return bounds.figure(h.ratio, h.sessions)
+    if h.pooled_ratio is not None:
+        return f"{fmt.ratio(h.pooled_ratio)} (95 % CI {fmt.interval(h.pooled_low, h.pooled_high)})"
+    if h.ratio is None:
+        return "no comparison"
+    if h.ci_low is None or h.ci_high is None:
+        return fmt.ratio(h.ratio)
+    return f"{fmt.ratio(h.ratio)} ({fmt.level(h.ci_level)} {fmt.interval(h.ci_low, h.ci_high)})"
+
+
+def estimate(h: Headline) -> float | None:
+    """The ratio a reader should quote: pooled where there is a model, else this session's."""
+    return h.pooled_ratio if h.pooled_ratio is not None else h.ratio
+
+
+def ahead(h: Headline) -> bool:
+    """The first side is significantly ahead: a rate higher, a time lower (or a bound) —
+    never where something other than the sides compared set the rates (``set_by``)."""
+    value = estimate(h)
+    if value is None or h.set_by:
+        return False
+    if h.reproduced_why == LOWER_BOUND:
+        return True
+    higher = value > 1
+    return h.significant and (higher if h.metric in ("rps", "") else not higher)
+
+
+def apart(h: Headline) -> str:
+    """What set a headline's rates when the sides it compares did not, as a sentence."""
+    return f"{h.set_by[0].upper()}{h.set_by[1:]}."
+
+
+def load_tools(headlines: Sequence[Headline]) -> str:
+    """Notebook 00: which load tool can produce the most requests per second."""
+    wrk_first = all(ahead(h) for h in headlines)
+    lead = "wrk, by far" if wrk_first else "Not always wrk"
+    parts = [f"{figure(h)} {h.sides[1]}'s rate" for h in headlines]
+    return f"{lead}: it reached {' and '.join(parts)} against the same server."
+
+
+def how_much_faster(headlines: Sequence[Headline], condition: str) -> str:
+    """Notebook 01: by how much Go out-served FastAPI (one headline per FastAPI setup)."""
+    decided = [h for h in headlines if ahead(h)]
+    elsewhere = " ".join(f"Against {h.sides[1]}: {h.set_by}." for h in headlines if h.set_by)
+    if not decided:
+        return f"Not measurably {condition}: no comparison showed a difference. {elsewhere}".strip()
+    parts = [f"{figure(h)} against {h.sides[1]}" for h in decided]
+    return f"By {' and '.join(parts)}, {condition}. {elsewhere}".strip()
+
+
+def under_the_articles_tool(headlines: Sequence[Headline], tool: str) -> str:
+    """Notebook 02: is Go ahead under the article's load tool (the first headline), or is
+    the tool the limit; then Go against FastAPI under ``tool`` (the second)."""
+    article, other = headlines[0], headlines[1]
+    if Verdict.of(article.reproduced) is Verdict.DIFFERENT_CONDITIONS:
+        lead = "No: under the article's settings the load tool, not the servers, set the rate"
+    elif ahead(article):
+        lead = f"Yes, by {figure(article)}"
+    else:
+        lead = f"No measurable difference under the article's settings ({figure(article)})"
+    if other.set_by:
+        return f"{lead}. With {tool}, {other.set_by}."
+    return f"{lead}. With {tool}, Go served {figure(other)} FastAPI's requests per second."
+
+
+def fan_out(headlines: Sequence[Headline]) -> str:
+    """Notebook 03: is fan-out slower (the pooled headline), and when does it pay (the
+    crossover's)."""
+    pooled, crossover = headlines
+    if Verdict.of(pooled.reproduced) is Verdict.NOT_RESOLVABLE or not ahead(pooled):
+        lead = (
+            f"Not measurably: sequential vs goroutines {figure(pooled)} is within what the "
+            "same server measured twice strays here"
+        )
+    else:
+        lead = f"Yes, sequential was faster by {figure(pooled)}"
+    if ahead(crossover):
+        pays = "Fan-out pays"
+    elif crossover.significant:
+        pays = "Fan-out does not pay even"
+    else:
+        pays = "No significant difference either way, even"
+    return (
+        f"{lead}. {pays} with costly lookups on an idle server: "
+        f"{figure(crossover)}{pooled_beyond_one_session(crossover)}."
+    )
+
+
+def pooled_beyond_one_session(h: Headline) -> str:
+    """Why a pooled difference can stand beside one session's 'no significant difference'
+    (its p over its own runs): '' when the session alone showed it too."""
+    if h.pooled_ratio is None or h.p is None or h.p < ALPHA:
+        return ""
+    return (
+        f", pooled over {h.sessions} sessions; one session alone ({runs_of(h.n)}) could not "
+        f"tell it from no difference ({fmt.p_value(h.p)})"
+    )
+
+
+def reads_and_losses(headlines: Sequence[Headline], lost: str) -> str:
+    """Notebook 04: Go against Python on the same storage (the first headline), and
+    whether URLs were kept."""
+    same_storage = headlines[0]
+    if same_storage.set_by:
+        lead = apart(same_storage).removesuffix(".")
+    elif ahead(same_storage):
+        go, python = same_storage.sides  # as a reader knows them: their setups named
+        lead = f"{go} served {figure(same_storage)} {python}'s reads, on the same Redis"
+    else:
+        lead = f"No measurable difference in reads on the same Redis ({figure(same_storage)})"
+    return f"{lead}. {lost}" if lost else f"{lead}."
+
+
+def faster_protocol(headlines: Sequence[Headline]) -> str:
+    """Notebook 05: is gRPC faster than HTTP/JSON (each ratio is HTTP's time per call over
+    gRPC's: above 1, gRPC was faster)."""
+    grpc_faster = [h for h in headlines if h.significant and (estimate(h) or 0) > 1]
+    http_faster = [h for h in headlines if h.significant and 0 < (estimate(h) or 1) < 1]
+    if http_faster and not grpc_faster:
+        span = [estimate(h) or 0 for h in http_faster]
+        return (
+            f"No: HTTP/JSON took less time per call than gRPC in {len(http_faster)} of "
+            f"{len(headlines)} comparisons, {fmt.interval(min(span), max(span))} of gRPC's "
+            "time."
+        )
+    parts = "; ".join(f"{comparison(h.label)}: {figure(h)}" for h in headlines)
+    if grpc_faster and not http_faster:
+        return f"Yes, gRPC was faster (HTTP's time per call over gRPC's: {parts})."
+    return f"It depends on the backend (HTTP's time per call over gRPC's: {parts})."
+
+
+def stalls_and_capacity(headlines: Sequence[Headline], tail: str) -> str:
+    """Notebook 06: what a closed loop misses, and the capacities at the latency objective
+    (every headline after the first, the freeze server's)."""
+    parts = []
+    for h in headlines[1:]:
+        if h.ratio is None:
+            parts.append(f"{h.sides[0]} against {h.sides[1]}: {figure(h)}")
+        elif h.significant or h.reproduced_why == LOWER_BOUND:  # a bound is a difference
+            parts.append(f"{h.sides[0]} took {figure(h)} the load of {h.sides[1]}")
+        else:
+            parts.append(
+                f"{h.sides[0]} against {h.sides[1]}: no significant difference ({figure(h)})"
+            )
+    return f"{tail} Within the p99 objective, {'; '.join(parts)}."
+
+
+def over_a_network(
+    headlines: Sequence[Headline],
+    limit: InFlightLimit,
+    article_ratio: float | None,
+    protocol_near: float,
+    round_trip_share: tuple[float, float],
+) -> str:
+    """Notebook 07: how much of Go's lead (the first headline: req/s over the far link)
+    and of gRPC's (the second: HTTP's median time over gRPC's there) is left across a
+    link, and what took the rest: with few requests in flight, Little's law caps both
+    servers before any network (``limit``), and the link's round trip caps them again.
+    ``protocol_near``: HTTP's time over gRPC's with nothing added (ratio of medians);
+    ``round_trip_share``: the link's round trip as a share of each side's median time."""
+    rate, protocol = headlines
+    go, other = limit.near
+    near = (
+        f"with {limit.in_flight} requests in flight Go served {fmt.ratio(limit.near_ratio)} "
+        f"FastAPI's requests per second with nothing added ({fmt.count(go)} vs "
+        f"{fmt.count(other)} req/s of the {fmt.count(limit.near_cap)} that Little's law "
+        f"allows when each request waits {limit.wait_ms:g} ms; one session's medians)"
+    )
+    if article_ratio is not None and _closer_to(limit.near_ratio, estimate(rate), article_ratio):
+        near += (
+            f", far below the article's {fmt.ratio(article_ratio)}: the in-flight limit, not "
+            "the network, took most of the lead"
+        )
+    low, high = limit.far_caps
+    capped = min(limit.far) >= LINK_SET_THE_RATE * low
+    far = f"over a link adding {limit.far_rtt} ms, {figure(rate)}" + (
+        f", where Little's law caps both near {fmt.count(low)}–{fmt.count(high)} req/s: the "
+        "link, not the servers, set that rate"
+        if capped
+        else ""
+    )
+    lead = "Most of it" if ahead(rate) and _most_left(rate, article_ratio) else "Little of it"
+    had = "had no lead to lose" if protocol_near < 1 else "led"
+    share = fmt.share_interval(*round_trip_share)
+    return (
+        f"{lead}: {near}; {far}. gRPC {had}: the Python backend's HTTP/JSON took "
+        f"{fmt.ratio(protocol_near)} of gRPC's median time per health check with nothing "
+        f"added (each measured by its own client) and {figure(protocol)} over "
+        f"{limit.far_rtt} ms, where the round trip is {share} of each call."
+    )
+
+
+# Both servers served at least this share of Little's-law cap over the far link: the
+# link, not the servers, set the rate.
+LINK_SET_THE_RATE = 0.8
+
+
+def _most_left(h: Headline, article_ratio: float | None) -> bool:
+    """More than half of the article's lead (on the log scale) is left in ``h``."""
+    value = estimate(h)
+    if value is None or article_ratio is None or article_ratio <= 1 or value <= 0:
+        return False
+    return math.log(value) / math.log(article_ratio) > 0.5
+
+
+def _closer_to(value: float, far: float | None, article: float) -> bool:
+    """Whether ``value`` (nothing added) lies nearer ``far`` (the far link's estimate)
+    than the article's figure, on the log scale: most of the move happened before any
+    network."""
+    if far is None or value <= 0 or far <= 0 or article <= 0:
+        return False
+    return abs(math.log(value / far)) < abs(math.log(article / value))

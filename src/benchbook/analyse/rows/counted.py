@@ -1,0 +1,85 @@
+"""Which rows count: the runs whose numbers measure their target (valid: no invalid flag,
+runs.flags), those whose limit lets them count for a column (runs.limits), the columns
+derived from them, and how many runs carry each flag and limit."""
+
+from collections.abc import Sequence
+
+import pandas as pd
+
+from benchbook.analyse.numbers.stats import summarize
+from benchbook.runs.flags import is_valid
+from benchbook.runs.labels import is_aa_copy
+from benchbook.runs.limits import NOT_COUNTED, Limit
+
+
+def with_derived(results: pd.DataFrame) -> pd.DataFrame:
+    """The results plus derived columns: ``errors`` (connect + read + write),
+    ``timeouts_per_million`` requests and ``headroom_pct``. Rows are grouped by their
+    ``target`` label, which a notebook may relabel (e.g. to pool several paths)."""
+    out = results.copy()
+    out["errors"] = out[["err_connect", "err_read", "err_write"]].sum(axis=1)
+    out["timeouts_per_million"] = out["err_timeout"] / out["requests"] * 1e6
+    out["headroom_pct"] = 100 * out["headroom"]
+    return out
+
+
+def without_controls(results: pd.DataFrame) -> pd.DataFrame:
+    """The rows of the targets themselves, without an A/A control's copy (which would
+    count one server twice wherever rows are grouped by server, path or mode)."""
+    return results[~results["target"].astype(str).map(is_aa_copy)]
+
+
+def valid_rows(results: pd.DataFrame) -> pd.DataFrame:
+    """Rows whose numbers measure the server doing its job (runs.flags.INVALID_FLAGS)."""
+    return results[results["flags"].fillna("").map(is_valid)]
+
+
+RATE_COLUMNS = ("rps",)  # what a run's limit sets: a rate (a latency is judged otherwise)
+
+
+def not_counted(column: str) -> tuple[Limit, ...]:
+    """The limits whose rows do not count for ``column`` (runs.limits): a busy machine's
+    always, and nothing-at-its-limit's for a rate."""
+    return NOT_COUNTED if column in RATE_COLUMNS else (Limit.MACHINE,)
+
+
+def counted_rows(rows: pd.DataFrame, column: str = "rps") -> pd.DataFrame:
+    """The valid rows whose limit lets them count for ``column``: a row a busy machine
+    set, or (for a rate) that nothing measured limited, says nothing about its target."""
+    valid = valid_rows(rows)
+    if "limit" not in valid:
+        return valid
+    return valid[~valid["limit"].isin([str(limit) for limit in not_counted(column)])]
+
+
+def medians_with_ci(
+    results: pd.DataFrame, column: str, by: Sequence[str] = ("target",)
+) -> pd.DataFrame:
+    """Median of ``column`` and its CI per group of ``by``, in order of appearance."""
+    rows = []
+    for keys, group in with_derived(valid_rows(results)).groupby(list(by), sort=False):
+        s = summarize(group[column])
+        rows.append(
+            {**dict(zip(by, keys, strict=True)), "median": s.median, "low": s.low,
+             "high": s.high, "n": s.n}
+        )  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def limit_counts(valid: pd.DataFrame) -> str:
+    """'server 5/6, machine 1/6': what set the rate of how many valid runs (runs.limits),
+    most first."""
+    if "limit" not in valid or valid.empty:
+        return ""
+    counts = valid["limit"].fillna("").astype(str).value_counts()
+    return ", ".join(f"{limit} {n}/{len(valid)}" for limit, n in counts.items() if limit)
+
+
+def flag_counts(flags: pd.Series) -> str:
+    """'littles_law 2/5, short_run 5/5': how many of a target's runs carry each flag."""
+    n = len(flags)
+    counts: dict[str, int] = {}
+    for cell in flags.fillna(""):
+        for flag in filter(None, str(cell).split(";")):
+            counts[flag] = counts.get(flag, 0) + 1
+    return ", ".join(f"{flag} {count}/{n}" for flag, count in sorted(counts.items()))

@@ -1,0 +1,54 @@
+"""The sessions of every stored headline of one kind, by machine class: what a headline with
+one or two sessions borrows its spread between sessions from (levels.borrowed_spread).
+
+A kind is the compared column (req/s ratios, time-per-call ratios, latency ratios,
+capacities): sessions of a req/s ratio scatter like other req/s ratios, not like latencies.
+A/A controls (one server measured as two targets) are a kind of their own: two copies of
+one server scatter less between sessions than two different servers do, and the A/A band
+is built from them.
+The headlines are those the store's checks sweep (session_sweep: each experiment's newest
+session's first target against each other target), each over its sessions measured under
+the newest one's conditions.
+"""
+
+from functools import cache
+from pathlib import Path
+
+from benchbook.analyse.sessions.estimate import headline_key
+from benchbook.analyse.sessions.every_headline import experiments, pairs, shapes
+from benchbook.analyse.sessions.levels import KindSessions
+from benchbook.analyse.sessions.replication import UNRECORDED, spread
+from benchbook.runs.labels import aa_copy_of
+from benchbook.runs.layout import runs_dir
+from benchbook.store.query import open_store
+from benchbook.store.sessions import SessionSource
+
+
+def kind_sessions(
+    column: str, control: bool = False, source: SessionSource | None = None
+) -> KindSessions:
+    """Machine class → headline → its sessions' ratios on ``column``: A/A controls only
+    (``control``) or no A/A control (the results store of data/runs/ unless ``source``)."""
+    if source is None:
+        return _stored(column, control, runs_dir())
+    found: dict[str, dict[str, list[float]]] = {}
+    for experiment in experiments(source):
+        sessions = shapes(source, experiment)
+        if any(column not in shape["columns"] for _, shape in sessions):
+            continue  # another kind of experiment: its runs do not measure this column
+        for a, b in pairs(source, experiment):
+            if (b == aa_copy_of(a) or a == aa_copy_of(b)) != control:
+                continue
+            current = {sessions[-1][0]}
+            rows = spread(experiment, a, b, column, current=current, source=source)
+            for row in rows:  # a run of no class (UNRECORDED) is no class's session
+                if row["same_conditions"] and row["machine_class"] != UNRECORDED:
+                    group = found.setdefault(row["machine_class"], {})
+                    group.setdefault(headline_key(experiment, a, b), []).append(row["ratio"])
+    return found
+
+
+@cache
+def _stored(column: str, control: bool, runs: Path) -> KindSessions:
+    """The store's of ``runs``, once per process: every headline borrows from the same."""
+    return kind_sessions(column, control, open_store(runs))

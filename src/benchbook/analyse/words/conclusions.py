@@ -1,0 +1,380 @@
+"""Written conclusions, generated from the statistics so they can never drift from them.
+
+Sentences say the answer first, in words a student reads without a glossary: "served
+14× the requests per second", "p99 latency 33× lower", "no significant difference".
+Every ratio comes with the interval that belongs to it (stats.ESTIMATOR), the level that
+interval reaches, the runs it rests on and the flags that change its meaning.
+"""
+
+import pandas as pd
+
+from benchbook.analyse.numbers import formatting as fmt
+from benchbook.analyse.numbers.pairing import comparison, count_text, needed, runs_text, too_few
+from benchbook.analyse.numbers.stats import ALPHA, ESTIMATOR, PAIRED_ESTIMATOR, Comparison
+from benchbook.analyse.rows.counted import (
+    counted_rows,
+    flag_counts,
+    limit_counts,
+    valid_rows,
+    with_derived,
+)
+from benchbook.analyse.words.flags import FLAG_CONSEQUENCES, FLAG_MEANINGS, FLAG_PLAIN
+from benchbook.analyse.words.lost_records import incident_text
+from benchbook.runs.calibration import CALIBRATION_EXPERIMENT
+from benchbook.runs.flags import NEAR_CEILING_HEADROOM
+
+# Flags that change what a number means (short_run only makes rare percentiles rough).
+SUSPECT_FLAGS = (
+    "errors", "timeouts", "non_2xx", "client_bound", "near_tool_ceiling", "littles_law",
+    "bad_response", "server_died", "data_loss", "rate_shortfall", "workers_exhausted",
+    "network_bound", "busy_machine",
+)  # fmt: skip
+# Where the CPU of the side that served was this high, it was near its own limit too.
+SERVER_BUSY_CPU_PCT = 80.0
+CAUTION = "Caution: "  # how a caution opens, so an answer can say each one once
+
+
+class Metric:
+    """How a measured column reads in a sentence (``scale`` converts the column's unit
+    to the one printed: ns/op as µs)."""
+
+    def __init__(self, name: str, unit: str, higher_is_better: bool, scale: float = 1.0):
+        self.name, self.unit, self.higher_is_better = name, unit, higher_is_better
+        self.scale = scale
+
+    def value(self, x: float) -> str:
+        if self.unit in ("req/s", "requests"):
+            return fmt.count(x)
+        return fmt.milliseconds(x * self.scale)
+
+
+METRICS = {
+    "rps": Metric("requests per second", "req/s", True),
+    "lat_mean_ms": Metric("mean latency", "ms", False),
+    "lat_p50_ms": Metric("median latency", "ms", False),
+    "lat_p90_ms": Metric("p90 latency", "ms", False),
+    "lat_p99_ms": Metric("p99 latency", "ms", False),
+    "ns_per_op": Metric("time per call", "µs", False, scale=1e-3),
+    "bytes_per_op": Metric("memory allocated per call", "B", False),
+    "allocs_per_op": Metric("allocations per call", "allocations", False),
+}
+
+
+def metric(column: str, unit: str = "") -> Metric:
+    return METRICS.get(column) or Metric(column, unit, not column.startswith("lat_"))
+
+
+def _values(data: pd.DataFrame, target: str, column: str) -> pd.Series:
+    """The values of one target's runs that count (rows.counted.counted_rows; an unknown target
+    is an error)."""
+    if not data["target"].eq(target).any():
+        raise ValueError(f"no results for target {target!r}; have {sorted(set(data['target']))}")
+    counted = counted_rows(data, column)
+    return counted.loc[counted["target"] == target, column].dropna()
+
+
+def verdict(c: Comparison, a: str, b: str, column: str, unit: str = "", brief: bool = False) -> str:
+    """One sentence: the answer, its interval, the medians, p and the runs (``brief``:
+    the answer and its interval only, for summaries)."""
+    m = metric(column, unit)
+    medians = f"medians {m.value(c.median_a)} vs {m.value(c.median_b)} {m.unit}"
+    evidence = f"{medians}; {fmt.p_value(c.p_value)}; {runs_text(c)}"
+    interval = fmt.ci(c.ratio_low, c.ratio_high, c.ratio_confidence)
+    if not c.significant:
+        if too_few(c):
+            # not "no difference": with these few runs none could have been shown
+            unit_ = "rounds" if c.paired else "a side"
+            sentence = (
+                f"**Too few runs to tell** **{a}** from **{b}** in {m.name} "
+                f"({count_text(c)}; p < {ALPHA} needs {needed(c)} {unit_}): "
+                f"ratio {fmt.ratio(c.ratio)} ({interval})"
+            )
+            tail = " Run more repetitions."
+        else:
+            sentence = (
+                f"**No significant difference** in {m.name} between **{a}** and **{b}**: "
+                f"ratio {fmt.ratio(c.ratio)} ({interval})"
+            )
+            tail = ""
+        if brief:
+            return sentence + "."
+        return f"{sentence}, {evidence}.{tail}"
+    lead = ranking(c.ratio, a, b, column, unit)
+    # A rate below 1 reads as a share ("19 % of"), and so do its figure and interval; a
+    # time keeps the ratio ("1.95× lower", ratio 0.513×): one unit per sentence.
+    as_share = c.ratio < 1 and m.higher_is_better
+    if as_share and c.ratio_confidence:
+        interval = (
+            f"{fmt.level(c.ratio_confidence)} {fmt.share_interval(c.ratio_low, c.ratio_high)}"
+        )
+    figure = fmt.share(c.ratio) if as_share else f"ratio {fmt.ratio(c.ratio)}"
+    if brief:
+        return f"{lead} ({figure}, {interval})."
+    return f"{lead} ({figure}, {interval}; {evidence})."
+
+
+def ranking(ratio: float, a: str, b: str, column: str, unit: str = "") -> str:
+    """'**a** served **14× the requests per second** of **b**': a ratio below 1 is written
+    as a share ('19 % of'), a lower latency as '29× lower' (a reader compares times that
+    way)."""
+    m = metric(column, unit)
+    below = ratio < 1
+    if m.higher_is_better:
+        size = f"{fmt.share(ratio)} of" if below else fmt.ratio(ratio)
+        return f"**{a}** served **{size} the {m.name}** of **{b}**"
+    direction = "lower" if below else "higher"
+    times = fmt.ratio(1 / ratio if below else ratio)  # unrounded: 1/0.001724 is 580×, not 588×
+    return f"**{a}**'s {m.name} was **{times} {direction}** than **{b}**'s"
+
+
+# What a rate measured when the only doubt about its row is Little's law (a latency
+# matter): the rate itself is the requests completed, whatever the latency says.
+RATE_UNDER_LITTLES_LAW = (
+    "the requests per second are the requests the load tool completed, but the time each "
+    "took is not what its latency shows (e.g. a server that closes every connection makes "
+    "the tool reconnect before each request)"
+)
+
+
+def flag_tally(results: pd.DataFrame, target: str) -> dict[str, str]:
+    """Suspect flag → 'k/n' over the target's runs."""
+    flags = with_derived(results).loc[lambda d: d["target"] == target, "flags"]
+    tally = {}
+    for item in flag_counts(flags).split(", "):
+        if item:
+            flag, share = item.rsplit(" ", 1)
+            if flag in SUSPECT_FLAGS:
+                tally[flag] = share
+    return tally
+
+
+def caution(
+    results: pd.DataFrame,
+    targets: list[str],
+    column: str = "",
+    names: dict[str, str] | None = None,
+    plain: bool = False,
+) -> str:
+    """'Caution: b's runs carry littles_law (5/5): its latency figures are suspect.' —
+    the flags that change the meaning of a comparison, counted, each consequence once
+    (their full meaning is in the Validity section). A ranking by requests per second
+    (``column`` 'rps') whose only doubt is Little's law says what the rate measured.
+    ``plain``: the flags in words, not names ('5 of 6 runs had throughput and latency that
+    disagree'), for page 1; ``names``: how to call each target."""
+    tallies = {t: flag_tally(results, t) for t in targets}
+    called = names or {}
+
+    def what(flag: str, counts: str) -> str:
+        if not plain:
+            return f"carry `{flag}` ({counts})"
+        shares = " and ".join(
+            f"{k} of {n}" for k, n in (c.split("/") for c in counts.split(" and "))
+        )
+        return f"had {FLAG_PLAIN[flag]} ({shares} runs)"
+
+    parts = []
+    shared = set.intersection(*(set(t) for t in tallies.values())) if len(targets) > 1 else set()
+    for flag in sorted(shared):
+        counts = " and ".join(tallies[t][flag] for t in targets)
+        consequence = FLAG_CONSEQUENCES[flag].replace("its ", "their ")
+        parts.append(f"both sides' runs {what(flag, counts)}: {consequence}")
+    for target, tally in tallies.items():
+        for flag in sorted(set(tally) - shared):
+            name = called.get(target, target)
+            parts.append(f"{name}'s runs {what(flag, tally[flag])}: {FLAG_CONSEQUENCES[flag]}")
+    flags = {flag for tally in tallies.values() for flag in tally}
+    if column == "rps" and flags == {"littles_law"}:
+        parts.append(RATE_UNDER_LITTLES_LAW)
+    return (CAUTION + "; ".join(parts) + ".") if parts else ""
+
+
+def compare_targets(
+    results: pd.DataFrame,
+    a: str,
+    b: str,
+    column: str = "rps",
+    unit: str = "req/s",
+    names: tuple[str, str] | None = None,
+) -> str:
+    """The verdict on two targets' valid runs, with a caution naming the flags that
+    change its meaning; or why they cannot be ranked. ``names``: how the sentence calls
+    a and b (default: their target labels)."""
+    data = with_derived(results)
+    name_a, name_b = names or (a, b)
+    va, vb = _values(data, a, column), _values(data, b, column)
+    for target, values in ((a, va), (b, vb)):
+        if values.empty:
+            runs = data.loc[data["target"] == target]
+            invalid = valid_rows(runs).empty  # else valid, but what set their rate counts not
+            why = flag_counts(runs["flags"]) if invalid else f"set by {limit_counts(runs)}"
+            return (
+                f"**{name_a}** and **{name_b}** cannot be ranked: no run of **{target}** "
+                f"measured the server doing its job ({why})."
+            )
+    c = comparison(counted_rows(data, column), a, b, column)
+    sentence = verdict(c, name_a, name_b, column, unit)
+    note = caution(results, [a, b])
+    return f"{sentence} {note}" if note else sentence
+
+
+def group_agreement(table: pd.DataFrame, a: str, b: str) -> str:
+    """Whether the groups of a comparison_table agree: 'Per id: 9 1.2× (p = 0.020); 5
+    1.1× (p = 0.310); … — only 9 is significant on its own.'"""
+    parts, significant = [], []
+    for group, row in table.iterrows():
+        parts.append(f"{group}: {fmt.ratio(row[f'{a}/{b}'])} ({fmt.p_value(row['p'])})")
+        if row["verdict"] not in ("no significant difference", "too few runs to tell"):
+            significant.append(str(group))
+    if len(significant) == len(table):
+        agreement = "each is significant on its own"
+    elif significant:
+        agreement = f"only {', '.join(significant)} significant on its own"
+    else:
+        agreement = "none is significant on its own"
+    return f"{a}/{b} per {table.index.name}: {'; '.join(parts)} — {agreement}."
+
+
+def validity_notes(results: pd.DataFrame, ceilings_note: bool = True) -> list[str]:
+    """One sentence per flag present (what it means, on which targets, in how many
+    runs), what happened in incidents, and the host's CPU steal. ``results`` must hold
+    every run the notebook reports."""
+    data = with_derived(results)
+    present = sorted({f for cell in data["flags"] for f in cell.split(";") if f})
+    notes = []
+    for flag in present:
+        on = data["flags"].str.split(";").map(lambda flags, f=flag: f in flags)
+        per_target = data[on].groupby("target", sort=False).size()
+        totals = data.groupby("target", sort=False).size()
+        where = ", ".join(f"{t} ({per_target[t]}/{totals[t]})" for t in per_target.index)
+        notes.append(f"`{flag}` — {FLAG_MEANINGS[flag]}. Runs: {where}.")
+    if "incident" in data:
+        notes += incident_notes(data)
+    steal = data["host_steal_pct"]
+    notes.append(
+        f"Host CPU steal (time this virtual machine's host gave to others): median "
+        f"{steal.median():.0f} %, at most {steal.max():.0f} % of the CPU time during the runs. "
+        + (
+            "Absolute numbers are lower by about that much; ratios of runs taken side by "
+            "side, interleaved, much less."
+            if steal.max() >= 5
+            else "Too little to matter."
+        )
+    )
+    if ceilings_note and not data["experiment"].eq(CALIBRATION_EXPERIMENT).all():
+        notes.append(headroom_note(data))
+    return notes
+
+
+def incident_notes(data: pd.DataFrame) -> list[str]:
+    """What happened in incidents: each target's first, then how many more it had (every
+    one is in its run's results.csv), so one failure repeated in four runs reads once."""
+    happened = data[data["incident"].fillna("").astype(bool)]
+    notes = []
+    for _, rows in happened.groupby("target", sort=False):
+        texts = list(dict.fromkeys(incident_text(row) for _, row in rows.iterrows()))
+        others = len(rows) - 1
+        more = (
+            f" (and in {others} more of its runs, each told in that run's results.csv)"
+            if others
+            else ""
+        )
+        notes.append(f"What happened: {texts[0]}{more}.")
+    return notes
+
+
+def headroom_note(results: pd.DataFrame) -> str:
+    """How close the runs came to their load tool's calibrated ceiling."""
+    headroom = results["headroom"].dropna()
+    if headroom.empty:
+        return (
+            "No run has a load-tool headroom: no calibration from this machine measured its "
+            "tool at its own limit (notebook 00 says which)."
+        )
+    near = int((headroom >= NEAR_CEILING_HEADROOM).sum())
+    return (
+        f"Load-tool headroom: the runs reached a median {fmt.percent(headroom.median())} (at most "
+        f"{fmt.percent(headroom.max())}) of the most their tool setting produced in notebook 00; "
+        f"{near} of {len(headroom)} runs reached {fmt.percent(NEAR_CEILING_HEADROOM)} or more."
+    )
+
+
+def tool_limit_sentence(results: pd.DataFrame, target: str) -> str:
+    """What limited ``target``'s throughput when most of its runs hit the load tool's
+    limit (client_bound or near_tool_ceiling); '' otherwise. When the server was busy
+    too, the number is a lower bound for the server, not the tool's alone."""
+    runs = with_derived(results).loc[lambda d: d["target"] == target]
+    limited = runs["flags"].str.contains("client_bound|near_tool_ceiling")
+    if limited.mean() < 0.5:
+        return ""
+    setting = ", ".join(dict.fromkeys(runs["tool_setting"]))
+    headroom = runs["headroom"].median()
+    reached = "" if pd.isna(headroom) else f" and reached {fmt.percent(headroom)} of its ceiling"
+    server_cpu = runs["server_cpu_pct"].median()
+    rps = fmt.count(runs["rps"].median())
+    tool = (
+        f"For **{target}**, the load tool was at its limit in {int(limited.sum())} of "
+        f"{len(runs)} runs ({setting} used a median {runs['client_cpu_pct'].median():.0f} % "
+        f"CPU{reached})"
+    )
+    if server_cpu >= SERVER_BUSY_CPU_PCT:
+        return (
+            f"{tool}, but the server also used {server_cpu:.0f} % of its CPU: both were near "
+            f"their limit, so {rps} req/s is a lower bound of what the server can serve."
+        )
+    return (
+        f"{tool} while the server used only {server_cpu:.0f} % of its CPU: the {rps} req/s "
+        "measure the load tool, not the server."
+    )
+
+
+def ratio_by_group(gap: pd.DataFrame, a: str, b: str, article_ratio: float) -> str:
+    """'a/b req/s by load: X 0.99× (no significant difference); Y 11× (a higher). The
+    article's 1.3× …': one ratio per row of a comparison_table, beside the article's."""
+    ratios = "; ".join(
+        f"{group} {fmt.ratio(row[f'{a}/{b}'])} ({row['verdict']})" for group, row in gap.iterrows()
+    )
+    return (
+        f"{a}/{b} req/s by {gap.index.name}: {ratios}. The article's {fmt.ratio(article_ratio)} "
+        "compares what its load tool could produce as much as what its servers could serve."
+    )
+
+
+def against_published(table: pd.DataFrame, metric_label: str, article_ratio: str) -> str:
+    """'For requests per second, the article's go/python ratio was 4.9×; measured here:
+    14× (go-iodelay / python-iodelay asyncio+h11), …'.
+
+    ``table`` is published.published_vs_reproduced's output; its columns starting
+    with 'here ' and containing ' / ' are our ratios (of medians, as the article's are).
+    """
+    row = table.loc[metric_label]
+    ours = [
+        f"{fmt.ratio(row[col])} ({col.removeprefix('here ')})"
+        for col in table.columns
+        if col.startswith("here ") and " / " in col
+    ]
+    return (
+        f"For {metric_label}, the article's {article_ratio.removeprefix('article ')} ratio was "
+        f"{fmt.ratio(row[article_ratio])}; the same ratio of medians measured here: "
+        f"{'; '.join(ours)}."
+    )
+
+
+def method_note() -> str:
+    """How every comparison in the report is computed, once per notebook."""
+    return (
+        "How runs are measured: in rounds — in each round every server is started afresh, "
+        "warmed up, and every target measured once, in a random order — so repetitions "
+        "sample what changes between runs, not only the noise inside one process. "
+        f"How comparisons are computed: where A and B were measured side by side in six "
+        f"rounds or more, {PAIRED_ESTIMATOR}; otherwise (fewer rounds, or several rows a "
+        f"round, e.g. pooled paths) {ESTIMATOR}. "
+        f"'No significant difference' means p ≥ {ALPHA}. Intervals are 95 % where the "
+        "number of runs allows it; otherwise the level they reach is printed. Where an A/A "
+        "control was measured (one server as two targets in the same rounds), a ratio no "
+        "farther from 1 than the control strays reads 'not resolvable on this machine'."
+    )
+
+
+def bullets(lines: list[str]) -> str:
+    """Markdown bullets, skipping empty lines."""
+    return "\n".join(f"- {line}" for line in lines if line)

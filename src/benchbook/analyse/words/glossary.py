@@ -1,0 +1,172 @@
+"""The report's glossary: every term page 1 uses, in a sentence a student understands,
+with the numbers that make it concrete computed from the same statistics the report
+uses (the smallest p-value a design can reach), and each validity flag's meaning."""
+
+import math
+
+from benchbook.analyse.numbers.stats import ALPHA, min_detectable_n, min_detectable_pairs
+from benchbook.analyse.sessions.levels import MIN_SESSIONS
+from benchbook.analyse.words.flags import FLAG_MEANINGS
+from benchbook.runs.limits import CLIENT_BOUND_SHARE
+
+
+def smallest_p_two_samples(n_a: int, n_b: int) -> float:
+    """The smallest two-sided p a Mann-Whitney test of n_a against n_b runs can give:
+    every run of one side above every run of the other, 2 of C(n_a + n_b, n_a) orders."""
+    return min(1.0, 2 / math.comb(n_a + n_b, n_a))
+
+
+def smallest_p_paired(rounds: int) -> float:
+    """The smallest two-sided p a signed-rank test over ``rounds`` pairs can give: one side
+    ahead in every round, 2 of 2^rounds sign patterns."""
+    return min(1.0, 2 / 2**rounds)
+
+
+# Terms whose explanation needs no number from the statistics, in reading order; terms()
+# puts the prediction interval and the p-value, which do, after "interval".
+PLAIN_TERMS = (
+    ("round", "every server measured once, each started afresh, in a random order; a "
+     "ratio taken within a round cancels what the machine did that minute"),
+    ("session", "one finished run of an experiment (all its rounds) on one machine: one "
+     "`make report`; a run killed half-way is never a session"),
+    ("machine class", "machines with the same CPU (vendor, family, model, stepping) and the "
+     "same number of cores; a newer CPU generation is another class, whatever the machine's "
+     "name"),
+    ("interval (95 % CI)", "a range computed from the runs by a procedure that, repeated on "
+     "new runs, gives ranges covering the true ratio 95 times in 100; one interval either "
+     "holds the true ratio or not, and we cannot tell which. '93.8 % CI' means too few runs "
+     "for 95 %, and the level they reach is printed"),
+    ("A/A control", "one server measured as two targets in the same rounds: its 'ratio' "
+     "should be 1, so how far it strays is the smallest difference this setup can resolve"),
+    ("lower bound", "'at least N×': the first side's number is only the least it can do, "
+     "because something other than what is compared held it (the server held a load tool "
+     "back, or a load tool a server), so the true ratio is N× or larger; N is the lowest "
+     "that every stored session of this machine class supports (each session's lowest run "
+     "of the first side over its highest of the other), and no interval or p-value is "
+     "given"),
+    ("ceiling", "three different things: a load tool's ceiling, the most requests per "
+     "second one setting of it produced here (notebook 00); a ceiling server, one compiled "
+     "without a garbage collector whose own CPU set its rate, what a server reaches on the "
+     "same core with nothing between its code and the machine; and Little's-law ceiling, "
+     "the rate c connections that each wait d per request cannot exceed, c ÷ d"),
+    ("machine-speed reference", "a fixed Go and a fixed Python workload timed on the "
+     "servers' core before and after each experiment (seconds; lower is faster): how fast "
+     "the machine was that session, whatever the servers did"),
+    ("closed and open loop", "a closed-loop tool (wrk, Locust) sends the next request only "
+     "when an answer came back, so a stalled server also slows the load; an open-loop tool "
+     "(vegeta) sends on a schedule whatever happens, as real users do"),
+    ("GOMAXPROCS", "how many cores a Go program runs goroutines on; pinned to one core, a Go "
+     "server gets GOMAXPROCS = 1"),
+    ("percentiles (p50, p90, p99)", "p99 is the latency 99 % of requests beat: one request "
+     "in 100 took longer; p90 leaves out one in 10; p50 is the median"),
+    ("Little's law", "requests in flight = requests per second × the time each takes; with "
+     "c connections that each wait d per request, no server exceeds c ÷ d requests per "
+     "second, and a run whose numbers break the law lost time somewhere unmeasured"),
+    ("what set the rate", "for every run, the limit its requests per second met, from what "
+     "was measured while it ran: the server's own CPU (near all of its cores); the load tool "
+     "(its CPU near all of its cores, or near the most it produced in notebook 00); the "
+     "requests in flight (a server that holds each request for a wait it declares, a sleep "
+     "or a disk sync: its rate is the requests in flight ÷ how long it holds each); the "
+     "users' wait (users that pause between requests send at most users ÷ (wait + response "
+     "time)); the link (a round trip added between hosts); the offered rate (an open-loop "
+     "tool that sent what it was asked); a busy machine (other processes used a tenth of a "
+     "core or more during the run: a woken server waits behind them); or nothing measured at "
+     "its limit. A ratio compares servers only where both rates were set by the servers "
+     "(their CPU, or the requests in flight they held); runs a busy machine or nothing "
+     "measured set are shown but count in no estimate"),
+    ("headroom", "a run's requests per second ÷ the most its load-tool setting could "
+     "produce on this machine (notebook 00); near 100 % the tool, not the server, may have "
+     "set the rate"),
+    ("SLO (service-level objective)", "a latency target, e.g. a p99 below 20 ms; a "
+     "server's capacity within the SLO is the highest offered rate at which it still met it"),
+    ("coordinated omission", "a closed-loop tool waits for a stalled answer before sending "
+     "its next request, so the requests that would have arrived during the stall are never "
+     "sent and never timed: its percentiles miss most of the stall"),
+    ("Hodges–Lehmann estimate", "the ratio the report prints for a comparison: the median "
+     "of every average of two per-round log-ratios (paired rounds), or of every ratio of a "
+     "run of one side to a run of the other; one wild run cannot move it far"),
+    ("signed-rank and Mann-Whitney tests", "the tests behind p: the Wilcoxon signed-rank "
+     "test where both sides were measured in the same rounds (it compares round by round), "
+     "the Mann-Whitney U test where they cannot be paired (it compares every run of one "
+     "side with every run of the other)"),
+    ("pooled estimate", "sessions combined with equal weights: the mean of their log "
+     "ratios, each session counted once; its 95 % interval is that mean ± t with k−1 "
+     "degrees of freedom × their SD ÷ √k (the Hartung–Knapp form with equal weights)"),
+    ("USL (Universal Scalability Law)", "Gunther's model of throughput X against "
+     "concurrency N: X(N) = λN / (1 + σ(N−1) + κN(N−1)), σ the share of work that waits its "
+     "turn (contention), κ the cost of keeping requests in step (crosstalk); it peaks at "
+     "N* = √((1−σ)/κ)"),
+    ("two-step ids", "a new id made by reading a counter, then writing it back in a second "
+     "request: two requests that read between each other's steps get the same id, and the "
+     "later record overwrites the earlier one though both were confirmed"),
+    ("fsync", "a call that makes the operating system write a file's data to the disk "
+     "before it returns; a store that calls it on every write waits for the disk each time"),
+    ("Nagle's algorithm (TCP_NODELAY)", "TCP holds back a small packet until the previous "
+     "one is acknowledged, to send fewer packets; against a peer that delays its "
+     "acknowledgements a small request can wait tens of ms. TCP_NODELAY turns it off"),
+)  # fmt: skip
+
+# Where the report's text uses a term (a pattern, case-sensitive), the glossary must
+# explain it: tests/test_report_claims.py checks every pattern found in the rendered
+# report against the glossary's terms.
+TERMS_IN_USE = (
+    (r"\b95 % CI\b", "interval (95 % CI)"),
+    (r"prediction interval", "prediction interval"),
+    (r"\bp = |\bp < ", "p-value"),
+    (r"A/A control", "A/A control"),
+    (r"at least \d", "lower bound"),
+    (r"closed loop|open loop|closed-loop|open-loop", "closed and open loop"),
+    (r"GOMAXPROCS", "GOMAXPROCS"),
+    (r"\bp(50|90|99)\b", "percentiles (p50, p90, p99)"),
+    (r"Little's law|Little’s law", "Little's law"),
+    (r"set (both|the two|the) rates?\b|\bset by\b", "what set the rate"),
+    (r"\bheadroom\b", "headroom"),
+    (r"\bSLO\b", "SLO (service-level objective)"),
+    (r"coordinated omission", "coordinated omission"),
+    (r"Hodges-Lehmann|Hodges–Lehmann", "Hodges–Lehmann estimate"),
+    (r"\bceiling\b", "ceiling"),
+    (r"speed reference", "machine-speed reference"),
+    (r"signed-rank|Mann-Whitney", "signed-rank and Mann-Whitney tests"),
+    (r"\bpooled\b", "pooled estimate"),
+    (r"Universal Scalability Law|\bUSL\b", "USL (Universal Scalability Law)"),
+    (r"two-step", "two-step ids"),
+    (r"fsync", "fsync"),
+    (r"Nagle|TCP_NODELAY", "Nagle's algorithm (TCP_NODELAY)"),
+)
+
+
+def p_value_text() -> str:
+    """The p-value in words, with the smallest p the report's designs can reach."""
+    n, pairs = min_detectable_n(), min_detectable_pairs()
+    return (
+        f"how often chance alone, were there no difference, would give one at least as large "
+        f"as the one measured; "
+        f"below {ALPHA} we call it significant. Few runs cannot reach a small p at all: "
+        f"{n}+{n} runs give at best p = {smallest_p_two_samples(n, n):.3f}, {pairs} paired "
+        f"rounds p = {smallest_p_paired(pairs):.3f}, and {n - 1}+{n - 1} runs "
+        f"p = {smallest_p_two_samples(n - 1, n - 1):.2f}, never significant: then the report "
+        "says 'too few runs to tell'"
+    )
+
+
+def terms() -> list[tuple[str, str]]:
+    """(term, its explanation), in the order a reader meets them."""
+    predicted = (
+        "where the next session's estimate on this machine class should land: a range made "
+        "by a procedure that, repeated, holds the next session's estimate 95 times in 100; "
+        f"from {MIN_SESSIONS} sessions on it is built from the headline's own sessions, with "
+        "1 or 2 from how far sessions of other headlines of its kind moved; the report checks "
+        "it by leaving out each stored session in turn and predicting it from the rest of "
+        "its machine class. It is the interval a verdict against an article is judged on: "
+        "'reproduced' when the article's figure lies inside it"
+    )
+    computed = [("prediction interval", predicted), ("p-value", p_value_text())]
+    return [*PLAIN_TERMS[:4], *computed, *PLAIN_TERMS[4:]]
+
+
+def flags() -> list[tuple[str, str]]:
+    """(flag, its meaning) for every validity flag, with the thresholds in force."""
+    details = {
+        "client_bound": f" (at {CLIENT_BOUND_SHARE * 100:.0f} % of its cores or more)",
+    }
+    return [(flag, meaning + details.get(flag, "")) for flag, meaning in FLAG_MEANINGS.items()]
