@@ -3,6 +3,7 @@ experiments, then one line of the conditions that change what the numbers mean (
 machine, the cores each side had, run lengths, rounds, sessions) — all read from the
 findings the notebooks published and the manifests of the runs behind them."""
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 
 from benchbook.analyse.claims.bounds import figure as bound_figure
@@ -10,6 +11,7 @@ from benchbook.analyse.findings import answer_note
 from benchbook.analyse.words.findings_format import LOWER_BOUND, comparison, missing, ratio_text
 from benchbook.render.notebook_html import Section
 from benchbook.render.provenance import RunProvenance
+from benchbook.runs.experiment import Pinning
 from benchbook.runs.languages import load_languages, title_of
 from benchbook.runs.manifest import description_of, plan_of, read_manifest
 
@@ -98,7 +100,7 @@ def pair_tally(pair: tuple[str, str], headlines: Sequence[dict], declared: Mappi
     where a comparison of rates reached a verdict, and where it did not — like for like
     only (the same storage; a second load tool on the same servers is a cross-check, not
     another comparison), and only where the servers set both rates (``set_by`` empty:
-    analyse.rate_limits)."""
+    analyse.rows.limits)."""
     first, second = (title_of(name, declared) for name in pair)
     decided, bounds, undecided = [], [], []
     for h in headlines:
@@ -171,6 +173,24 @@ def cores(pinned: Sequence[int] | None) -> str:
     return f"{len(pinned)} core{'s' if len(pinned) != 1 else ''}"
 
 
+def placement(pinnings: Sequence[Pinning]) -> str:
+    """Where servers and load tools ran: one placement for every run, or each placement
+    with its count of runs, the commonest first ('servers on 1 core …, the load tool on
+    1 core in 21 of 22 runs; nothing pinned in 1')."""
+    counts = Counter((cores(p.server_cpus), cores(p.load_cpus)) for p in pinnings).most_common()
+    said = []
+    for (server, tool), n in counts:
+        where = (
+            "nothing pinned"
+            if server == tool == "all cores"
+            else f"servers on {server}"
+            + (" (a Go server's GOMAXPROCS follows)" if not said else "")
+            + f", the load tool on {tool}"
+        )
+        said.append(where + (f" in {n} of {len(pinnings)} runs" if len(counts) > 1 else ""))
+    return "; ".join(said)
+
+
 def conditions_line(runs: Sequence[RunProvenance]) -> str:
     """One line: machine, cores per server and per load tool, run lengths, rounds."""
     manifests = [read_manifest(run.manifest_path.parent) for run in runs]
@@ -179,14 +199,12 @@ def conditions_line(runs: Sequence[RunProvenance]) -> str:
     machine = manifests[0]["provenance"]["machine"]
     plans = [plan_of(m) for m in manifests]
     descriptions = [description_of(m) for m in manifests]
-    pinning = plans[0].pinning
     durations = [d for plan in plans for d in plan.load_values("duration_s")]
     rounds = [d.repetitions for d in descriptions if d.repetitions]
     parts = [
         f"{machine.get('cpu_model', 'an unrecorded machine')}, "
         f"{machine.get('logical_cpus', '?')} logical CPUs",
-        f"servers on {cores(pinning.server_cpus)} (a Go server's GOMAXPROCS follows), "
-        f"the load tool on {cores(pinning.load_cpus)}",
+        placement([plan.pinning for plan in plans]),
     ]
     if durations:
         parts.append(
