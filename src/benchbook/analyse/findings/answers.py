@@ -142,10 +142,13 @@ def faster_protocol(headlines: Sequence[Headline]) -> str:
     http_faster = [h for h in headlines if h.significant and 0 < (estimate(h) or 1) < 1]
     if http_faster and not grpc_faster:
         span = [estimate(h) or 0 for h in http_faster]
+        others = len(headlines) - len(http_faster)
+        rest = "" if not others else "; in the other" + (f" {others}" if others > 1 else "")
+        rest += ", neither was significantly faster" if others else ""
         return (
-            f"No: HTTP/JSON took less time per call than gRPC in {len(http_faster)} of "
-            f"{len(headlines)} comparisons, {fmt.interval(min(span), max(span))} of gRPC's "
-            "time."
+            f"No: in {len(http_faster)} of the {len(headlines)} headline comparisons, HTTP/JSON "
+            f"took less time per call than gRPC ({fmt.interval(min(span), max(span))} of "
+            f"gRPC's time){rest}."
         )
     parts = "; ".join(f"{comparison(h.label)}: {figure(h)}" for h in headlines)
     if grpc_faster and not http_faster:
