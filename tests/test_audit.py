@@ -64,6 +64,7 @@ PLANTED: dict[str, Callable[[str], str]] = {
         '<ol class="answers"><li><p class="plain-answer">Go served 99× FastAPI.</p></li></ol>'
     ),
     "raw identifier": appended("<p>Its runs carry littles_law at 92–92 %.</p>"),
+    "registry id": appended("<p>go-iodelay served 6.8× the requests of its rival.</p>"),
     "glossary": in_soup(drop_glossary_terms),
     "dangling reference": appended(
         '<section id="planted"><p>Exercise 7 below asks for it.</p></section>'

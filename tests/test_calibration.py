@@ -85,7 +85,7 @@ def test_sentence_ranks_the_settings_or_asks_for_a_calibration() -> None:
         "wrk: at least 21,000 req/s (held back by the server); locust HttpUser x1: 700 req/s, "
         "30× below wrk" in sentence
     )
-    assert "run-1" in sentence and "go-hello" in sentence
+    assert "run-1" in sentence and "against Go net/http," in sentence
     assert "run `notebooks/00_load_generators.ipynb` with the quick or full profile first" in (
         ceilings_sentence(NOT_CALIBRATED)
     )

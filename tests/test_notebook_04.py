@@ -23,8 +23,8 @@ def test_reads_writes_and_the_worker_sweep_are_measured(executed) -> None:
 @pytest.mark.slow
 def test_the_two_step_ids_are_shown_losing_urls_and_the_atomic_ones_not(executed) -> None:
     text, found = executed
-    assert "**go-shortener redis two-step create** lost" in found["answer"]
-    assert "go-shortener redis create" in found["answer"] and "lost none" in found["answer"]
+    assert "**Go net/http + Redis (two steps), create** lost" in found["answer"]
+    assert "Go net/http + Redis, create" in found["answer"] and "lost none" in found["answer"]
     assert "`data_loss`" in text  # explained in Validity, with the runs it flags
 
 

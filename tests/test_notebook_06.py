@@ -127,7 +127,7 @@ def test_capacities_at_the_slo_are_compared_go_vs_python_for_both_seeds(executed
     (runs,) = re.findall(r"^- `short_run` — .*? Runs: (.*)\.$", text, re.MULTILINE)
     counted = re.findall(r"(.+?) \((\d+)/(\d+)\)(?:, |$)", runs)
     assert {target for target, _, _ in counted} == {
-        "open loop (vegeta)", "wrk as reported (corrected)", "go-iodelay",
-        "python-iodelay uvloop+httptools", "go-hello", "python-hello",
+        "open loop (vegeta)", "wrk as reported (corrected)", "Go net/http with a 1 ms sleep",
+        "FastAPI (uvloop + httptools)", "Go net/http", "FastAPI (uvicorn's defaults)",
     }  # fmt: skip
     assert all(flagged == total for _, flagged, total in counted), counted

@@ -11,7 +11,7 @@ session breaks it needs no model of how bounds are distributed: of k + 1 session
 are exchangeable, the next is the lowest with probability 1 / (k + 1) (11 % over 8
 stored sessions), so the sentence names the sessions it rests on.
 
-Only runs that count enter a bound (rate_limits): a session whose runs a busy machine,
+Only runs that count enter a bound (rows.limits): a session whose runs a busy machine,
 or nothing measured, set gives none, as the bound is about what the load tool and the
 server did.
 

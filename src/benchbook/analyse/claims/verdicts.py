@@ -5,7 +5,7 @@ here, or why the comparison says something else, with the reason a reader needs.
 1. no figure in the article: nothing to judge;
 2. a condition known to set the result differs from the article's (a link's Little's-law
    ceiling; a rate here set by something other than the servers compared — the load
-   tool, the users' wait, a busy machine, nothing measured: rate_limits):
+   tool, the users' wait, a busy machine, nothing measured: rows.limits):
    "different conditions: not comparable", naming it — never "not reproduced";
 3. the article measured something else, when reproducing that lands near the article's
    figure (Explanation.explains); one that does not is named in the reason of whatever

@@ -9,7 +9,7 @@ of this class under the same conditions as a small grey dot below, and each of a
 class as a small hollow square; the article's figure as a red diamond; the verdict as a
 badge at the right. A lower bound is an arrow pointing right from the bound ("≥ 2.5×").
 A ratio whose rates were not both set by what it compares (a load tool, the users' wait,
-a link: rate_limits) is drawn hollow and grey: it describes what set them, and the
+a link: rows.limits) is drawn hollow and grey: it describes what set them, and the
 answer says what that was.
 Colours follow plots.spread_dots (the same band, the same red for the article).
 """

@@ -7,10 +7,11 @@ import pandas as pd
 from benchbook.analyse.display.tables import summary_table
 from benchbook.analyse.numbers import formatting as fmt
 from benchbook.analyse.rows.limits import side_limit
+from benchbook.analyse.rows.names import titled
 from benchbook.runs.calibration import Ceilings
 from benchbook.runs.limits import Limit
 
-# What set a setting's rate, as the ceiling table names it (rate_limits: most of its runs).
+# What set a setting's rate, as the ceiling table names it (rows.limits: most of its runs).
 LIMITED_BY = {Limit.LOAD_TOOL: "load tool", Limit.SERVER: "server"}
 
 
@@ -75,9 +76,11 @@ def ceilings_sentence(ceilings: Ceilings) -> str:
         + (f", {fmt.ratio(top / rps)} below {ranked[0][0]}" if top / rps >= 1.05 else "")
         for setting, rps in ranked
     ]
+    # the calibration names its targets by label, comma-separated (measure.calibration)
+    against = " and ".join(titled(t, t.split(" ")[0]) for t in ceilings.server.split(", "))
     return (
         f"Load-tool ceilings on this machine (calibration run `{ceilings.run_id}`, against "
-        f"{ceilings.server} on its own core): {'; '.join(parts)}.{skipped}"
+        f"{against}, each on its own core): {'; '.join(parts)}.{skipped}"
     )
 
 

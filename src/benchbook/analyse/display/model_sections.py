@@ -14,7 +14,6 @@ import pandas as pd
 from benchbook.analyse.display import model_plots, tables
 from benchbook.analyse.models import queueing_fit, usl
 from benchbook.analyse.models.shape import SweepShape, shape_of
-from benchbook.analyse.models.usl_checks import contradictions
 from benchbook.analyse.rows.counted import valid_rows
 from benchbook.analyse.words import models as wording
 from benchbook.analyse.words.conclusions import bullets
@@ -112,17 +111,17 @@ def usl_section(models: UslModels) -> list[object]:
         return [no_usl_fit(models.sweep)]
     lines = [wording.shape_sentence(shape) for shape in models.shapes.values()]
     lines += [
-        wording.ratio_sentence(ratio, models.connections, pair, here, models.article_ratio)
+        wording.ratio_sentence(
+            ratio,
+            models.connections,
+            (models.fits[pair[0]].called, models.fits[pair[1]].called),
+            here,
+            models.article_ratio,
+        )
         for pair, ratio, here in models.ratios()
     ]
     lines += [wording.no_ratio_sentence(pair, models.shapes) for pair in models.unpredicted()]
-    departures = {t: len(contradictions(fit)) for t, fit in models.fits.items()}
-    if any(departures.values()):
-        counted = ", ".join(f"{t} {n}" for t, n in departures.items() if n)
-        lines.append(
-            f"Where the rounds contradict the model (departures: {counted}), and how far each "
-            "level left out was missed, is listed with the details."
-        )
+    lines += list(filter(None, [wording.departures_sentence(models.fits)]))
     curves = model_plots.usl_curves(models.shapes)
     return [curves, Markdown(bullets(lines + [wording.USL_RULE, wording.USL_ASSUMES]))]
 

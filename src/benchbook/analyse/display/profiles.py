@@ -32,7 +32,7 @@ import pandas as pd
 
 from benchbook.analyse.claims.profile_claims import claim_rows
 from benchbook.analyse.numbers import formatting as fmt
-from benchbook.analyse.rows.names import titled
+from benchbook.analyse.rows.names import reader_name, titled
 from benchbook.runs import outputs
 from benchbook.runs.layout import REPO_ROOT
 from benchbook.runs.sampling import RATE_HZ
@@ -269,7 +269,7 @@ def flame_graphs(rows: pd.DataFrame) -> list[tuple[str, Path]]:
 
 
 CAPTION = (
-    "Flame graph of {target} under load: each box is a function, its width the share of "
+    "Flame graph of {name} under load: each box is a function, its width the share of "
     "samples in which it was on the stack; callers below, callees above. Look at the widest "
     "boxes near the top: that is where the CPU was. A name too long for its box is cut "
     "('net.(*..'); the profile's folded stacks in the run's folder hold every name whole. "
@@ -364,11 +364,11 @@ def details(runs: object, measured: pd.DataFrame) -> list[object]:
             na_rep="–",
         ),
     ]  # fmt: skip
-    graphs = flame_graphs(rows)
+    graphs, names = flame_graphs(rows), reader_names(rows)
     for target, svg in graphs:
         shown += [
             SVG(data=static_flame_graph(outputs.read_bytes(svg))),
-            Markdown(CAPTION.format(target=target)),
+            Markdown(CAPTION.format(name=names[target])),
         ]
     if not graphs:
         shown.append(
@@ -388,7 +388,7 @@ def answer_sentence(runs: object) -> str:
 
 def reader_names(rows: pd.DataFrame) -> dict[str, str]:
     """Each profiled target → the name a reader knows ('FastAPI (asyncio + h11)')."""
-    return {row.target: titled(row.target, row.server) for row in rows.itertuples()}
+    return {target: reader_name(rows, target) for target in rows["target"]}
 
 
 def shares_of(paths: Mapping[str, Path]) -> pd.DataFrame:

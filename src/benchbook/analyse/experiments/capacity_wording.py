@@ -15,6 +15,7 @@ from benchbook.analyse.experiments.capacity import (
 from benchbook.analyse.numbers import formatting as fmt
 from benchbook.analyse.numbers.stats import compare, summarize
 from benchbook.analyse.rows.counted import flag_counts, valid_rows
+from benchbook.analyse.rows.names import reader_name
 
 
 def _ranges(values: pd.Series, unit: str = "") -> str:
@@ -60,7 +61,7 @@ def capacity_sentence(capacities: pd.DataFrame, target: str) -> str:
         raise ValueError(f"no capacity for {target!r}; have {sorted(set(capacities['target']))}")
     slo = runs["slo_ms"].iloc[0]
     s = summarize(valid_rows(runs)[CAPACITY].dropna())
-    head = f"**{target}** (SLO: p99 ≤ {fmt.milliseconds(slo)} ms)"
+    head = f"**{reader_name(capacities, target)}** (SLO: p99 ≤ {fmt.milliseconds(slo)} ms)"
     if s.n == 0:
         if runs["ended_by"].eq("never").any():
             return (
@@ -104,9 +105,10 @@ def bound_reason(capacities: pd.DataFrame, a: str) -> str:
 def capacity_label(capacities: pd.DataFrame, a: str, b: str) -> str:
     """A headline's label for a capacity comparison, naming a side whose capacity is only
     a lower bound: the ratio's verdict alone would not say so."""
-    bounded = [t for t in (a, b) if lower_bound(capacities, t)]
+    na, nb = reader_name(capacities, a), reader_name(capacities, b)
+    bounded = [n for t, n in ((a, na), (b, nb)) if lower_bound(capacities, t)]
     note = f" ({' and '.join(bounded)}: only a lower bound)" if bounded else ""
-    return f"{a} vs {b}: requests per second within the SLO{note}"
+    return f"{na} vs {nb}: requests per second within the SLO{note}"
 
 
 def capacity_comparison(capacities: pd.DataFrame, a: str, b: str) -> str:
@@ -115,12 +117,13 @@ def capacity_comparison(capacities: pd.DataFrame, a: str, b: str) -> str:
     interval, never as a bound ("at least" is bounds.sentence's, over the sessions of a
     machine class), with what the bound does to it: a's bounds hold the ratio down, b's
     hold it up."""
+    na, nb = reader_name(capacities, a), reader_name(capacities, b)
     va = valid_rows(capacities[capacities["target"] == a])[CAPACITY].dropna()
     vb = valid_rows(capacities[capacities["target"] == b])[CAPACITY].dropna()
     if va.empty or vb.empty:
         return (
-            f"**{a}** and **{b}** cannot be ranked on capacity at their SLO: "
-            f"no capacity measured for **{a if va.empty else b}**."
+            f"**{na}** and **{nb}** cannot be ranked on capacity at their SLO: "
+            f"no capacity measured for **{na if va.empty else nb}**."
         )
     c = compare(va, vb)
     bounded = {t: lower_bound(capacities, t) for t in (a, b)}
@@ -129,30 +132,30 @@ def capacity_comparison(capacities: pd.DataFrame, a: str, b: str) -> str:
     interval = fmt.ci(c.ratio_low, c.ratio_high, c.ratio_confidence)
     if bounded[a] and bounded[b]:
         return (
-            f"**{a}** and **{b}** cannot be ranked on capacity at their SLO: both are only "
+            f"**{na}** and **{nb}** cannot be ranked on capacity at their SLO: both are only "
             f"lower bounds (ratio of the bounds {fmt.ratio(c.ratio)}, {interval}; {numbers})."
         )
     if bounded[a]:
         return (
-            f"**{a}** against **{b}**, capacity at the SLO: ratio {fmt.ratio(c.ratio)} "
+            f"**{na}** against **{nb}**, capacity at the SLO: ratio {fmt.ratio(c.ratio)} "
             f"({interval}; {numbers}). The load tool held it down "
-            f"({bound_reason(capacities, a)}), so the ratio says how far the tool let {a} "
-            f"go, not how far {a} could."
+            f"({bound_reason(capacities, a)}), so the ratio says how far the tool let {na} "
+            f"go, not how far {na} could."
         )
     if bounded[b]:
         side = "does not differ significantly from" if not c.significant else "differs from"
         return (
-            f"**{a}** against **{b}**, capacity at the SLO: ratio {fmt.ratio(c.ratio)} "
+            f"**{na}** against **{nb}**, capacity at the SLO: ratio {fmt.ratio(c.ratio)} "
             f"({interval}; {numbers}). The load tool held it up "
-            f"({bound_reason(capacities, b)}): {b}'s capacity is only a lower bound, and "
-            f"{a}'s {side} it."
+            f"({bound_reason(capacities, b)}): {nb}'s capacity is only a lower bound, and "
+            f"{na}'s {side} it."
         )
     if not c.significant:
         return (
-            f"**No significant difference** in capacity at their SLO between **{a}** and "
-            f"**{b}**: ratio {fmt.ratio(c.ratio)} ({interval}; {numbers})."
+            f"**No significant difference** in capacity at their SLO between **{na}** and "
+            f"**{nb}**: ratio {fmt.ratio(c.ratio)} ({interval}; {numbers})."
         )
     return (
-        f"**{a}** took **{fmt.ratio(c.ratio)} the load of {b}** within its SLO "
+        f"**{na}** took **{fmt.ratio(c.ratio)} the load of {nb}** within its SLO "
         f"(ratio {fmt.ratio(c.ratio)}, {interval}; {numbers})."
     )

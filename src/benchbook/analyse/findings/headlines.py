@@ -95,7 +95,7 @@ class Headline:
     # such a comparison stays out of a Go-vs-Python tally.
     like_for_like: bool = True
     cross_check: bool = False  # the same pair of servers measured with a second load tool
-    # Why this ratio compares no servers (what set its rates, rate_limits); '' where both
+    # Why this ratio compares no servers (what set its rates, rows.limits); '' where both
     # sides' rates were set by what it compares.
     set_by: str = ""
 
@@ -164,7 +164,7 @@ def headline(
     select: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
     same_conditions_ignore: tuple[str, ...] = (),
 ) -> Headline:
-    """One headline a/b on ``column`` over the runs that count (rate_limits): its verdict
+    """One headline a/b on ``column`` over the runs that count (rows.limits): its verdict
     and caveats, its sessions on this machine class (replication), its verdict against
     ``article_ratio`` (verdicts.reproduction), the same comparison in every stored run of
     ``experiment`` (``select``: its rows of a run). A ratio of rates that ``sides_are``

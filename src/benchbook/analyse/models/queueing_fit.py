@@ -19,6 +19,7 @@ import pandas as pd
 from benchbook.analyse.models import queueing as q
 from benchbook.analyse.models.runs_used import RATE_SHORTFALL, tool_limited
 from benchbook.analyse.rows.counted import valid_rows
+from benchbook.analyse.rows.names import reader_name
 
 FOLLOWS = 1.5  # within a factor of 1.5 either way
 COLUMNS = {"mean": "lat_mean_ms", "p50": "lat_p50_ms", "p99": "lat_p99_ms"}
@@ -66,6 +67,11 @@ class QueueFit:
     ca2: float | None = None  # variability of the gaps between arrivals (Kingman)
     cs2: float | None = None  # variability of service times (Kingman)
     left_out: int = 0  # valid runs left out: the load tool, not the server, was the limit
+    name: str = ""  # what a reader calls the target (rows.names); its label when ''
+
+    @property
+    def called(self) -> str:
+        return self.name or self.target
 
     @property
     def runs(self) -> int:
@@ -131,7 +137,10 @@ def fit(
             m: q.slo_utilisation(s["p99"], slo_ms, mu, unloaded["p99"]) for m, s in models.items()
         }
     _rows, left_out = fitted_rows(results, target)
-    return QueueFit(target, mu, unloaded, points, errors, slo_ms, slo_rho, ca2, cs2, left_out)
+    return QueueFit(
+        target, mu, unloaded, points, errors, slo_ms, slo_rho, ca2, cs2, left_out,
+        reader_name(results, target),
+    )  # fmt: skip
 
 
 def measured_slo_rho(fit: QueueFit) -> float:

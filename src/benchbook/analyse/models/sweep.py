@@ -15,6 +15,7 @@ import pandas as pd
 from benchbook.analyse.numbers import formatting as fmt
 from benchbook.analyse.numbers.pairing import runs_of
 from benchbook.analyse.rows.counted import medians_with_ci
+from benchbook.analyse.rows.names import reader_name
 
 KNEE_GAIN = 0.05
 
@@ -133,7 +134,9 @@ def knees(results: pd.DataFrame) -> dict[str, int | None]:
 
 def knee_sentences(results: pd.DataFrame) -> list[str]:
     """What each target's throughput does over the sweep, with the numbers."""
-    return [curve.sentence(target) for target, curve in curves(results).items()]
+    return [
+        curve.sentence(reader_name(results, target)) for target, curve in curves(results).items()
+    ]
 
 
 def crossover(table: pd.DataFrame) -> object | None:

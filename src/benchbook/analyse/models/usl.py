@@ -23,6 +23,7 @@ from scipy.optimize import least_squares
 
 from benchbook.analyse.models.runs_used import tool_limited
 from benchbook.analyse.rows.counted import valid_rows
+from benchbook.analyse.rows.names import reader_name
 
 LEVEL = 0.95
 BOOTSTRAPS = 400
@@ -209,6 +210,11 @@ class UslFit:
     points: pd.DataFrame  # connections, repetition, rps, server_cpu_pct
     holdout: pd.DataFrame  # connections, measured, predicted, error
     left_out: int = 0  # valid runs left out: the load tool, not the server, was the limit
+    name: str = ""  # what a reader calls the target (rows.names); its label when ''
+
+    @property
+    def called(self) -> str:
+        return self.name or self.target
 
     def interval(self, name: str, level: float = LEVEL) -> tuple[float, float]:
         """The bootstrap's percentile interval of λ, σ or κ."""
@@ -313,7 +319,10 @@ def fit(
     free = fit_params(n, x, bounded=False)
     boot = bootstrap(points, params, bootstraps, seed)
     holdout = hold_one_level_out(points)
-    return UslFit(target, params, free, boot, points, holdout, left_out(results, target))
+    return UslFit(
+        target, params, free, boot, points, holdout, left_out(results, target),
+        reader_name(results, target),
+    )  # fmt: skip
 
 
 def predicted_ratio(a: UslFit, b: UslFit, n: Sequence[float], level: float = LEVEL) -> pd.DataFrame:

@@ -8,7 +8,7 @@ import pandas as pd
 
 from benchbook.runs.titles import Titles
 
-SETTING = r"(\w+)=(\S+)"
+SETTING = r"(?<!\S)(\w+)=(\S+)"  # a setting is a word of its own, not part of a path
 
 
 def _as_words(setting: re.Match) -> str:
@@ -18,12 +18,26 @@ def _as_words(setting: re.Match) -> str:
 
 def reader_name(rows: pd.DataFrame, target: str, titles: Titles | None = None) -> str:
     """``target`` named by its rows' server and variant (see ``titled``); the label itself
-    when its rows name no server (e.g. a target a notebook composed from its columns)."""
+    when its rows name no server (e.g. a target a notebook composed from its columns).
+    Where another target of ``rows`` takes the same name (Go's hello-world and its 1 ms
+    sleep server are both "Go net/http"), the one that waits says what it waits."""
     if "server" not in rows or "target" not in rows:
         return target
+    name = _row_title(rows, target, titles)
+    if name is None:
+        return target
+    others = (str(t) for t in rows["target"].unique() if t != target)
+    if any(_row_title(rows, other, titles) == name for other in others):
+        waits = rows.loc[rows["target"] == target, "server_waits"] if "server_waits" in rows else []
+        waited = next((w for w in waits if isinstance(w, str) and w), "")
+        return f"{name} with {waited}" if waited else name
+    return name
+
+
+def _row_title(rows: pd.DataFrame, target: str, titles: Titles | None) -> str | None:
     match = rows[rows["target"] == target]
     if match.empty:
-        return target
+        return None
     variant = match["variant"].iloc[0] if "variant" in match else ""
     variant = variant if isinstance(variant, str) and variant else None
     return titled(target, match["server"].iloc[0], variant, titles)
@@ -53,6 +67,12 @@ def titled(
     if not rest:
         return title
     return f"{title} {rest}" if rest.startswith("(") else f"{title}, {rest}"
+
+
+def named(target: str, titles: Titles | None = None) -> str:
+    """A target label alone named as a reader knows it (``titled``, its server the label's
+    first word): for a label that reaches a sentence without its rows, e.g. as a column."""
+    return titled(target, target.split(" ", 1)[0], titles=titles)
 
 
 def language(target: str, titles: Titles | None = None) -> str:

@@ -83,7 +83,7 @@ def session_estimate(
     ignore: Sequence[str] = (),
 ) -> dict | None:
     """One session's part of ``spread``: its comparison of ``a`` and ``b`` on ``column``
-    over the runs that count (rate_limits) and what describes the session (its machine,
+    over the runs that count (rows.limits) and what describes the session (its machine,
     speed references, conditions, the servers' CPU cost per request); None where the run
     lacks either side. A session where most valid runs of a side count for nothing (a busy
     machine, nothing measured at its limit) gives its comparison of the valid runs, set

@@ -6,7 +6,7 @@ capacities): sessions of a req/s ratio scatter like other req/s ratios, not like
 A/A controls (one server measured as two targets) are a kind of their own: two copies of
 one server scatter less between sessions than two different servers do, and the A/A band
 is built from them.
-The headlines are those the store's checks sweep (session_sweep: each experiment's newest
+The headlines are those the store's checks sweep (sessions.every_headline: each experiment's newest
 session's first target against each other target), each over its sessions measured under
 the newest one's conditions.
 """

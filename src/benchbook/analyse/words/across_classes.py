@@ -75,7 +75,7 @@ def servers_limit(
     data: pd.DataFrame, targets: Sequence[str], column: str, unit: str, link: str
 ) -> str:
     """'' where the servers set the rate of both ``targets`` in this session's rows
-    (rate_limits); else why the speed model does not apply: a time rather than a rate, a
+    (rows.limits); else why the speed model does not apply: a time rather than a rate, a
     link that set the rate (``link``: the headline's different conditions), or a side
     whose rate something else set."""
     if not metric(column, unit).higher_is_better:

@@ -4,7 +4,7 @@ servers.toml declares Rust), which shows what a server reaches on the same cores
 nothing between its code and the machine. "Go net/http reaches 93 % of the ceiling"
 — each server's paired ratio to it (pairing.comparison) with its interval. A run with
 no such server gets no sentence. A ceiling is a server that met its own limit, its CPU,
-in most of its runs (rate_limits). Where the load tool was the limit instead, its rate
+in most of its runs (rows.limits). Where the load tool was the limit instead, its rate
 is only a lower bound of the ceiling, and every share of it an upper bound: the sentence
 says so. Where anything else set its rate (the requests in flight it held, say), it is no
 ceiling: the sentence gives its rate "at the same settings" and what set it, no share."""

@@ -18,6 +18,7 @@ from benchbook.analyse.rows.counted import (
     valid_rows,
     with_derived,
 )
+from benchbook.analyse.rows.names import named, reader_name
 from benchbook.analyse.words.flags import FLAG_CONSEQUENCES, FLAG_MEANINGS, FLAG_PLAIN
 from benchbook.analyse.words.lost_records import incident_text
 from benchbook.runs.calibration import CALIBRATION_EXPERIMENT
@@ -180,7 +181,7 @@ def caution(
         parts.append(f"both sides' runs {what(flag, counts)}: {consequence}")
     for target, tally in tallies.items():
         for flag in sorted(set(tally) - shared):
-            name = called.get(target, target)
+            name = called.get(target) or reader_name(results, target)
             parts.append(f"{name}'s runs {what(flag, tally[flag])}: {FLAG_CONSEQUENCES[flag]}")
     flags = {flag for tally in tallies.values() for flag in tally}
     if column == "rps" and flags == {"littles_law"}:
@@ -198,9 +199,9 @@ def compare_targets(
 ) -> str:
     """The verdict on two targets' valid runs, with a caution naming the flags that
     change its meaning; or why they cannot be ranked. ``names``: how the sentence calls
-    a and b (default: their target labels)."""
+    a and b (default: the names a reader knows, rows.names)."""
     data = with_derived(results)
-    name_a, name_b = names or (a, b)
+    name_a, name_b = names or (reader_name(data, a), reader_name(data, b))
     va, vb = _values(data, a, column), _values(data, b, column)
     for target, values in ((a, va), (b, vb)):
         if values.empty:
@@ -208,12 +209,12 @@ def compare_targets(
             invalid = valid_rows(runs).empty  # else valid, but what set their rate counts not
             why = flag_counts(runs["flags"]) if invalid else f"set by {limit_counts(runs)}"
             return (
-                f"**{name_a}** and **{name_b}** cannot be ranked: no run of **{target}** "
-                f"measured the server doing its job ({why})."
+                f"**{name_a}** and **{name_b}** cannot be ranked: no run of "
+                f"**{reader_name(data, target)}** measured the server doing its job ({why})."
             )
     c = comparison(counted_rows(data, column), a, b, column)
     sentence = verdict(c, name_a, name_b, column, unit)
-    note = caution(results, [a, b])
+    note = caution(results, [a, b], names={a: name_a, b: name_b})
     return f"{sentence} {note}" if note else sentence
 
 
@@ -245,7 +246,9 @@ def validity_notes(results: pd.DataFrame, ceilings_note: bool = True) -> list[st
         on = data["flags"].str.split(";").map(lambda flags, f=flag: f in flags)
         per_target = data[on].groupby("target", sort=False).size()
         totals = data.groupby("target", sort=False).size()
-        where = ", ".join(f"{t} ({per_target[t]}/{totals[t]})" for t in per_target.index)
+        where = ", ".join(
+            f"{reader_name(data, t)} ({per_target[t]}/{totals[t]})" for t in per_target.index
+        )
         notes.append(f"`{flag}` — {FLAG_MEANINGS[flag]}. Runs: {where}.")
     if "incident" in data:
         notes += incident_notes(data)
@@ -270,8 +273,11 @@ def incident_notes(data: pd.DataFrame) -> list[str]:
     one is in its run's results.csv), so one failure repeated in four runs reads once."""
     happened = data[data["incident"].fillna("").astype(bool)]
     notes = []
-    for _, rows in happened.groupby("target", sort=False):
-        texts = list(dict.fromkeys(incident_text(row) for _, row in rows.iterrows()))
+    for target, rows in happened.groupby("target", sort=False):
+        told = dict.fromkeys(incident_text(row) for _, row in rows.iterrows())
+        # the harness tells an incident by the run's target label; a reader knows its name
+        name = reader_name(data, str(target))
+        texts = [name + text[len(target) :] if text.startswith(target) else text for text in told]
         others = len(rows) - 1
         more = (
             f" (and in {others} more of its runs, each told in that run's results.csv)"
@@ -312,9 +318,9 @@ def tool_limit_sentence(results: pd.DataFrame, target: str) -> str:
     server_cpu = runs["server_cpu_pct"].median()
     rps = fmt.count(runs["rps"].median())
     tool = (
-        f"For **{target}**, the load tool was at its limit in {int(limited.sum())} of "
-        f"{len(runs)} runs ({setting} used a median {runs['client_cpu_pct'].median():.0f} % "
-        f"CPU{reached})"
+        f"For **{reader_name(results, target)}**, the load tool was at its limit in "
+        f"{int(limited.sum())} of {len(runs)} runs ({setting} used a median "
+        f"{runs['client_cpu_pct'].median():.0f} % CPU{reached})"
     )
     if server_cpu >= SERVER_BUSY_CPU_PCT:
         return (
@@ -341,14 +347,14 @@ def ratio_by_group(gap: pd.DataFrame, a: str, b: str, article_ratio: float) -> s
 
 def against_published(table: pd.DataFrame, metric_label: str, article_ratio: str) -> str:
     """'For requests per second, the article's go/python ratio was 4.9×; measured here:
-    14× (go-iodelay / python-iodelay asyncio+h11), …'.
+    14× (Go net/http / FastAPI (asyncio + h11)), …'.
 
     ``table`` is published.published_vs_reproduced's output; its columns starting
     with 'here ' and containing ' / ' are our ratios (of medians, as the article's are).
     """
     row = table.loc[metric_label]
     ours = [
-        f"{fmt.ratio(row[col])} ({col.removeprefix('here ')})"
+        f"{fmt.ratio(row[col])} ({' / '.join(map(named, col.removeprefix('here ').split(' / ')))})"
         for col in table.columns
         if col.startswith("here ") and " / " in col
     ]

@@ -43,7 +43,7 @@ section, and renders the output itself in place as a table of the headlines. Its
                              "cpu_expected": 6.3}],  # the CPU cost's (across_classes)
           "like_for_like": true,       # false: the sides differ beyond language (storage)
           "cross_check": false,        # the same servers under a second load tool
-          "set_by": "",                # why the rates compare no servers (rate_limits)
+          "set_by": "",                # why the rates compare no servers (rows.limits)
           "spread": [                  # every stored run of the experiment, oldest first
             {"run_id": "…", "date": "2026-11-22 04:09", "machine": "hostname (2 CPUs)",
              "speed": "0.51→0.52, 0.53→0.53", "go_s": 0.515, "python_s": 0.53,
@@ -51,7 +51,7 @@ section, and renders the output itself in place as a table of the headlines. Its
              "ratio": 14.3, "ci_low": 11.0, "ci_high": 20.6, "ci_level": 0.968,
              "n": "5+5", "current": true, "same_conditions": true,
              "machine_class": "…",
-             "set_apart": ""}          # why a session is never pooled (rate_limits)
+             "set_apart": ""}          # why a session is never pooled (rows.limits)
           ]
         }
       ]

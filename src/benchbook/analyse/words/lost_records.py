@@ -114,11 +114,12 @@ def lost_records(results: pd.DataFrame) -> list[str]:
         return []
     sentences = []
     for target, runs in results.dropna(subset=["created"]).groupby("target", sort=False):
+        name = reader_name(results, str(target))
         e = _lost_estimate(runs)
         created = int(runs["created"].sum())
         store, short = _store_count(runs)
         head = (
-            f"**{target}**: {fmt.count(created)} URLs confirmed with 201 in {runs_count(len(runs))}"
+            f"**{name}**: {fmt.count(created)} URLs confirmed with 201 in {runs_count(len(runs))}"
         )
         if e["duplicates"] or e["wrong"]:
             how = []
@@ -173,20 +174,21 @@ def lost_summary(results: pd.DataFrame) -> str:
         return ""
     losing, kept, sampled = [], [], []
     for target, runs in results.dropna(subset=["created"]).groupby("target", sort=False):
+        name = reader_name(results, str(target))
         e = _lost_estimate(runs)
         created = fmt.count(runs["created"].sum())
         if e["exact"] and e["lost"]:
-            losing.append(f"**{target}** lost {fmt.count(e['lost'])} of {created}")
+            losing.append(f"**{name}** lost {fmt.count(e['lost'])} of {created}")
         elif e["lost"]:
             losing.append(
-                f"**{target}** lost about {fmt.count(e['lost'])} ({fmt.count(e['low'])}–"
+                f"**{name}** lost about {fmt.count(e['lost'])} ({fmt.count(e['low'])}–"
                 f"{fmt.count(e['high'])}) of {created}"
             )
         elif e["exact"]:
-            kept.append(target)
+            kept.append(name)
         else:
             sampled.append(
-                f"{target} lost none in a sample of {fmt.count(e['checked'])} (at most about "
+                f"{name} lost none in a sample of {fmt.count(e['checked'])} (at most about "
                 f"{fmt.count(e['high'])})"
             )
     parts = []

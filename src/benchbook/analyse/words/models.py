@@ -67,7 +67,7 @@ def usl_sentence(fit: UslFit) -> str:
     p = fit.params
     lam, sigma, kappa = (fit.interval(n) for n in ("lam", "sigma", "kappa"))
     return (
-        f"**{fit.target}** {_peak_words(fit)}, because a share σ = {fmt.share(p.sigma)} of "
+        f"**{fit.called}** {_peak_words(fit)}, because a share σ = {fmt.share(p.sigma)} of "
         f"each request's work is serialised ({_share_words(*sigma)}) and each pair of "
         f"connections costs κ = {_number(p.kappa)} in crosstalk "
         f"({_number(kappa[0])} to {_number(kappa[1])}); alone, one connection would get "
@@ -150,9 +150,9 @@ def shape_sentence(shape: SweepShape) -> str:
         return usl_sentence(fit)
     if shape.ceiling is not None:
         return ceiling_sentence(
-            fit.target, shape.ceiling, shape.broken, len(fit.points), fit.left_out
+            fit.called, shape.ceiling, shape.broken, len(fit.points), fit.left_out
         )
-    return no_shape_sentence(fit.target, shape.broken, len(fit.points), fit.left_out)
+    return no_shape_sentence(fit.called, shape.broken, len(fit.points), fit.left_out)
 
 
 USL_RULE = (
@@ -168,10 +168,10 @@ def holdout_sentence(fit: UslFit) -> str:
     """How well the model predicts a level it was not fitted to."""
     level, error = worst_holdout(fit)
     if math.isnan(error):
-        return f"{fit.target}: too few levels to leave one out and refit."
+        return f"{fit.called}: too few levels to leave one out and refit."
     row = fit.holdout.set_index("connections").loc[level]
     return (
-        f"{fit.target}: fitted without one level at a time, the model missed the left-out "
+        f"{fit.called}: fitted without one level at a time, the model missed the left-out "
         f"level by at most {fmt.share(abs(error))} (at {level:g} connections it predicted "
         f"{fmt.count(row['predicted'])} req/s; the rounds' median was "
         f"{fmt.count(row['measured'])})."
@@ -182,8 +182,8 @@ def contradiction_sentences(fit: UslFit) -> list[str]:
     """Each way the data contradict the model, or that none was found."""
     found = contradictions(fit)
     if not found:
-        return [f"{fit.target}: the rounds contradict the USL nowhere we check."]
-    return [f"{fit.target}: {c.words}." for c in found]
+        return [f"{fit.called}: the rounds contradict the USL nowhere we check."]
+    return [f"{fit.called}: {c.words}." for c in found]
 
 
 def ratio_sentence(
@@ -210,10 +210,25 @@ def ratio_sentence(
 
 def no_ratio_sentence(pair: tuple[str, str], shapes: dict[str, SweepShape]) -> str:
     """Why a pair's ratio over N is not predicted: a side's USL fit breaks the rule."""
-    broken = " and ".join(t for t in pair if not shapes[t].usl_holds)
+    called = {t: shapes[t].fit.called for t in pair}
+    broken = " and ".join(called[t] for t in pair if not shapes[t].usl_holds)
     return (
-        f"No ratio {pair[0]} / {pair[1]} is predicted over concurrency: the USL does not "
+        f"No ratio {called[pair[0]]} / {called[pair[1]]} is predicted over concurrency: the "
+        f"USL does not "
         f"describe {broken}'s rounds (above), so its curve is no model to divide by."
+    )
+
+
+def departures_sentence(fits: dict[str, UslFit]) -> str:
+    """How many levels' departures from the USL each fit has, pointing to the details ('' for
+    none)."""
+    departures = {fit.called: len(contradictions(fit)) for fit in fits.values()}
+    if not any(departures.values()):
+        return ""
+    counted = ", ".join(f"{name} {n}" for name, n in departures.items() if n)
+    return (
+        f"Where the rounds contradict the model (departures: {counted}), and how far each "
+        "level left out was missed, is listed with the details."
     )
 
 
@@ -229,7 +244,7 @@ def queue_sentence(fit: QueueFit, stat: str = "p99") -> str:
         if not math.isnan(upto)
         else f"follows no model well; {best} misses least (median {fmt.share(error)})"
     )
-    text = f"**{fit.target}** (capacity μ ≈ {fmt.count(fit.mu)} req/s): its {stat} {follows}"
+    text = f"**{fit.called}** (capacity μ ≈ {fmt.count(fit.mu)} req/s): its {stat} {follows}"
     if fit.slo_ms is not None and best in fit.slo_rho:
         rho = fit.slo_rho[best]
         measured = measured_slo_rho(fit)

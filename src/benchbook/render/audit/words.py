@@ -1,5 +1,6 @@
-"""The checks on the report's words: no raw identifiers, a glossary that matches its use,
-no reference to what the report leaves out, flame graphs where a heading promises them."""
+"""The checks on the report's words: no raw identifiers, servers by their titles, a
+glossary that matches its use, no reference to what the report leaves out, flame graphs
+where a heading promises them."""
 
 import base64
 import re
@@ -16,6 +17,7 @@ from benchbook.render.audit.reading import (
     text_of,
     text_without,
 )
+from benchbook.runs.titles import Titles
 
 # --- no raw identifiers ---------------------------------------------------------------------
 
@@ -59,6 +61,24 @@ def no_raw_identifiers(report: Report) -> Iterator[Defect]:
                 cells = [text_of(c) for c in row.select("th, td")]
                 if len(cells) == len(columns) and cells[at] == "0.000":
                     yield Defect("raw identifier", "a p column", " | ".join(cells)[:80])
+
+
+# --- servers by the names a reader knows -----------------------------------------------------
+
+
+@check("registry id")
+def servers_named_as_readers_know_them(report: Report) -> Iterator[Defect]:
+    """'python-iodelay uvloop+httptools served …': a sentence names a server by its title
+    ("FastAPI (uvloop + httptools)", rows.names); only a table, which matches the run's
+    files, and code keep the registry's ids."""
+    ids = sorted(Titles.load().servers, key=len, reverse=True)
+    pattern = re.compile(r"(?<![\w/.-])(" + "|".join(map(re.escape, ids)) + r")(?![\w/-])")
+    sentences = report.without(*PROSE_LEAVES_OUT, "table")
+    found = {
+        m[1]: sentences[max(0, m.start() - 40) : m.end() + 40] for m in pattern.finditer(sentences)
+    }
+    for server, context in sorted(found.items()):
+        yield Defect("registry id", server, f"in prose: …{context}…")
 
 
 # --- the glossary: every term used is defined, every defined term used ---------------------
