@@ -49,8 +49,12 @@ def model(estimate: float, low: float, high: float, predict_low: float, predict_
     return Replication(machine_class="this class", sessions=7, pooled=pooled, predicted=pooled)
 
 
-LOOP_404 = Explanation("its HTTP backend answered 404 (its loop gives 101× here)", 101.0)
-LOOP_404_FAR = Explanation("its HTTP backend answered 404 (its loop gives 1.18× here)", 1.18)
+LOOP_404 = Explanation(
+    "its HTTP backend answered 404 (its loop gives 101× here)", 101.0, 98.0, 104.0, 0.95
+)
+LOOP_404_FAR = Explanation(
+    "its HTTP backend answered 404 (its loop gives 1.18× here)", 1.18, 1.1, 1.3, 0.95
+)
 
 
 @pytest.mark.parametrize(
@@ -69,7 +73,7 @@ LOOP_404_FAR = Explanation("its HTTP backend answered 404 (its loop gives 1.18×
         (paired(2.0), {"article_ratio": 106.0, "measured_else": LOOP_404},
          SOMETHING_ELSE, "404"),
         (paired(0.9), {"article_ratio": 3.1, "measured_else": LOOP_404_FAR},
-         NOT_REPRODUCED, "gives 1.18× here, not 3.1×: it does not explain"),
+         NOT_REPRODUCED, "does not bring to 3.1×: it does not explain"),
         # 4. nothing to judge on
         (None, {"article_ratio": 3.0}, NO_VALID_RUNS, "no valid runs"),
         (paired(2.0, rounds=5), {"article_ratio": 3.0}, TOO_FEW_RUNS, "5 rounds"),

@@ -15,9 +15,9 @@ from benchbook.analyse.numbers.stats import Comparison
 from benchbook.analyse.sessions import levels
 from benchbook.analyse.sessions.replication import replication
 
-# An explanation holds when its reproduction lands within this factor of the article's
-# figure: machines of one kind differ by 20–30 % between CPU generations, so a figure
-# reproduced on another machine cannot be asked to land closer than that.
+# Machines of one kind differ by 20–30 % between CPU generations: a figure measured on
+# the article's machine is explained by a reproduction here whose interval, widened by
+# this factor each way, holds it.
 EXPLAINS_WITHIN = 1.3
 
 
@@ -36,13 +36,12 @@ class Explanation:
     sessions: str = ""
 
     def explains(self, article_ratio: float) -> bool:
-        """The reproduction lands near the article's figure (within EXPLAINS_WITHIN).
-
-        Judged on the estimate pooled over the class's sessions, which adding a session
-        equal to it leaves where it is; not on where its interval ends, which narrows
-        with every session counted and would turn a verdict by counting alone."""
-        ratio = self.reproduced / article_ratio
-        return 1 / EXPLAINS_WITHIN <= ratio <= EXPLAINS_WITHIN
+        """The article's figure lies within the interval printed beside the reproduction
+        (``figure``), widened by EXPLAINS_WITHIN each way for the machines between: judged
+        on what the reader sees. Sessions added narrow the interval, so a verdict may move
+        once, from explained to not, never back."""
+        low, high = self.low / EXPLAINS_WITHIN, self.high * EXPLAINS_WITHIN
+        return low <= article_ratio <= high  # False for a missing interval (NaN)
 
     def figure(self) -> str:
         """'88× (95 % CI 62–126×; 6 sessions on this machine class)' — the one wording of

@@ -7,6 +7,9 @@ The rules that pick a verdict are verdicts.reproduction's."""
 from dataclasses import dataclass
 from enum import Enum
 
+from benchbook.analyse.claims.explanation import EXPLAINS_WITHIN
+from benchbook.analyse.numbers import formatting as fmt
+
 GOOD, ERROR, WARN, MUTED = "#1a7f37", "#b42318", "#9a6700", "#656d76"
 
 
@@ -32,7 +35,8 @@ class Verdict(Enum):
     )  # fmt: skip
     SOMETHING_ELSE = Kind(
         "the article measured something else", "≠", "measured else", WARN,
-        "reproducing what the article timed instead lands near its figure",
+        "reproducing what the article timed instead gives an interval that holds its "
+        f"figure, allowing {fmt.ratio(EXPLAINS_WITHIN)} either way for the machines between",
     )  # fmt: skip
     NO_ARTICLE = Kind(
         "no article figure", "–", "no article", MUTED,

@@ -32,7 +32,7 @@ move it otherwise.
 
 import math
 
-from benchbook.analyse.claims.explanation import Explanation
+from benchbook.analyse.claims.explanation import EXPLAINS_WITHIN, Explanation
 from benchbook.analyse.claims.verdict_kinds import Verdict
 from benchbook.analyse.numbers import formatting as fmt
 from benchbook.analyse.numbers.pairing import count_text, too_few
@@ -110,6 +110,7 @@ def _unexplained(measured_else: Explanation | None, article: str) -> str:
     if measured_else is None:
         return ""
     return (
-        f"; what the article timed instead gives {measured_else.figure()} here, not "
+        f"; what the article timed instead gives {measured_else.figure()} here, which even "
+        f"{fmt.ratio(EXPLAINS_WITHIN)} either way for the machines between does not bring to "
         f"{article}: it does not explain this figure"
     )
