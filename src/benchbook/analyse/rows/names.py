@@ -19,18 +19,26 @@ def _as_words(setting: re.Match) -> str:
 def reader_name(rows: pd.DataFrame, target: str, titles: Titles | None = None) -> str:
     """``target`` named by its rows' server and variant (see ``titled``); the label itself
     when its rows name no server (e.g. a target a notebook composed from its columns).
-    Where another target of ``rows`` takes the same name (Go's hello-world and its 1 ms
-    sleep server are both "Go net/http"), the one that waits says what it waits."""
+    Where another server of the registry has the same title (Go's hello-world and its 1 ms
+    sleep server are both "Go net/http"), the one whose rows waited says what it waits, so
+    that a name means one server wherever it appears."""
     if "server" not in rows or "target" not in rows:
         return target
     name = _row_title(rows, target, titles)
     if name is None:
         return target
-    others = (str(t) for t in rows["target"].unique() if t != target)
-    if any(_row_title(rows, other, titles) == name for other in others):
-        waits = rows.loc[rows["target"] == target, "server_waits"] if "server_waits" in rows else []
-        waited = next((w for w in waits if isinstance(w, str) and w), "")
-        return f"{name} with {waited}" if waited else name
+    titles = titles or Titles.load()
+    server = str(rows.loc[rows["target"] == target, "server"].iloc[0])
+    own = titles.servers[server].title if server in titles.servers else ""
+    shared = own and any(
+        other != server and entry.title == own for other, entry in titles.servers.items()
+    )
+    waits = rows.loc[rows["target"] == target, "server_waits"] if "server_waits" in rows else []
+    waited = next((w for w in waits if isinstance(w, str) and w), "")
+    variant = rows.loc[rows["target"] == target, "variant"] if "variant" in rows else []
+    named_by_variant = any(isinstance(v, str) and v for v in variant)  # its title differs
+    if shared and waited and not named_by_variant and name.startswith(own):
+        return f"{own} with {waited}{name[len(own) :]}"  # 'Go net/http with … (A/A copy)'
     return name
 
 
