@@ -97,7 +97,7 @@ def test_a_fit_that_breaks_the_rule_prints_no_peak_and_names_the_ceiling_at_one_
     assert f"used {low:.0f}–{high:.0f} % of a core: the limit of one core" in sentence
     assert sentence in words
     # No ratio over N is drawn from a curve that is no model of the server.
-    assert models.ratios() == [] and "No ratio Go net/http / FastAPI" in words
+    assert models.ratios() == [] and "No ratio Go net/http with a 1 ms sleep / FastAPI" in words
     table = wording.usl_table(models.shapes)
     assert table.loc[FLAT, "N*"] == "not stated (misfit)" and table.loc[FLAT, "model"] == "ceiling"
 

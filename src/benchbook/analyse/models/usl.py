@@ -83,6 +83,10 @@ def sweep_points(results: pd.DataFrame, target: str) -> pd.DataFrame:
     points["server_cpu_pct"] = pd.to_numeric(
         rows.get("server_cpu_pct", pd.Series(np.nan, index=rows.index)), errors="coerce"
     )
+    # What the server waits per request (its declared sleep): one connection's ceiling.
+    points["wait_ms"] = pd.to_numeric(
+        rows.get("server_delay_ms", pd.Series(np.nan, index=rows.index)), errors="coerce"
+    )
     return points.sort_values(["connections", "repetition"], kind="stable").reset_index(drop=True)
 
 
@@ -233,6 +237,12 @@ class UslFit:
     def share_without_peak(self) -> float:
         """The share of bootstraps whose κ is 0: no peak at any N."""
         return float(np.mean(np.isinf(self.peaks)))
+
+    @property
+    def wait_ms(self) -> float:
+        """What the server waits per request (ms), 0 where it declares no wait."""
+        waits = self.points["wait_ms"].dropna() if "wait_ms" in self.points else pd.Series()
+        return float(waits.median()) if len(waits) and waits.median() > 0 else 0.0
 
     @property
     def levels(self) -> list[float]:

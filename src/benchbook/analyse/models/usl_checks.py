@@ -7,9 +7,10 @@ throughput that grows with N (superlinear: the USL cannot do that with σ, κ �
 fit that wants a negative coefficient, a curve that falls and then rises again (the USL
 has at most one peak), and a prediction outside every round measured at a level.
 
-The rule (rule_broken): a fit is summarised only when it misses fewer than half of the
-levels beyond their rounds' spread and every inner level (one with levels on both
-sides), left out and predicted by a refit, is within HOLDOUT_LIMIT. Simulated at the
+The rule (rule_broken): a fit is summarised only when its λ is no more than one
+connection can send to a server that waits per request (Little's law), it misses fewer
+than half of the levels beyond their rounds' spread, and every inner level (one with
+levels on both sides), left out and predicted by a refit, is within HOLDOUT_LIMIT. Simulated at the
 report's design (6 levels × 3 rounds, 10 % noise) it keeps about 92 % of fits of a true
 USL and 6.5 % of a curve that rises and then stays flat (tests/test_usl.py). A
 level at either end is not judged by its hold-out: that prediction is an extrapolation,
@@ -27,12 +28,13 @@ from benchbook.analyse.numbers import formatting as fmt
 
 MIN_LEVELS = 4  # three parameters, and one level held out to test them
 HOLDOUT_LIMIT = 0.25  # an inner level left out must be predicted within 25 %
+ONE_CONNECTION_SLACK = 1.1  # λ may pass one connection's Little's-law rate by the fit's noise
 ADVISED_LEVELS = 6  # so that each hold-out fit has more points than parameters
 
 
 @dataclass(frozen=True)
 class Contradiction:
-    kind: str  # too_few_levels, superlinear, negative, rises_again, misfit
+    kind: str  # too_few_levels, beyond_one_connection, superlinear, negative, rises_again, misfit
     words: str
 
 
@@ -164,12 +166,30 @@ def inner_holdout(holdout: pd.DataFrame) -> pd.DataFrame:
     return ordered.iloc[1:-1].dropna(subset=["error"])
 
 
+def beyond_one_connection(fit: UslFit) -> list[Contradiction]:
+    """λ, one connection's throughput, above what one connection can send to a server that
+    waits per request (Little's law: 1 ÷ the wait), beyond the fit's noise."""
+    if fit.wait_ms <= 0:
+        return []
+    most = 1000 / fit.wait_ms
+    if fit.params.lam <= ONE_CONNECTION_SLACK * most:
+        return []
+    return [
+        Contradiction(
+            "beyond_one_connection",
+            f"its λ ≈ {fmt.count(fit.params.lam)} req/s for one connection is more than one "
+            f"connection can send when each request waits {fit.wait_ms:g} ms ({fmt.count(most)} "
+            "req/s by Little's law), so the curve's start is no measurement of the server",
+        )
+    ]
+
+
 def rule_broken(fit: UslFit) -> list[str]:
     """Why the fit must not be summarised by N* (the module's rule): empty when it may."""
     levels = len(fit.levels)
     if levels < MIN_LEVELS:
         return [f"{levels} concurrency levels leave none to check the fit on"]
-    found = []
+    found = [c.words for c in beyond_one_connection(fit)]
     missed = misfit_levels(fit.points, fit.predict)
     if 2 * len(missed) >= levels:
         found.append(
@@ -188,7 +208,10 @@ def rule_broken(fit: UslFit) -> list[str]:
 
 def contradictions(fit: UslFit) -> list[Contradiction]:
     """Every way this sweep contradicts the USL, most basic first."""
-    checks = (too_few_levels, superlinear, negative_coefficients, rises_again, misfit)
+    checks = (
+        too_few_levels, beyond_one_connection, superlinear, negative_coefficients, rises_again,
+        misfit,
+    )  # fmt: skip
     return [c for check in checks for c in check(fit)]
 
 
