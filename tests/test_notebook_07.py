@@ -72,7 +72,7 @@ def test_the_published_vs_reproduced_table_has_a_column_per_delay() -> None:
     assert table.loc["c/d", "the article"] != table.loc["c/d", "the article"]  # NaN: none
 
 
-def test_the_answer_says_the_in_flight_limit_took_the_lead_before_the_link() -> None:
+def test_the_answer_says_the_lead_was_gone_before_the_link() -> None:
     """10 in flight, 1 ms of I/O a request: at most 10,000 req/s with nothing added. Go at
     6,300 and FastAPI at 5,000 (1.26×) are both held there, far below the article's 4.9×;
     10.2 ms more on the link caps them at 10 / 11.8 ms and 10 / 12.2 ms."""
@@ -98,9 +98,11 @@ def test_the_answer_says_the_in_flight_limit_took_the_lead_before_the_link() -> 
     )
     assert text.startswith(
         "Little of it: with 10 requests in flight Go served 1.26× FastAPI's requests per "
-        "second with nothing added (6,300 vs 5,000 req/s of the 10,000 that Little's law "
-        "allows when each request waits 1 ms; one session's medians), far below the "
-        "article's 4.9×: the in-flight limit, not the network, took most of the lead; "
+        "second with nothing added (6,300 vs 5,000 req/s; one session's medians), far below "
+        "the article's 4.9×: each request took about 1.59 and 2.00 ms (in flight ÷ rate), at "
+        "least 1.59× the 1 ms it waits, and with so few in flight a server's rate is in "
+        "flight ÷ that time however fast its code, so most of the lead was gone before any "
+        "delay was added; "
     )
     assert f"caps both near {caps[0]:,.0f}–{caps[1]:,.0f} req/s: the link, not the servers" in text
     assert "gRPC had no lead to lose: the Python backend's HTTP/JSON took 0.22× of gRPC's" in text

@@ -187,17 +187,19 @@ def over_a_network(
     ``round_trip_share``: the link's round trip as a share of each side's median time."""
     rate, protocol = headlines
     go, other = limit.near
+    took = [1000 * limit.in_flight / side for side in (go, other)]  # Little's law: ms each
+    gone = article_ratio is not None and _closer_to(limit.near_ratio, estimate(rate), article_ratio)
     near = (
         f"with {limit.in_flight} requests in flight Go served {fmt.ratio(limit.near_ratio)} "
         f"FastAPI's requests per second with nothing added ({fmt.count(go)} vs "
-        f"{fmt.count(other)} req/s of the {fmt.count(limit.near_cap)} that Little's law "
-        f"allows when each request waits {limit.wait_ms:g} ms; one session's medians)"
+        f"{fmt.count(other)} req/s; one session's medians)"
+        + (f", far below the article's {fmt.ratio(article_ratio)}" if gone else "")
+        + f": each request took about {fmt.milliseconds(took[0])} and "
+        f"{fmt.milliseconds(took[1])} ms (in flight ÷ rate), at least "
+        f"{fmt.ratio(min(took) / limit.wait_ms)} the {limit.wait_ms:g} ms it waits, and with so "
+        "few in flight a server's rate is in flight ÷ that time however fast its code"
+        + (", so most of the lead was gone before any delay was added" if gone else "")
     )
-    if article_ratio is not None and _closer_to(limit.near_ratio, estimate(rate), article_ratio):
-        near += (
-            f", far below the article's {fmt.ratio(article_ratio)}: the in-flight limit, not "
-            "the network, took most of the lead"
-        )
     low, high = limit.far_caps
     capped = min(limit.far) >= LINK_SET_THE_RATE * low
     far = f"over a link adding {limit.far_rtt} ms, {figure(rate)}" + (
