@@ -161,3 +161,14 @@ def test_only_unusable_calibrations_say_why_there_are_no_ceilings(tmp_path: Path
 
 def test_no_calibration_gives_no_ceilings(tmp_path: Path) -> None:
     assert latest_ceilings(tmp_path) == NOT_CALIBRATED
+
+
+def test_the_ceiling_table_gives_the_ceiling_the_sentences_cite() -> None:
+    """A run a busy machine set measures neither side: notebook 00's table printed 3,096
+    req/s for a setting whose ceiling, over the runs that count, was 4,721."""
+    busy = RESULTS.copy()
+    busy.loc[0, ["rps", "limit"]] = [5_000.0, "machine"]
+    table = ceiling_table(busy)
+    assert table.loc["wrk", "runs"] == 3 and table.loc["wrk", "runs counted"] == 2
+    assert table.loc["wrk", "req/s"] == ceilings_from(busy, "run-1", "go-hello").by_setting["wrk"]
+    assert table.loc["wrk", "req/s"] == 21_500.0

@@ -15,19 +15,31 @@ from benchbook.runs.limits import Limit
 LIMITED_BY = {Limit.LOAD_TOOL: "load tool", Limit.SERVER: "server"}
 
 
+# The runs a ceiling is the median of: those whose rate the tool or the server set, as
+# measure.calibration.ceilings_from counts them (a busy machine's run measures neither).
+SET_A_CEILING = (str(Limit.LOAD_TOOL), str(Limit.SERVER))
+
+
 def ceiling_table(results: pd.DataFrame) -> pd.DataFrame:
-    """Per tool setting: median req/s with its CI, the CPU both sides used, and which of
-    them set the limit (runs.limits, most of its runs; 'neither' for anything else)."""
-    table = summary_table(results, by=["tool_setting"])
+    """Per tool setting: median req/s with its CI over the runs a ceiling counts
+    (SET_A_CEILING: the figure the ceilings sentence gives), how many of the valid runs
+    those are, the CPU both sides used, and which of them set the limit (runs.limits, most
+    of its runs; 'neither' for anything else)."""
+    every = summary_table(results, by=["tool_setting"])
+    counted_runs = results[results["limit"].isin(SET_A_CEILING)] if "limit" in results else results
+    counted = summary_table(counted_runs, by=["tool_setting"]).reindex(every.index)
+    table = every.assign(**{column: counted[column] for column in MEASURED})
+    table["runs counted"] = counted["runs"].fillna(0).astype(int)
     by_setting = results.assign(target=results["tool_setting"])
     table["limited by"] = [
         LIMITED_BY.get(side.limit, "neither") if (side := side_limit(by_setting, s)) else "neither"
         for s in table.index
     ]
-    return table[
-        ["runs", "req/s", "req/s CI", "CI level", "client CPU %", "server CPU %",
-         "host CPU steal %", "limited by", "flags"]
-    ]  # fmt: skip
+    return table[["runs", "runs counted", *MEASURED, "limited by", "flags"]]
+
+
+# What the table gives over the counted runs alone.
+MEASURED = ("req/s", "req/s CI", "CI level", "client CPU %", "server CPU %", "host CPU steal %")
 
 
 def limits_sentence(table: pd.DataFrame) -> str:
