@@ -63,7 +63,7 @@ def test_an_answers_figures_are_sorted_by_what_they_rest_on() -> None:
     assert answer_note.figure_kinds(f"It reached {answers.figure(bound)}.", [bound]) == {"bound"}
     # a bound no session supports is worded without a figure: it is no bound of the note's
     unsupported = replace(bound, ratio=None)
-    assert "no ratio measurable" in answers.figure(unsupported)
+    assert "no lower bound beyond the runs' own spread" in answers.figure(unsupported)
     assert answer_note.figure_kinds(f"Go: {answers.figure(unsupported)}.", [unsupported]) == set()
     # a condition ("waits 1 ms") is no figure; a ratio of medians is one session's
     assert answer_note.figure_kinds("Yes, when every request waits 1 ms.", []) == set()

@@ -95,3 +95,17 @@ def test_a_server_that_did_not_meet_its_own_limit_is_no_ceiling() -> None:
         "its CPU: it is no ceiling here, and no server is placed on it."
     )
     assert "% of the ceiling" not in ceiling_scale.sentence(held, declared=declared)
+
+
+def test_a_server_above_the_no_gc_server_leaves_no_ceiling() -> None:
+    """Notebook 01's Go served 1.2× Rust's rate: Rust set no ceiling, and no one reaches
+    '120 % of the ceiling'."""
+    declared = load_languages() | {"c": C}
+    above = rows()
+    go = above["target"] == "go-iodelay"
+    above.loc[go, "rps"] = above.loc[go, "rps"] * 1.5  # 1.2× the ceiling server's rate
+    said = ceiling_scale.sentence(above, declared=declared)
+    assert said.startswith("c-iodelay, compiled with no garbage collector, reached 10,010")
+    assert "but Go net/http served 1.20× that (95 % CI" in said
+    assert said.endswith("it set no ceiling here, and no server is placed on it.")
+    assert "% of the ceiling" not in said

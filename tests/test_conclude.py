@@ -151,7 +151,7 @@ def test_one_ratio_per_load_beside_the_articles() -> None:
         index=pd.Index(["Locust", "wrk"], name="load"),
     )
     assert ratio_by_group(gap, "go", "py", 1.29) == (
-        "go/py req/s by load: Locust 1.01× (no significant difference); wrk 10× (go higher). The "
+        "go / py req/s by load: Locust 1.01× (no significant difference); wrk 10× (go higher). The "
         "article's 1.29× compares what its load tool could produce as much as what its servers "
         "could serve."
     )

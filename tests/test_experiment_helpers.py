@@ -48,7 +48,9 @@ def test_the_wait_sentence_says_what_the_users_sent_or_that_runs_were_too_short(
     waiting = pd.DataFrame({"measured req/s": [40.0, 44.0], "measured/predicted": [0.9, 1.0]})
     assert shortener.wait_sentence(waiting, 200) == (
         "Under Locust with the author's wait, 200 users sent 42 req/s once running, 95 % of "
-        "what Little's law predicts from the wait alone: the wait, not Locust, set the rate."
+        "what Little's law predicts from the wait alone (each user waits a random time, and a "
+        "short run's waits average out only roughly, so the rate may pass the prediction by a "
+        "little): the wait, not Locust, set the rate."
     )
     empty = pd.DataFrame({"measured req/s": [float("nan")], "measured/predicted": [float("nan")]})
     assert "too short to settle" in shortener.wait_sentence(empty, 200)

@@ -16,9 +16,9 @@ from benchbook.analyse.sessions.planner import (
     costs_from,
     floor,
     half_width,
-    levels_sentence,
     plan,
 )
+from benchbook.analyse.words.sessions import levels_sentence
 
 
 def cheapest_sessions(c: Components, costs: Costs, rounds: int, target: float) -> float:

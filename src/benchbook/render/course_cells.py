@@ -33,8 +33,9 @@ def without_course_cells(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
             pointed = True
             cells.append(
                 nbformat.v4.new_raw_cell(
-                    '<p class="details-link">Predict-then-measure exercises for this lesson '
-                    f"are at the end of the notebook; the course map: <code>{COURSE_MAP}</code>."
+                    '<p class="details-link">This report leaves out the lesson\'s '
+                    "predict-then-measure exercises: they are in the notebook itself "
+                    f"(<code>notebooks/</code>), with the course map in <code>{COURSE_MAP}</code>."
                     "</p>",
                     metadata={"raw_mimetype": "text/html"},
                 )

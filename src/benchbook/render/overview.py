@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 
 from benchbook.analyse.claims.bounds import figure as bound_figure
 from benchbook.analyse.findings import answer_note
+from benchbook.analyse.sessions.machine_classes import machine_class
 from benchbook.analyse.words.findings_format import LOWER_BOUND, comparison, missing, ratio_text
 from benchbook.render.notebook_html import Section
 from benchbook.render.provenance import RunProvenance
@@ -202,7 +203,9 @@ def conditions_line(runs: Sequence[RunProvenance]) -> str:
     durations = [d for plan in plans for d in plan.load_values("duration_s")]
     rounds = [d.repetitions for d in descriptions if d.repetitions]
     parts = [
-        f"{machine.get('cpu_model', 'an unrecorded machine')}, "
+        # the machine class every "this machine class" of the report means
+        (f"{cls} (“this machine class” below)" if (cls := machine_class(machine)) else "")
+        or f"{machine.get('cpu_model', 'an unrecorded machine')}, "
         f"{machine.get('logical_cpus', '?')} logical CPUs",
         placement([plan.pinning for plan in plans]),
     ]

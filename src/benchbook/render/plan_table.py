@@ -19,6 +19,7 @@ from pathlib import Path
 import nbformat
 
 from benchbook.analyse.sessions import planner
+from benchbook.analyse.words import sessions as session_words
 from benchbook.analyse.words.findings_format import FINDINGS_MIME
 from benchbook.render.findings_html import load_findings
 from benchbook.render.notebook_html import outputs_of
@@ -58,7 +59,7 @@ def headline_row(headline: dict, target: float) -> list[str] | None:
     cells = [
         headline["label"],
         f"{n} × {k}",
-        f"{planner.sd_text(c.round_var)} / {planner.sd_text(c.session_var)}",
+        f"{session_words.sd_text(c.round_var)} / {session_words.sd_text(c.session_var)}",
     ]
     for interval in (planner.POOLED, planner.NEXT_SESSION):
         now, more = (planner.half_width(c, interval, n, kk) for kk in (k, k + 1))

@@ -8,8 +8,9 @@ from markupsafe import Markup
 
 from benchbook.analyse.display import plots
 from benchbook.analyse.numbers.stats import share_interval
-from benchbook.analyse.sessions import interval_coverage, planner
+from benchbook.analyse.sessions import interval_coverage
 from benchbook.analyse.sessions.replication import UNRECORDED, OtherClass
+from benchbook.analyse.words import sessions as session_words
 from benchbook.analyse.words.across_classes import Check, check, check_over, classes
 from benchbook.render.notebook_html import Section
 from benchbook.render.svg import svg_inline
@@ -154,7 +155,7 @@ class SpreadItem:
     headline: dict
     runs: list[dict]
     plot: Markup
-    levels: str = ""  # where its width comes from (analyse.planner.levels_sentence)
+    levels: str = ""  # where its width comes from (analyse.words.sessions.levels_sentence)
 
 
 def spread_items(sections: Sequence[Section]) -> list[SpreadItem]:
@@ -182,7 +183,7 @@ def spread_items(sections: Sequence[Section]) -> list[SpreadItem]:
                     headline=headline,
                     runs=runs,
                     plot=plot,
-                    levels=planner.levels_sentence(runs),
+                    levels=session_words.levels_sentence(runs),
                 )
             )
     return items

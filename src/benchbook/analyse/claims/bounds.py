@@ -108,9 +108,9 @@ def sessions_text(sessions: int) -> str:
 
 def figure(value: float | None, sessions: int) -> str:
     """A bound as a figure of an answer: 'at least 13× (the lowest of 8 sessions on this
-    machine class)'; 'no ratio measurable (the load tool was the limit)' without one."""
+    machine class)'; 'no lower bound beyond the runs' own spread (…)' without one."""
     if value is None or value != value:
-        return "no ratio measurable (the load tool was the limit)"
+        return "no lower bound beyond the runs' own spread (the load tool was the limit)"
     if sessions <= 1:
         return f"at least {fmt.ratio(value)} (one session)"
     return f"at least {fmt.ratio(value)} (the lowest of {sessions} sessions on this machine class)"
@@ -121,7 +121,7 @@ def sentence(bound: Bound, names: tuple[str, str], measure: str, why: str) -> st
     a, b = names
     if not bound.informative:
         return (
-            f"**No ratio measurable** between **{a}** and **{b}** on {measure}: the load "
+            f"**No lower bound measurable** between **{a}** and **{b}** on {measure}: the load "
             f"tool was the limit ({why}); {a}'s lowest run lay {fmt.ratio(bound.value)} "
             f"{b}'s highest ({sessions_text(bound.sessions)}), no farther than {b}'s own "
             f"runs differ ({fmt.ratio(bound.spread)}), so the runs show the tool's limit, "

@@ -27,15 +27,15 @@ class Claim:
 
 
 CLAIMS = (
-    Claim("01_io_concurrency", "seed 000: Python is slower because one event loop (the GIL) "
+    Claim("01_io_concurrency", "the article: Python is slower because one event loop (the GIL) "
           "does all the work", "event loop/scheduler", "python", "go"),
-    Claim("02_hello_world_locust", "seed 002: FastAPI's access log costs it throughput",
+    Claim("02_hello_world_locust", "the article: FastAPI's access log costs it throughput",
           "logging", "python-hello"),
-    Claim("03_goroutine_fanout", "seed 003: starting goroutines costs more than fan-out saves",
+    Claim("03_goroutine_fanout", "the article: starting goroutines costs more than fan-out saves",
           "event loop/scheduler", "/cc/", "/sc/"),
-    Claim("04_url_shortener", "seed 004: bbolt's fsync on every write limits writes",
+    Claim("04_url_shortener", "the article: bbolt's fsync on every write limits writes",
           "disk sync (fsync)", "bolt", off_cpu=True),
-    Claim("05_grpc_vs_http", "seed 001: JSON encoding makes HTTP slower than gRPC's protobuf",
+    Claim("05_grpc_vs_http", "the article: JSON encoding makes HTTP slower than gRPC's protobuf",
           "JSON/protobuf encoding", "http", "grpc"),
 )  # fmt: skip
 

@@ -15,6 +15,7 @@ from benchbook.analyse.display import model_plots, tables
 from benchbook.analyse.models import queueing_fit, usl
 from benchbook.analyse.models.shape import SweepShape, shape_of
 from benchbook.analyse.rows.counted import valid_rows
+from benchbook.analyse.rows.names import reader_name
 from benchbook.analyse.words import models as wording
 from benchbook.analyse.words.conclusions import bullets
 
@@ -157,7 +158,7 @@ class QueueModels:
 
     fits: dict[str, queueing_fit.QueueFit] = field(default_factory=dict)
     skipped: list[str] = field(default_factory=list)
-    workers_exhausted: list[str] = field(default_factory=list)
+    workers_exhausted: dict[str, tuple[int, int]] = field(default_factory=dict)  # runs, fitted
 
 
 def fit_load(
@@ -174,13 +175,13 @@ def fit_load(
         except ValueError:  # every run at a rate the tool fell short of
             points = pd.DataFrame({"rho": []})
         if (points["rho"] < 1).sum() < QUEUE_POINTS:
-            models.skipped.append(name)
+            models.skipped.append(reader_name(load, name))
             continue
         models.fits[name] = queueing_fit.fit(load, name, capacities[server], slos.get(name))
         used, _left_out = queueing_fit.fitted_rows(load, name)
         exhausted = int(used["flags"].fillna("").str.contains(WORKERS_EXHAUSTED).sum())
         if exhausted:
-            models.workers_exhausted.append(f"{name} ({exhausted} of {len(used)} runs fitted)")
+            models.workers_exhausted[reader_name(load, name)] = (exhausted, len(used))
     return models
 
 
@@ -197,18 +198,7 @@ def queueing_section(models: QueueModels) -> list[object]:
             )
         ]
     lines = [wording.queue_sentence(fit) for fit in models.fits.values()]
-    if models.workers_exhausted:
-        lines.append(
-            "The load tool had every worker waiting for a reply in runs of "
-            + ", ".join(models.workers_exhausted)
-            + ": there later requests left late and that wait is in no latency, so the "
-            "latencies describe the tool's schedule as much as the server's queue."
-        )
-    if models.skipped:
-        lines.append(
-            f"Not fitted: {', '.join(models.skipped)} (fewer than {QUEUE_POINTS} offered "
-            "rates below capacity with valid runs where the load tool was not the limit)."
-        )
+    lines += wording.queue_caveats(models.workers_exhausted, models.skipped, QUEUE_POINTS)
     return [Markdown(bullets(lines + [wording.QUEUE_ASSUMES]))]
 
 

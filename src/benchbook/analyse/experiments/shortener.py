@@ -40,9 +40,9 @@ def wait_sentence(waiting: pd.DataFrame, users: int) -> str:
         return "The Locust runs were too short to settle (see the Little's-law section)."
     return (
         f"Under Locust with the author's wait, {users} users sent {steady:,.0f} req/s once "
-        f"running, {fmt.percent(share)} of what Little's law predicts from the wait alone: "
-        "the wait, "
-        "not Locust, set the rate."
+        f"running, {fmt.percent(share)} of what Little's law predicts from the wait alone "
+        "(each user waits a random time, and a short run's waits average out only roughly, "
+        "so the rate may pass the prediction by a little): the wait, not Locust, set the rate."
     )
 
 

@@ -50,7 +50,7 @@ def figure_kinds(plain: str, headlines: Sequence[Headline]) -> set[str]:
         if shown not in rest:
             continue
         rest = rest.replace(shown, "")
-        if not re.search(r"\d", shown):  # "no ratio measurable": no figure of any kind
+        if not re.search(r"\d", shown):  # "no lower bound beyond …": no figure of any kind
             continue
         if h.reproduced_why == LOWER_BOUND:
             kinds.add(BOUND)
@@ -80,7 +80,8 @@ def answers_note(kinds: Sequence[set[str]]) -> str:
         POOLED: "the estimate pooled over this machine class's sessions and its 95 % CI; the "
         "chart adds the prediction interval for the next session and the article's figure.",
         POOLED_BARE: "pooled estimates without their intervals, which Appendix B prints.",
-        BOUND: 'a lower bound ("at least"): what the load tool could show, not the servers\' gap.',
+        BOUND: 'a lower bound ("at least"): one side was held back (by the server it loaded, '
+        "or by its load tool), so the true gap is at least that, the lowest of the sessions.",
         ONE_SESSION: "figures of one session (counts, times, ratios of medians, a session's "
         "own interval), not pooled over sessions: another session will give other values.",
     }

@@ -20,8 +20,8 @@ n* = √(σ² · fixed_s / (tau² · round_s)) where the target is not at a boun
 
 A third level lies above them: machine classes. A headline pools and plans within its
 class; where other classes hold sessions under the same conditions, the appendix names how
-far the classes' means differ (``classes_sentence``), since another class's next session
-is predicted from its own sessions, not from this class's interval.
+far the classes' means differ (words.sessions.classes_sentence), since another class's
+next session is predicted from its own sessions, not from this class's interval.
 """
 
 import math
@@ -29,13 +29,11 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from statistics import median, variance
+from statistics import median
 
 from scipy import stats
 
-from benchbook.analyse.numbers import formatting as fmt
 from benchbook.analyse.sessions.levels import normal_quantile
-from benchbook.analyse.sessions.machine_classes import UNRECORDED
 
 # Rounds per session: a paired signed-rank test reaches p < 0.05 from six rounds (the
 # verdicts need one within each session); beyond sixty, a design is one long session.
@@ -179,66 +177,3 @@ def costs_from(manifest: Mapping) -> Costs | None:
     )  # fmt: skip
     rounds_s = max(total - references, 0.0)
     return Costs(fixed_s=references, round_s=rounds_s / len(orders))
-
-
-def levels_sentence(spread: Sequence[Mapping]) -> str:
-    """Where a headline's width comes from, in words: its two variances, what twice the
-    rounds per session would narrow (which depends on them), what one more session would
-    (which, at a given number of sessions, does not) and the floor; '' below two
-    sessions. Shares of each interval's width, not new widths: the printed intervals stay
-    the one statement of the widths."""
-    c = components_from(spread)
-    if c is None:
-        return ""
-    rounds = f"one round's ratio varies by {sd_text(c.round_var)} within a session"
-    sessions = (
-        f"sessions on this machine class differ by {sd_text(c.session_var)} beyond their rounds"
-        if c.session_var > 0
-        else "sessions on this machine class differ no more than their rounds explain"
-    )
-    k, n = c.sessions, c.rounds
-
-    def narrower(interval: str, rounds: int, sessions: int) -> float:
-        now = half_width(c, interval, n, k)
-        return 1 - math.log1p(half_width(c, interval, rounds, sessions)) / math.log1p(now)
-
-    doubled = narrower(NEXT_SESSION, 2 * n, k)  # the same share for both intervals
-    low = floor(c, NEXT_SESSION)
-    never = (
-        f"; no number of rounds or sessions takes the next session's below ±{fmt.share_point(low)}"
-        if low > 0 else ""
-    )  # fmt: skip
-    return (
-        f"Where its width comes from (standard deviations, {k} sessions of {n} rounds): "
-        f"{rounds}, and {sessions}. Twice the rounds per session would narrow both intervals "
-        f"by {fmt.share_point(doubled)}; one more session narrows them as it does any headline of "
-        f"{k} sessions (the pooled one by {fmt.share_point(narrower(POOLED, n, k + 1))}, the next "
-        f"session's by {fmt.share_point(narrower(NEXT_SESSION, n, k + 1))}){never}."
-        + classes_sentence(spread)
-    )
-
-
-def classes_sentence(spread: Sequence[Mapping]) -> str:
-    """The third level, where sessions under the same conditions come from several machine
-    classes: how far the classes' mean ratios differ (one standard deviation of the
-    means, which also carries each class's own session scatter); '' with one class."""
-    by_class: dict[str, list[float]] = {}
-    for r in spread:
-        if r.get("same_conditions") and r.get("machine_class") not in ("", None, UNRECORDED):
-            if (r.get("ratio") or 0) > 0:
-                by_class.setdefault(r["machine_class"], []).append(math.log(r["ratio"]))
-    if len(by_class) < 2:
-        return ""
-    means = [sum(logs) / len(logs) for logs in by_class.values()]
-    sessions = sum(len(logs) for logs in by_class.values())
-    return (
-        f" Between machine classes, the mean ratios of {len(means)} classes ({sessions} "
-        f"sessions) differ by {sd_text(variance(means))}: a session on another class is "
-        f"predicted from that class's own sessions and speed references, not from this "
-        f"class's interval."
-    )
-
-
-def sd_text(variance: float) -> str:
-    """A log-scale variance as the ±% of one standard deviation on the ratio."""
-    return "±" + fmt.share_point(math.expm1(math.sqrt(variance)))

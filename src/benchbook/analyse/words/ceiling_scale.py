@@ -75,6 +75,13 @@ def sentence(
             f"but {reason(side)} set that rate in {side.runs} of {side.of} runs: the ceiling "
             "lies higher, so each share of it is an upper bound: " + ", ".join(shares) + "."
         )
+    if first.significant and first.ratio > 1:  # a server above it: no ceiling of anything
+        interval = fmt.ci(first.ratio_low, first.ratio_high, first.ratio_confidence)
+        return (
+            f"{name}, compiled with no garbage collector, reached {rate} {unit} here (median), "
+            f"but {first_name} served {fmt.ratio(first.ratio)} that ({interval}): it set no "
+            "ceiling here, and no server is placed on it."
+        )
     shares = [f"{first_name} reaches {_share(first, 'of the ceiling ')}"]
     shares += [f"{other} {_share(c)}" for other, c in rest]
     return (

@@ -85,10 +85,13 @@ def verdict(c: Comparison, a: str, b: str, column: str, unit: str = "", brief: b
         if too_few(c):
             # not "no difference": with these few runs none could have been shown
             unit_ = "rounds" if c.paired else "a side"
+            away = c.ratio_low > 1 or c.ratio_high < 1  # the interval alone would tell
             sentence = (
-                f"**Too few runs to tell** **{a}** from **{b}** in {m.name} "
+                f"**Too few runs to tell** **{a}** from **{b}** in {m.name} by a test "
                 f"({count_text(c)}; p < {ALPHA} needs {needed(c)} {unit_}): "
-                f"ratio {fmt.ratio(c.ratio)} ({interval})"
+                f"ratio {fmt.ratio(c.ratio)} ({interval}"
+                + (", an interval that does not hold 1: the difference is likely" if away else "")
+                + ")"
             )
             tail = " Run more repetitions."
         else:
@@ -336,11 +339,18 @@ def tool_limit_sentence(results: pd.DataFrame, target: str) -> str:
 def ratio_by_group(gap: pd.DataFrame, a: str, b: str, article_ratio: float) -> str:
     """'a/b req/s by load: X 0.99× (no significant difference); Y 11× (a higher). The
     article's 1.3× …': one ratio per row of a comparison_table, beside the article's."""
+    name = {a: named(a), b: named(b)}
+
+    def verdict(row: pd.Series) -> str:  # the table's 'go-hello higher', as a reader names it
+        side, _, direction = str(row["verdict"]).rpartition(" ")
+        return f"{name[side]} {direction}" if side in name else str(row["verdict"])
+
     ratios = "; ".join(
-        f"{group} {fmt.ratio(row[f'{a}/{b}'])} ({row['verdict']})" for group, row in gap.iterrows()
+        f"{group} {fmt.ratio(row[f'{a}/{b}'])} ({verdict(row)})" for group, row in gap.iterrows()
     )
     return (
-        f"{a}/{b} req/s by {gap.index.name}: {ratios}. The article's {fmt.ratio(article_ratio)} "
+        f"{name[a]} / {name[b]} req/s by {gap.index.name}: {ratios}. The article's "
+        f"{fmt.ratio(article_ratio)} "
         "compares what its load tool could produce as much as what its servers could serve."
     )
 

@@ -232,6 +232,29 @@ def departures_sentence(fits: dict[str, UslFit]) -> str:
     )
 
 
+def queue_caveats(
+    workers_exhausted: dict[str, tuple[int, int]], skipped: list[str], fewest: int
+) -> list[str]:
+    """What limits the queue fits: the servers whose runs ran the tool out of workers (name
+    → runs so, runs fitted), and those not fitted (fewer than ``fewest`` rates)."""
+    lines = []
+    if workers_exhausted:
+        runs = ", ".join(
+            f"{name} ({n} of {of} runs fitted)" for name, (n, of) in workers_exhausted.items()
+        )
+        lines.append(
+            f"The load tool had every worker waiting for a reply in runs of {runs}: there "
+            "later requests left late and that wait is in no latency, so the latencies "
+            "describe the tool's schedule as much as the server's queue."
+        )
+    if skipped:
+        lines.append(
+            f"Not fitted: {', '.join(skipped)} (fewer than {fewest} offered rates below "
+            "capacity with valid runs where the load tool was not the limit)."
+        )
+    return lines
+
+
 def queue_sentence(fit: QueueFit, stat: str = "p99") -> str:
     """'its p99 follows M/M/1 up to ρ ≈ 0.5; the model puts the SLO at ρ ≈ 0.96 …'."""
     best = fit.best(stat)
