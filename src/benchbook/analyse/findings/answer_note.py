@@ -81,7 +81,8 @@ def answers_note(kinds: Sequence[set[str]]) -> str:
         "chart adds the prediction interval for the next session and the article's figure.",
         POOLED_BARE: "pooled estimates without their intervals, which Appendix B prints.",
         BOUND: 'a lower bound ("at least"): one side was held back (by the server it loaded, '
-        "or by its load tool), so the true gap is at least that, the lowest of the sessions.",
+        "or by its load tool), so the true gap is no smaller than that figure, the lowest "
+        "its sessions gave.",
         ONE_SESSION: "figures of one session (counts, times, ratios of medians, a session's "
         "own interval), not pooled over sessions: another session will give other values.",
     }
