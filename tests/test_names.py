@@ -21,9 +21,14 @@ def test_every_registered_server_has_a_title() -> None:
 def test_the_targets_of_stored_runs_read_as_their_titles() -> None:
     io = Run(STORED / "20261123T193409Z-01_io_concurrency-5dd7").results()
     shortener = Run(STORED / "20261123T194605Z-04_url_shortener_get-0ab2").results()
-    # Go's hello-world server is "Go net/http" too: this one says what it waits
+    # Go's hello-world server is "Go net/http" too: a server that waits on every request
+    # says what it waits
     assert reader_name(io, "go-iodelay (A/A copy)") == "Go net/http with a 1 ms sleep (A/A copy)"
-    assert reader_name(io, "python-iodelay asyncio+h11") == "FastAPI (asyncio + h11)"
+    assert (
+        reader_name(io, "python-iodelay asyncio+h11") == "FastAPI (asyncio + h11) with a 1 ms sleep"
+    )
+    hello = io.assign(server_waits="")  # the same server, asked to wait 0 ms: no wait
+    assert reader_name(hello, "python-iodelay asyncio+h11") == "FastAPI (asyncio + h11)"
     assert (
         reader_name(shortener, "python-shortener redis workers=4 get")
         == "aiohttp + Redis (gunicorn), workers 4 get"
@@ -41,9 +46,10 @@ def test_a_headline_names_both_sides_as_a_reader_knows_them(runs_dir) -> None:
     h = headline(f"{go} vs {fastapi}: requests per second", io, go, fastapi,
                  experiment="01_io_concurrency")  # fmt: skip
     go_named = "Go net/http with a 1 ms sleep"
-    assert h.label == f"{go_named} vs FastAPI (uvloop + httptools): requests per second"
+    fastapi_named = "FastAPI (uvloop + httptools) with a 1 ms sleep"
+    assert h.label == f"{go_named} vs {fastapi_named}: requests per second"
     assert h.brief.startswith(f"**{go_named}** served **")
-    assert "**FastAPI (uvloop + httptools)**" in h.brief and "go-iodelay" not in h.brief
+    assert f"**{fastapi_named}**" in h.brief and "go-iodelay" not in h.brief
 
 
 def test_a_label_alone_is_named_by_the_variant_it_names() -> None:

@@ -78,7 +78,7 @@ def test_the_freeze_server_is_measured_both_ways_and_what_wrk_missed_is_said(exe
                    "wrk as timed (uncorrected)", "pause model"):  # fmt: skip
         assert source in text, source
     assert "**wrk's p90 as timed (uncorrected) missed" in text and "ms of stall" in text
-    assert "of wrk's requests met a pause" in found["answer"]
+    assert re.search(r"of wrk's requests (met|could meet) a pause", found["answer"])
     freeze = found["headlines"][0]
     assert freeze["label"] == (
         "Freeze server, p90 latency: what wrk timed (before its correction) vs the open loop"

@@ -100,9 +100,10 @@ def test_the_answer_says_the_lead_was_gone_before_the_link() -> None:
         "Little of it: with 10 requests in flight Go served 1.26× FastAPI's requests per "
         "second with nothing added (6,300 vs 5,000 req/s; one session's medians), far below "
         "the article's 4.9×: each request took about 1.59 and 2.00 ms (in flight ÷ rate), at "
-        "least 1.59× the 1 ms it waits, and with so few in flight a server's rate is in "
-        "flight ÷ that time however fast its code, so most of the lead was gone before any "
-        "delay was added; "
+        "least 1.59× the 1 ms it waits (the rest is the server's own work and the path "
+        "through the link's proxy, there even with nothing added), and with so few in flight a "
+        "server's rate is in flight ÷ that time, so most of the lead was gone before any delay "
+        "was added; "
     )
     assert f"caps both near {caps[0]:,.0f}–{caps[1]:,.0f} req/s: the link, not the servers" in text
     assert "gRPC had no lead to lose: the Python backend's HTTP/JSON took 0.22× of gRPC's" in text

@@ -73,7 +73,7 @@ LOOP_404_FAR = Explanation(
         (paired(2.0), {"article_ratio": 106.0, "measured_else": LOOP_404},
          SOMETHING_ELSE, "404"),
         (paired(0.9), {"article_ratio": 3.1, "measured_else": LOOP_404_FAR},
-         NOT_REPRODUCED, "does not bring to 3.1×: it does not explain"),
+         NOT_REPRODUCED, "does not reach the article's 3.1× even widened"),
         # 4. nothing to judge on
         (None, {"article_ratio": 3.0}, NO_VALID_RUNS, "no valid runs"),
         (paired(2.0, rounds=5), {"article_ratio": 3.0}, TOO_FEW_RUNS, "5 rounds"),
@@ -90,7 +90,7 @@ LOOP_404_FAR = Explanation(
         (paired(2.0), {"article_ratio": 1.3, "sessions": model(1.1, 0.9, 1.3, 0.8, 1.25)},
          NOT_REPRODUCED, "holds 1: no difference"),
         (paired(2.0), {"article_ratio": 4.9, "differences": "one core per server"},
-         SAME_DIRECTION, "smaller here; what differs: one core"),
+         SAME_DIRECTION, "smaller here; its setup here, which may explain it: one core"),
         (paired(5.0), {"article_ratio": 4.0}, SAME_DIRECTION, "larger here"),
         (paired(0.5), {"article_ratio": 3.1}, NOT_REPRODUCED, "opposite direction"),
     ],
@@ -190,6 +190,6 @@ def test_what_differs_from_the_article_comes_from_the_runs_manifest() -> None:
             return migrate(stored, Path("results.csv"))  # as a stored run reads it
 
     assert setup_differences(StoredRun()) == (
-        "1 core per server (GOMAXPROCS 1), runs of 3 s, 100 connections, 6 rounds here "
-        "(the article's settings: see Setup)"
+        "1 core per server (GOMAXPROCS 1), runs of 3 s, 100 connections, 6 rounds "
+        "(the article's own: see Setup)"
     )

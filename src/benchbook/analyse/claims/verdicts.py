@@ -88,7 +88,7 @@ def reproduction(
         size = "larger" if abs(math.log(estimate)) > abs(math.log(article_ratio)) else "smaller"
         why = f"the article's {article} lies outside {where}, {size} here"
         if differences:
-            why = f"{why}; what differs: {differences}"
+            why = f"{why}; its setup here, which may explain it: {differences}"
         return Verdict.SAME_DIRECTION.label, why + unexplained
     return (
         Verdict.NOT_REPRODUCED.label,
@@ -110,7 +110,7 @@ def _unexplained(measured_else: Explanation | None, article: str) -> str:
     if measured_else is None:
         return ""
     return (
-        f"; what the article timed instead gives {measured_else.figure()} here, which even "
-        f"{fmt.ratio(EXPLAINS_WITHIN)} either way for the machines between does not bring to "
-        f"{article}: it does not explain this figure"
+        f"; what the article timed instead gives {measured_else.figure()} here, an interval "
+        f"that does not reach the article's {article} even widened {fmt.ratio(EXPLAINS_WITHIN)} "
+        "either way for the machines between: it does not explain this figure"
     )

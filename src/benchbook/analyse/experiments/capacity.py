@@ -175,7 +175,8 @@ def _stopped(passed: pd.Series | None, stop: pd.Series | None, limit: str, why: 
 # The columns of the run at capacity kept in its row, so capacities read like results.
 KEPT = ("run_id", "experiment", "server", "language", "variant", "tool", "tool_setting",
         "flags", "incident", "err_connect", "err_read", "err_write", "err_timeout", "non_2xx",
-        "requests", "headroom", "host_steal_pct", "client_cpu_pct", "server_cpu_pct")  # fmt: skip
+        "requests", "headroom", "host_steal_pct", "client_cpu_pct", "server_cpu_pct",
+        "server_waits")  # fmt: skip
 
 
 def capacity_runs(

@@ -216,10 +216,9 @@ def freeze_brief(runs: pd.DataFrame, pause_s: float, period_s: float) -> str:
         f"open loop measured p90 {fmt.milliseconds(value[OPEN, 0.9])} ms and p99 "
         f"{fmt.milliseconds(value[OPEN, 0.99])} ms (the pause model: "
         f"{fmt.milliseconds(model[0.9])} and {fmt.milliseconds(model[0.99])} ms plus the fast "
-        f"path). Against it, {'; '.join(parts)}. {fmt.percent(share, 1)} of wrk's requests "
-        "met a pause "
-        f"(one per connection per pause), {'more' if share > 1 - 0.99 else 'fewer'} than the "
-        "1 % above a p99."
+        f"path). Against it, {'; '.join(parts)}. At most {fmt.percent(share, 1)} of wrk's "
+        "requests met a pause (one per connection per pause), "
+        f"{'more' if share > 1 - 0.99 else 'fewer'} than the 1 % above a p99."
     )
 
 

@@ -102,10 +102,13 @@ def tail_sentence(freeze: pd.DataFrame, period_s: float) -> str:
             f"its {label} {'missed' if missed else 'showed'} it "
             f"({fmt.milliseconds(timed)} ms against the open loop's {fmt.milliseconds(opened)} ms)"
         )
-    why = "more" if share > 0.01 else "fewer"
-    lead = "hid part of" if hid else "saw"
-    return (
-        f"A closed loop {lead} the stall: {said[0]}, and {said[1]}, because "
-        f"{fmt.percent(share, 1)} of "
-        f"wrk's requests met a pause, {why} than the 1 % a p99 leaves out."
+    # stalled_share is an upper bound: at most one request per connection per pause
+    why = (
+        f"up to {fmt.percent(share, 1)} of wrk's requests could meet a pause, more than the 1 % "
+        "a p99 leaves out"
+        if share > 0.01
+        else f"at most {fmt.percent(share, 1)} of wrk's requests met a pause, fewer than the 1 % "
+        "a p99 leaves out"
     )
+    lead = "hid part of" if hid else "saw"
+    return f"A closed loop {lead} the stall: {said[0]}, and {said[1]}; {why}."

@@ -19,36 +19,26 @@ def _as_words(setting: re.Match) -> str:
 def reader_name(rows: pd.DataFrame, target: str, titles: Titles | None = None) -> str:
     """``target`` named by its rows' server and variant (see ``titled``); the label itself
     when its rows name no server (e.g. a target a notebook composed from its columns).
-    Where another server of the registry has the same title (Go's hello-world and its 1 ms
-    sleep server are both "Go net/http"), the one whose rows waited says what it waits, so
-    that a name means one server wherever it appears."""
+    A server whose every request waits (its registry entry's own ``waits``: the 1 ms sleep
+    servers) says so after its title, "Go net/http with a 1 ms sleep", since its hello-world
+    namesake is "Go net/http": one name means one server wherever it appears."""
     if "server" not in rows or "target" not in rows:
         return target
-    name = _row_title(rows, target, titles)
-    if name is None:
-        return target
-    titles = titles or Titles.load()
-    server = str(rows.loc[rows["target"] == target, "server"].iloc[0])
-    own = titles.servers[server].title if server in titles.servers else ""
-    shared = own and any(
-        other != server and entry.title == own for other, entry in titles.servers.items()
-    )
-    waits = rows.loc[rows["target"] == target, "server_waits"] if "server_waits" in rows else []
-    waited = next((w for w in waits if isinstance(w, str) and w), "")
-    variant = rows.loc[rows["target"] == target, "variant"] if "variant" in rows else []
-    named_by_variant = any(isinstance(v, str) and v for v in variant)  # its title differs
-    if shared and waited and not named_by_variant and name.startswith(own):
-        return f"{own} with {waited}{name[len(own) :]}"  # 'Go net/http with … (A/A copy)'
-    return name
-
-
-def _row_title(rows: pd.DataFrame, target: str, titles: Titles | None) -> str | None:
     match = rows[rows["target"] == target]
     if match.empty:
-        return None
+        return target
+    titles = titles or Titles.load()
+    server = str(match["server"].iloc[0])
     variant = match["variant"].iloc[0] if "variant" in match else ""
     variant = variant if isinstance(variant, str) and variant else None
-    return titled(target, match["server"].iloc[0], variant, titles)
+    name = titled(target, server, variant, titles)
+    waits = match["server_waits"] if "server_waits" in match else []
+    waited = next((w for w in waits if isinstance(w, str) and w), "")
+    declared = server in titles.servers and titles.servers[server].waits is not None
+    title = titles.title(server, variant) if server in titles.servers else ""
+    if declared and waited and title and name.startswith(title):
+        return f"{title} with {waited}{name[len(title) :]}"  # '… with a 1 ms sleep (A/A copy)'
+    return name
 
 
 def titled(

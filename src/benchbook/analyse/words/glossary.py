@@ -70,9 +70,11 @@ PLAIN_TERMS = (
      "users' wait (users that pause between requests send at most users ÷ (wait + response "
      "time)); the link (a round trip added between hosts); the offered rate (an open-loop "
      "tool that sent what it was asked); a busy machine (other processes used a tenth of a "
-     "core or more during the run: a woken server waits behind them); or nothing measured at "
-     "its limit. A ratio compares servers only where both rates were set by the servers "
-     "(their CPU, or the requests in flight they held); runs a busy machine or nothing "
+     "core or more during the run: a woken server waits behind them); nothing measured at "
+     "its limit ('none' in a table); or, for a run whose rows did not record the figures the "
+     "rule needs (Go benchmarks' own runs), 'unrecorded'. A ratio compares servers only "
+     "where both rates were set by the servers (their CPU, or the requests in flight they "
+     "held); runs a busy machine or nothing "
      "measured set are shown but count in no estimate"),
     ("headroom", "a run's requests per second ÷ the most its load-tool setting could "
      "produce on this machine (notebook 00); near 100 % the tool, not the server, may have "
@@ -101,6 +103,19 @@ PLAIN_TERMS = (
      "later record overwrites the earlier one though both were confirmed"),
     ("fsync", "a call that makes the operating system write a file's data to the disk "
      "before it returns; a store that calls it on every write waits for the disk each time"),
+    ("uvicorn, uvloop, httptools, h11, gunicorn", "how a Python server is run: uvicorn "
+     "runs a FastAPI app on an event loop, either Python's own asyncio with the pure-Python "
+     "HTTP parser h11, or uvloop (an event loop written in C) with httptools (a parser in C); "
+     "gunicorn starts several worker processes of one app, each with its own loop"),
+    ("Locust x1, x2", "how many Locust processes sent the load: x1 one, x2 a main process "
+     "and a worker on each core it was given; HttpUser and FastHttpUser are Locust's two "
+     "HTTP clients, the second faster"),
+    ("Toxiproxy", "a proxy that sits between a load tool and a server and adds a fixed "
+     "delay to every response: notebook 07's link; the copying it does takes time even with "
+     "no delay added"),
+    ("M/M/1, M/D/1", "single-server queues: requests arrive at random (M), and each takes "
+     "a random (M) or a fixed (D) time to serve; they predict how latency grows as the rate "
+     "offered nears what the server can do"),
     ("Nagle's algorithm (TCP_NODELAY)", "TCP holds back a small packet until the previous "
      "one is acknowledged, to send fewer packets; against a peer that delays its "
      "acknowledgements a small request can wait tens of ms. TCP_NODELAY turns it off"),
@@ -132,6 +147,10 @@ TERMS_IN_USE = (
     (r"two-step", "two-step ids"),
     (r"fsync", "fsync"),
     (r"Nagle|TCP_NODELAY", "Nagle's algorithm (TCP_NODELAY)"),
+    (r"uvloop|httptools|\bh11\b|gunicorn", "uvicorn, uvloop, httptools, h11, gunicorn"),
+    (r"\bx[12]\b", "Locust x1, x2"),
+    (r"Toxiproxy", "Toxiproxy"),
+    (r"M/[MD]/1", "M/M/1, M/D/1"),
 )
 
 

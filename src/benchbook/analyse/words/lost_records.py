@@ -127,7 +127,9 @@ def lost_records(results: pd.DataFrame) -> list[str]:
                 how.append(
                     f"{fmt.count(e['duplicates'])} overwritten by a later URL given the same id"
                 )
-            if e["wrong"] and e["exact"]:
+            if e["wrong"] and e["exact"] and e["checked"] == 1:
+                how.append("the one URL with an id of its own read back wrong")
+            elif e["wrong"] and e["exact"]:
                 how.append(
                     f"{fmt.count(e['wrong'])} of all {fmt.count(e['checked'])} with an id of "
                     "their own read back wrong"

@@ -37,4 +37,4 @@ def setup_differences(run: object) -> str:
         if counts := plan.load_values(name):
             parts.append(f"{', '.join(map(str, counts))} {name}")
     parts.append(f"{description_of(manifest).repetitions} rounds")
-    return ", ".join(parts) + " here (the article's settings: see Setup)"
+    return ", ".join(parts) + " (the article's own: see Setup)"
