@@ -99,14 +99,15 @@ def test_a_pooled_gain_beside_a_session_that_could_not_show_it_says_why() -> Non
     crossover = headline(1.30, n="4+4", p=0.343, pooled_ratio=1.33, pooled_low=1.27,
                          pooled_high=1.39, sessions=8)  # fmt: skip
     pooled = headline(0.83, metric="rps", pooled_ratio=0.83, pooled_low=0.81, pooled_high=0.86)
-    text = answers.fan_out([pooled, crossover])
+    text = answers.fan_out([pooled, crossover], cores="on 1 core (GOMAXPROCS 1)")
+    assert "with the server on 1 core (GOMAXPROCS 1)" in text
     assert text.endswith(
         "1.33× (95 % CI 1.27–1.39×), pooled over 8 sessions; one session alone (4+4 runs) "
         "could not tell it from no difference (p = 0.343)."
     )
     shown = headline(1.30, n="6 rounds", p=0.03, pooled_ratio=1.33, pooled_low=1.27,
                      pooled_high=1.39, sessions=8)  # fmt: skip
-    assert answers.fan_out([pooled, shown]).endswith("1.33× (95 % CI 1.27–1.39×).")
+    assert answers.fan_out([pooled, shown], "on 1 core").endswith("1.33× (95 % CI 1.27–1.39×).")
 
 
 def test_a_difference_the_interval_cannot_tell_from_none_is_said_to_be_none() -> None:
@@ -118,5 +119,5 @@ def test_a_difference_the_interval_cannot_tell_from_none_is_said_to_be_none() ->
     assert "Go against FastAPI: no significant difference (3.4× (95 % CI 0.906–12.5×))" in said
     assert "took" not in said
     crossover = headline(0.967, significant=False, ci_low=0.543, ci_high=1.66, ci_level=0.95)
-    said = answers.fan_out([headline(1.0, significant=False), crossover])
+    said = answers.fan_out([headline(1.0, significant=False), crossover], "on 1 core")
     assert "No significant difference either way" in said and "does not pay" not in said

@@ -82,7 +82,10 @@ def test_findings_give_the_answer_the_article_and_every_stored_run(executed: Pat
     assert "GOMAXPROCS was 1" in found["answer"]
     # The Rust server holds 8 requests for its 1 ms sleep: the requests in flight, not its
     # CPU, set its rate, so it is no ceiling and nothing is placed on it (ceiling_scale)
-    rust = "Rust hyper (tokio, 1 thread), compiled with no garbage collector, reached"
+    rust = (
+        "Rust hyper (tokio, 1 thread) with a 1 ms sleep, compiled with no garbage collector, "
+        "reached"
+    )
     assert rust in found["answer"] and "no ceiling here" in found["answer"]
     assert "the requests in flight (8 at a time" in found["answer"]
     assert " of the ceiling" not in found["answer"]

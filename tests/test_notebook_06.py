@@ -97,7 +97,8 @@ def test_capacities_at_the_slo_are_compared_go_vs_python_for_both_seeds(executed
     assert found["experiment"] == "06_open_loop" and found["source"] is None
     _, iodelay, hello = found["headlines"]
     assert iodelay["label"].startswith(
-        "Go net/http vs FastAPI (uvloop + httptools): requests per second within the SLO"
+        "Go net/http with a 1 ms sleep vs FastAPI (uvloop + httptools) with a 1 ms sleep: "
+        "requests per second within the SLO"
     )
     assert hello["label"].startswith(
         "Go net/http vs FastAPI (uvicorn's defaults): requests per second within"

@@ -71,7 +71,8 @@ def test_seed_002_refuses_a_smoke_calibration_and_compares_three_loads(executed)
     # Beside the article's req/s, ours: the ratio of this run's medians, in its words.
     medians = results_of(runs, "02_hello_world_locust").groupby("target")["rps"].median()
     ours = formatting.ratio(medians["go-hello"] / medians["python-hello"])
-    assert f"the same ratio of medians measured here: {ours} (go-hello / python-hello)" in text
+    names = "Go net/http / FastAPI (uvicorn's defaults)"
+    assert f"the same ratio of medians measured here: {ours} ({names})" in text
     assert "The article's 1.29× compares what its load tool could produce" in text
     # Go and FastAPI placed on the Rust server's wrk rate (analyse/ceiling_scale), each
     # share an upper bound where wrk, not the Rust server, was at its limit

@@ -6,6 +6,7 @@ import pandas as pd
 
 from benchbook.analyse.display.tables import summary_table
 from benchbook.analyse.numbers import formatting as fmt
+from benchbook.analyse.rows.counted import valid_rows
 from benchbook.analyse.rows.limits import side_limit
 from benchbook.analyse.rows.names import titled
 from benchbook.runs.calibration import Ceilings
@@ -29,6 +30,8 @@ def ceiling_table(results: pd.DataFrame) -> pd.DataFrame:
     counted_runs = results[results["limit"].isin(SET_A_CEILING)] if "limit" in results else results
     counted = summary_table(counted_runs, by=["tool_setting"]).reindex(every.index)
     table = every.assign(**{column: counted[column] for column in MEASURED})
+    valid = valid_rows(results).groupby("tool_setting").size()
+    table["runs"] = valid.reindex(every.index).fillna(0).astype(int)
     table["runs counted"] = counted["runs"].fillna(0).astype(int)
     by_setting = results.assign(target=results["tool_setting"])
     table["limited by"] = [

@@ -111,16 +111,18 @@ def as_label(key: object) -> object:
 
 
 def summary_table(results: pd.DataFrame, by: Sequence[str] = ("target",)) -> pd.DataFrame:
-    """Per target (or per ``by``, e.g. target and connections in a sweep): valid runs,
-    median req/s with its CI (and the level the CI reaches with that many runs),
-    latency and resource medians, error totals, what set the valid runs' rates
-    (runs.limits) and the flags of every run (invalid runs are counted there, not in the
-    medians)."""
+    """Per target (or per ``by``, e.g. target and connections in a sweep): the runs that
+    count (runs.limits: a busy machine's never, for req/s also not those nothing measured
+    limited), median req/s with its CI over them (and the level the CI reaches with that
+    many runs), latency and resource medians, error totals, what set the valid runs' rates
+    and the flags of every run (the runs not counted are there, not in the medians): the
+    figures the comparisons of the same rows use."""
     rows = []
     data = with_derived(results)
     for keys, every in in_reading_order(data.groupby(list(by), sort=False), data[by[0]]):
-        group = valid_rows(every)
-        rps = summarize(group["rps"])
+        valid = valid_rows(every)
+        group = counted_rows(every, "lat_p50_ms")  # a busy machine's runs measure nothing
+        rps = summarize(counted_rows(every, "rps")["rps"])
         row = {
             **{column: as_label(key) for column, key in zip(by, keys, strict=True)},
             "runs": rps.n,
@@ -129,8 +131,8 @@ def summary_table(results: pd.DataFrame, by: Sequence[str] = ("target",)) -> pd.
             "CI level": fmt.level(rps.confidence).removesuffix(" CI"),
         }
         row |= {label: group[col].median() for col, label in MEDIAN_COLUMNS.items() if col in group}
-        row |= {label: int(group[col].sum()) for col, label in TOTAL_COLUMNS.items()}
-        row["set by"] = limit_counts(group)
+        row |= {label: int(valid[col].sum()) for col, label in TOTAL_COLUMNS.items()}
+        row["set by"] = limit_counts(valid)
         row["flags"] = flag_counts(every["flags"])
         rows.append(row)
     return pd.DataFrame(rows).set_index(list(by))

@@ -87,17 +87,17 @@ def under_the_articles_tool(headlines: Sequence[Headline], tool: str) -> str:
     return f"{lead}. With {tool}, Go served {figure(other)} FastAPI's requests per second."
 
 
-def fan_out(headlines: Sequence[Headline]) -> str:
-    """Notebook 03: is fan-out slower (the pooled headline), and when does it pay (the
-    crossover's)."""
+def fan_out(headlines: Sequence[Headline], cores: str) -> str:
+    """Notebook 03: is fan-out slower (the pooled headline, its server on ``cores``: 'on 1
+    core (GOMAXPROCS 1)'), and when does it pay (the crossover's, unpinned)."""
     pooled, crossover = headlines
     if Verdict.of(pooled.reproduced) is Verdict.NOT_RESOLVABLE or not ahead(pooled):
         lead = (
-            f"Not measurably: sequential vs goroutines {figure(pooled)} is within what the "
-            "same server measured twice strays here"
+            f"Not measurably with the server {cores}: sequential vs goroutines "
+            f"{figure(pooled)} is within what the same server measured twice strays here"
         )
     else:
-        lead = f"Yes, sequential was faster by {figure(pooled)}"
+        lead = f"Yes, with the server {cores}, sequential was faster by {figure(pooled)}"
     if ahead(crossover):
         pays = "Fan-out pays"
     elif crossover.significant:
@@ -105,7 +105,7 @@ def fan_out(headlines: Sequence[Headline]) -> str:
     else:
         pays = "No significant difference either way, even"
     return (
-        f"{lead}. {pays} with costly lookups on an idle server: "
+        f"{lead}. {pays} with costly lookups on an idle server free to use every core: "
         f"{figure(crossover)}{pooled_beyond_one_session(crossover)}."
     )
 
@@ -129,9 +129,15 @@ def reads_and_losses(headlines: Sequence[Headline], lost: str) -> str:
         lead = apart(same_storage).removesuffix(".")
     elif ahead(same_storage):
         go, python = same_storage.sides  # as a reader knows them: their setups named
-        lead = f"{go} served {figure(same_storage)} {python}'s reads, on the same Redis"
+        lead = (
+            f"Reading from the same storage (a Redis of its own each), {go} served "
+            f"{figure(same_storage)} the requests per second of {python}"
+        )
     else:
-        lead = f"No measurable difference in reads on the same Redis ({figure(same_storage)})"
+        lead = (
+            "No measurable difference in reads from the same storage (a Redis of its own "
+            f"each): {figure(same_storage)}"
+        )
     return f"{lead}. {lost}" if lost else f"{lead}."
 
 

@@ -236,11 +236,16 @@ def _other_sentence(other: OtherClass) -> str:
 
 
 def _prediction_sentence(other: OtherClass, here: float, spread: tuple[float, float]) -> str:
-    """' The speed references predicted 6.4× there, +5 % off (70 % of the move from
-    7.9×).' — the share only where the move leaves this class's own spread."""
+    """' For AMD EPYC (family 26, …), the speed references predicted 6.4×, +5 % off its
+    sessions' 6.1× (70 % of the move from 7.9×).' — the share only where the move leaves
+    this class's own spread."""
     assert other.expected is not None
     error = (other.expected / other.estimate - 1) * 100
-    text = f" The speed references predicted {fmt.ratio(other.expected)} there, {error:+.0f} % off"
+    text = (
+        f" For {other.machine_class}, the speed references predicted "
+        f"{fmt.ratio(other.expected)}, {error:+.0f} % off its sessions' "
+        f"{fmt.ratio(other.estimate)}"
+    )
     share = _share(other, other.expected, here, spread)
     if share is not None:
         text += f" ({share * 100:.0f} % of the move from {fmt.ratio(here)})"

@@ -23,6 +23,14 @@ def pinning_caveat(run: object) -> str:
     )
 
 
+def server_cores(run: object) -> str:
+    """'on 1 core (GOMAXPROCS 1)', or 'on every core, unpinned': where the run's servers ran."""
+    cpus = plan_of(run.manifest()).pinning.server_cpus
+    if not cpus:
+        return "on every core, unpinned"
+    return f"on {len(cpus)} core{'s' if len(cpus) > 1 else ''} (GOMAXPROCS {len(cpus)})"
+
+
 def setup_differences(run: object) -> str:
     """What in this run's setup is known to move a ratio, for a verdict of another size
     than the article's: cores per server, run length, load, rounds (from its manifest;
