@@ -107,5 +107,7 @@ def test_a_server_above_the_no_gc_server_leaves_no_ceiling() -> None:
     said = ceiling_scale.sentence(above, declared=declared)
     assert said.startswith("c-iodelay, compiled with no garbage collector, reached 10,010")
     assert "but Go net/http served 1.20× that (95 % CI" in said
-    assert said.endswith("it set no ceiling here, and no server is placed on it.")
+    assert said.endswith(
+        "so it is no ceiling here, and no server's rate is given as a share of it."
+    )
     assert "% of the ceiling" not in said

@@ -845,6 +845,9 @@ def page_layout(page) -> tuple[float, list[str]]:
     return (lowest - top) / height, tags
 
 
+# Heavy, but starts nothing: make test runs it in parallel, make test-fast leaves it out.
+@pytest.mark.slow
+@pytest.mark.no_load
 def test_no_pdf_page_is_half_empty_or_ends_with_a_heading(
     committed_layout: weasyprint.Document,
 ) -> None:
@@ -915,6 +918,9 @@ def test_the_real_reports_page_1_in_chromium_is_the_chart_of_every_answer(
     assert seen["answers"] == len(findings)  # one plain answer per question
 
 
+# Heavy, but starts nothing: make test runs it in parallel, make test-fast leaves it out.
+@pytest.mark.slow
+@pytest.mark.no_load
 def test_the_real_pdf_opens_with_the_chart_and_its_main_body_is_short(
     committed_layout: weasyprint.Document,
 ) -> None:

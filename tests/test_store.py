@@ -79,6 +79,9 @@ def test_copies_are_no_sessions_unless_asked_for(runs: Path) -> None:
         assert ids == folder_ids and (copy.name in ids) == copies
 
 
+# Heavy, but starts nothing: make test runs it in parallel, make test-fast leaves it out.
+@pytest.mark.slow
+@pytest.mark.no_load
 def test_each_notebooks_headlines_via_the_store_equal_the_folders(tmp_path: Path) -> None:
     # Each shape of comparison once: several loads (00), paired rounds (01), two samples of
     # pooled paths (03), Go benchmarks (05), several delays (07), over every stored session

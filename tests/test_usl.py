@@ -210,6 +210,9 @@ DESIGN, DESIGN_ROUNDS, DESIGN_NOISE = [10, 25, 50, 100, 200, 800], 3, 0.10
 DESIGN_TRUTH = (640.0, 0.01, 6.2e-6)
 
 
+# Heavy, but starts nothing: make test runs it in parallel, make test-fast leaves it out.
+@pytest.mark.slow
+@pytest.mark.no_load
 def test_the_intervals_cover_the_truth_at_the_reports_design() -> None:
     """300 simulated sweeps with the USL true and 10 % noise per round, each fitted and
     bootstrapped as the report does: its 95 % intervals of σ, κ and N* must hold the true
@@ -254,6 +257,9 @@ def _rule_keeps(curve, sweeps: int, seed: int) -> float:
     return kept / sweeps
 
 
+# Heavy, but starts nothing: make test runs it in parallel, make test-fast leaves it out.
+@pytest.mark.slow
+@pytest.mark.no_load
 def test_the_rule_keeps_a_true_usl_and_rejects_a_ceiling() -> None:
     """At the report's design, 100 sweeps each: most fits of a true USL keep the rule (its
     misfits are noise, its inner levels interpolated) and few of a curve that rises at

@@ -15,8 +15,8 @@ from benchbook.analyse.words.findings_format import LOWER_BOUND
 # A figure in an answer: a ratio, a share, a time, a rate, or a count of a measured
 # total ("12,797 of 48,471"; "3 of 3 comparisons" counts headlines, not a measurement).
 FIGURE = re.compile(r"\d[\d,]*(?:\.\d+)?\s?(?:×|%|ms\b|req/s)|\d[\d,]{3,} of [\d,]+")
-# A condition, not a result: "waits 1 ms", "adding 10 ms", "at +1 ms".
-CONDITION = re.compile(r"(?:waits?|adding|over|at \+)\s?\d+ ms")
+# A condition, not a result: "waits 1 ms", "adding 10 ms", "at +1 ms", "a 1 ms sleep".
+CONDITION = re.compile(r"(?:waits?|adding|over|at \+)\s?\d+ ms|\ba \d+ ms sleep")
 POOLED, POOLED_BARE, BOUND, ONE_SESSION = (
     "pooled",
     "pooled, no interval",

@@ -202,16 +202,20 @@ def over_a_network(
     took = [1000 * limit.in_flight / side for side in (go, other)]  # Little's law: ms each
     gone = article_ratio is not None and _closer_to(limit.near_ratio, estimate(rate), article_ratio)
     near = (
-        f"with {limit.in_flight} requests in flight Go served {fmt.ratio(limit.near_ratio)} "
-        f"FastAPI's requests per second with nothing added ({fmt.count(go)} vs "
-        f"{fmt.count(other)} req/s; one session's medians)"
+        f"with nothing added, requests still went through the link's proxy, and with "
+        f"{limit.in_flight} in flight Go served {fmt.ratio(limit.near_ratio)} FastAPI's requests "
+        f"per second ({fmt.count(go)} vs {fmt.count(other)} req/s; one session's medians)"
         + (f", far below the article's {fmt.ratio(article_ratio)}" if gone else "")
         + f": each request took about {fmt.milliseconds(took[0])} and "
         f"{fmt.milliseconds(took[1])} ms (in flight ÷ rate), at least "
-        f"{fmt.ratio(min(took) / limit.wait_ms)} the {limit.wait_ms:g} ms it waits (the rest is "
-        "the server's own work and the path through the link's proxy, there even with nothing "
-        "added), and with so few in flight a server's rate is in flight ÷ that time"
-        + (", so most of the lead was gone before any delay was added" if gone else "")
+        f"{fmt.ratio(min(took) / limit.wait_ms)} the {limit.wait_ms:g} ms it waits, and with so "
+        "few in flight a server's rate is in flight ÷ that time"
+        + (
+            ", so the proxy's path and the few requests in flight, not the network's delay, "
+            "had taken most of the lead before any delay was added"
+            if gone
+            else ""
+        )
     )
     low, high = limit.far_caps
     capped = min(limit.far) >= LINK_SET_THE_RATE * low

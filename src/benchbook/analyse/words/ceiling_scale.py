@@ -79,8 +79,8 @@ def sentence(
         interval = fmt.ci(first.ratio_low, first.ratio_high, first.ratio_confidence)
         return (
             f"{name}, compiled with no garbage collector, reached {rate} {unit} here (median), "
-            f"but {first_name} served {fmt.ratio(first.ratio)} that ({interval}): it set no "
-            "ceiling here, and no server is placed on it."
+            f"but {first_name} served {fmt.ratio(first.ratio)} that ({interval}): so it is no "
+            "ceiling here, and no server's rate is given as a share of it."
         )
     shares = [f"{first_name} reaches {_share(first, 'of the ceiling ')}"]
     shares += [f"{other} {_share(c)}" for other, c in rest]

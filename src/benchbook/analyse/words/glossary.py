@@ -107,9 +107,20 @@ PLAIN_TERMS = (
      "runs a FastAPI app on an event loop, either Python's own asyncio with the pure-Python "
      "HTTP parser h11, or uvloop (an event loop written in C) with httptools (a parser in C); "
      "gunicorn starts several worker processes of one app, each with its own loop"),
-    ("Locust x1, x2", "how many Locust processes sent the load: x1 one, x2 a main process "
-     "and a worker on each core it was given; HttpUser and FastHttpUser are Locust's two "
-     "HTTP clients, the second faster"),
+    ("Locust x1, x2", "how many Locust processes sent the load: x1 one, x2 two (Locust's "
+     "--processes 2); HttpUser and FastHttpUser are Locust's two HTTP clients, the second "
+     "faster"),
+    ("wrk, bombardier, vegeta, ghz", "the other load tools: wrk and bombardier keep a fixed "
+     "number of connections busy (a closed loop), vegeta sends at a rate it is given (an open "
+     "loop), ghz loads a gRPC server"),
+    ("GIL", "Python's global interpreter lock: one thread of a Python process runs Python "
+     "code at a time, so one process uses one core however many requests it holds"),
+    ("HDR histogram", "a histogram of latencies with a fixed relative precision at every "
+     "size, from microseconds to minutes: what wrk and vegeta record percentiles in"),
+    ("benchstat", "the Go team's tool that compares `go test -bench` runs with the same kind "
+     "of statistics as this report; notebook 05 prints it beside our own"),
+    ("AOF (Redis)", "Redis's append-only file: every write is logged to disk, with "
+     "`appendfsync` deciding how often the log is synced"),
     ("Toxiproxy", "a proxy that sits between a load tool and a server and adds a fixed "
      "delay to every response: notebook 07's link; the copying it does takes time even with "
      "no delay added"),
@@ -151,6 +162,11 @@ TERMS_IN_USE = (
     (r"\bx[12]\b", "Locust x1, x2"),
     (r"Toxiproxy", "Toxiproxy"),
     (r"M/[MD]/1", "M/M/1, M/D/1"),
+    (r"\bbombardier\b|\bvegeta\b|\bghz\b", "wrk, bombardier, vegeta, ghz"),
+    (r"\bGIL\b", "GIL"),
+    (r"\bHDR\b", "HDR histogram"),
+    (r"\bbenchstat\b", "benchstat"),
+    (r"\bAOF\b", "AOF (Redis)"),
 )
 
 
