@@ -55,7 +55,7 @@ def test_no_answer_box_says_a_sentence_twice() -> None:
 
 # --- the note under the answers is true of every answer ------------------------------------
 
-CONDITION = re.compile(r"(?:waits?|adding|over|at \+)\s?\d+ ms")
+CONDITION = re.compile(r"(?:waits?|adding|over|at \+)\s?\d+ ms|\ba \d+ ms sleep")
 FIGURE = re.compile(r"\d[\d,]*(?:\.\d+)?\s?(?:×|%|ms\b|req/s)|\d[\d,]{3,} of [\d,]+")
 
 
