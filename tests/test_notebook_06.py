@@ -129,6 +129,7 @@ def test_capacities_at_the_slo_are_compared_go_vs_python_for_both_seeds(executed
     counted = re.findall(r"(.+?) \((\d+)/(\d+)\)(?:, |$)", runs)
     assert {target for target, _, _ in counted} == {
         "open loop (vegeta)", "wrk as reported (corrected)", "Go net/http with a 1 ms sleep",
-        "FastAPI (uvloop + httptools)", "Go net/http", "FastAPI (uvicorn's defaults)",
+        "FastAPI (uvloop + httptools) with a 1 ms sleep", "Go net/http",
+        "FastAPI (uvicorn's defaults)",
     }  # fmt: skip
     assert all(flagged == total for _, flagged, total in counted), counted
