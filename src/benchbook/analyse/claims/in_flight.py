@@ -7,9 +7,10 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class InFlightLimit:
-    """What capped two servers with few requests in flight: with nothing added, the
-    simulated I/O each request waits (Little's law: in flight ÷ that wait); over the far
-    link, the round trip as well. The medians are one session's, without an interval."""
+    """What capped two servers with few requests in flight: with nothing added, the time
+    each request took (Little's law: in flight ÷ rate), of which the simulated I/O it waits
+    is a part; over the far link, the round trip as well. The medians are one session's,
+    without an interval."""
 
     in_flight: int
     wait_ms: float  # the simulated I/O every request waits, with nothing added
@@ -17,11 +18,6 @@ class InFlightLimit:
     far_rtt: int  # the largest round trip added (ms)
     far: tuple[float, float]  # each side's median req/s there
     far_caps: tuple[float, float]  # Little's law req/s there, lowest and highest of the two
-
-    @property
-    def near_cap(self) -> float:
-        """The most any server can serve with nothing added: in flight ÷ the wait."""
-        return 1000 * self.in_flight / self.wait_ms
 
     @property
     def near_ratio(self) -> float:
