@@ -6,7 +6,7 @@ the report printed after it.
     python benchmarks/planner_check.py --before OLD/report/executed --after report/executed
 
 ``OLD`` is a checkout of the commit before the change (``git worktree add``); the
-variance components come from its headlines' sessions alone (analyse.planner), so the
+variance components come from its headlines' sessions alone (analyse.sessions.planner), so the
 prediction uses nothing measured after it. A headline whose conditions changed pools only
 the sessions after it: its prediction assumes the variances per round and between
 sessions stayed what they were.

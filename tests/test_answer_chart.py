@@ -1,4 +1,4 @@
-"""The chart of every headline answer (analyse.answer_chart): its rows and marks, and where
+"""The chart of every headline answer (analyse.display.answer_chart): its rows and marks, and where
 the report puts it (page 1, above the summary table; each notebook's answer box)."""
 
 import html

@@ -266,7 +266,7 @@ def test_capacity_comparison_is_a_ratio_with_its_interval_and_says_when_it_is_a_
     busy.loc[busy["target_rate"] == 4000, "client_cpu_pct"] = 99
     caps = capacity.capacity_runs(pd.concat([busy, slow]))
     # A ratio of capacities stays a ratio with its interval: "at least" is only for the
-    # bound over a machine class's sessions (analyse.bounds).
+    # bound over a machine class's sessions (analyse.claims.bounds).
     held = capacity_wording.capacity_comparison(caps, "go", "python")
     assert "at least" not in held and "95 % CI" in held and "The load tool held it down" in held
     # The other way round the bound holds the ratio up: still a ratio, never "at most".

@@ -1,4 +1,4 @@
-"""The planner (analyse.planner) on synthetic variance components whose best allocation is
+"""The planner (analyse.sessions.planner) on synthetic variance components whose best allocation is
 known in closed form, and the components and costs it reads from stored sessions."""
 
 import math

@@ -1,6 +1,6 @@
 """What a notebook found (findings_format.FINDINGS_MIME), in its own section: the answer box
 at its top and, in place of the findings output, a table of its headlines; and the chart of
-every answer (analyse.answer_chart) on page 1 and, for its own headlines, in each box."""
+every answer (analyse.display.answer_chart) on page 1 and, for its own headlines, in each box."""
 
 import json
 from collections.abc import Mapping, Sequence

@@ -1,5 +1,5 @@
 """`make plan`: for each headline of the executed notebooks, where its uncertainty comes
-from and what reaching a target width would take (analyse.planner).
+from and what reaching a target width would take (analyse.sessions.planner).
 
     python -m benchbook.render.plan_table [--target 10%] report/executed/01_*.ipynb
 

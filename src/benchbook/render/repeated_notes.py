@@ -1,6 +1,6 @@
 """Notes every notebook prints so that it reads alone in JupyterLab — how runs are measured
-and comparisons computed (analyse.conclusions.method_note), the load-tool ceilings
-(analyse.ceilings.ceilings_sentence) — shown once in the report: in full the first time,
+and comparisons computed (analyse.words.conclusions.method_note), the load-tool ceilings
+(analyse.display.ceilings.ceilings_sentence) — shown once in the report: in full the first time,
 with an anchor, and every later identical copy as one line that links back to it. A copy
 that differs (another calibration run, say) is news, and stays in full.
 

@@ -112,7 +112,7 @@ def _across(sections: Sequence[Section]) -> list[tuple[str, float, list[OtherCla
 
 @dataclass(frozen=True)
 class CoverageTable:
-    """The simulation that chose the next-session interval (analyse.interval_coverage): how
+    """The simulation that chose the next-session interval (analyse.sessions.interval_coverage): how
     often each rule covers the next session, rows k, columns design × τ, in per cent."""
 
     rule: str

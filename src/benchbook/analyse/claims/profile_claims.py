@@ -1,6 +1,6 @@
 """Each article's claim about a cause (the GIL, the access log, fsync per write, JSON vs
 protobuf, goroutine overhead), held against the profiles' category shares
-(analyse.profiles): a row per claim saying whether the profile supports it."""
+(analyse.display.profiles): a row per claim saying whether the profile supports it."""
 
 from dataclasses import dataclass
 

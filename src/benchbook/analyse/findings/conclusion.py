@@ -77,7 +77,7 @@ def findings(
     also: Sequence[str] = (),
 ) -> Findings:
     """The notebook's findings: each declared headline built, the answer's parts filled
-    from them and joined, ``plain`` (analyse.answers) given the built headlines."""
+    from them and joined, ``plain`` (analyse.findings.answers) given the built headlines."""
     built = [h.headline() for h in headlines]
     text = cautions_once(" ".join(fill(part, built) for part in answer).strip(), built)
     return _findings(experiment, title, question, text, built, also=also, plain=plain(built))

@@ -356,7 +356,7 @@ def findings(
 ) -> Findings:
     """The notebook's findings, with the article it re-runs (data/published/sources.csv);
     ``also``: its answers that no ratio headline carries, for page 1; ``plain``: the
-    question answered in at most two sentences (analyse.answers)."""
+    question answered in at most two sentences (analyse.findings.answers)."""
     try:
         cited = source(experiment)
     except ValueError:

@@ -168,7 +168,7 @@ def pooled(sessions: Sequence[Session]) -> Pooled | None:
 
 # The sessions' ratios of every headline of one kind (one compared column), by machine
 # class, then by headline (sessions.estimate.headline_key): what a headline with few sessions
-# borrows its spread from (analyse.kinds gathers them from the store).
+# borrows its spread from (analyse.sessions.kinds gathers them from the store).
 KindSessions = Mapping[str, Mapping[str, Sequence[float]]]
 
 

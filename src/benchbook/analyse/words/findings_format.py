@@ -59,7 +59,7 @@ section, and renders the output itself in place as a table of the headlines. Its
 
 ``ratio``, ``ci_low``, ``ci_high``, ``ci_level`` and ``p`` may be null wherever no
 comparison was possible (a lower bound's ``ratio`` too, where it shows only the load
-tool's limit: analyse.bounds); ``article`` and ``article_ratio`` are null without an article
+tool's limit: analyse.claims.bounds); ``article`` and ``article_ratio`` are null without an article
 figure. Ratios are a/b of medians; a ratio below 1 means the first side was lower.
 The report prints these values with ``ratio_text``, ``ci_text`` and ``ratio_with_ci``
 below: its summary says once that intervals are 95 %, so a cell names only a level that
