@@ -33,8 +33,12 @@ def test_every_path_is_measured_and_compared_per_id_and_pooled(rendered: str) ->
 
 @pytest.mark.slow
 def test_conclusion_states_the_verdict_its_caveats_and_the_crossover(rendered: str) -> None:
-    # The pooled verdict, whichever way the runs went (served more / no difference).
-    assert re.search(r"\*\*(sc|cc)\*\*[^\n]*?\*\*(cc|sc)\*\*[^\n]*?3 runs each", rendered)
+    # The pooled verdict, whichever way the runs went (served more / no difference), or,
+    # on a machine busy enough that a side's runs count in no estimate, why none is given.
+    assert re.search(
+        r"\*\*(sc|cc)\*\*[^\n]*?\*\*(cc|sc)\*\*[^\n]*?(3 runs each|cannot be ranked: no run)",
+        rendered,
+    )
     assert "sc/cc per id: 2: " in rendered  # whether the ids agree, not only the pool
     assert "GOMAXPROCS was 1" in rendered
     assert "With connections = 1" in rendered and "With connections = 4" in rendered
