@@ -9,7 +9,7 @@ import pytest
 from conftest import RUNNER_START_S, SMOKE, descendants
 from nbclient import NotebookClient
 
-from benchbook.analyse.experiments import capacity
+from benchbook.analyse.experiments import capacity, open_loop
 from benchbook.analyse.rows.counted import valid_rows
 from benchbook.analyse.words.findings_format import FINDINGS_MIME
 from benchbook.render.execute import load_profile
@@ -58,7 +58,7 @@ def executed(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict, dict,
 
 @pytest.mark.slow
 def test_run_all_as_in_jupyterlab_records_the_values_typed_in(executed) -> None:
-    _, _, params, _ = executed
+    _, _, params, runs = executed
     assert set(params) == {"06_open_loop_freeze", "06_open_loop_maxima", "06_open_loop_load"}
     freeze, maxima, load = (params[f"06_open_loop_{p}"] for p in ("freeze", "maxima", "load"))
     # The smoke profile's values (notebooks/profiles/smoke.yaml), not the defaults.
@@ -67,7 +67,14 @@ def test_run_all_as_in_jupyterlab_records_the_values_typed_in(executed) -> None:
     assert repetitions == (2, 1, 2)
     for _, plan in (freeze, maxima, load):
         assert set(plan.load_values("duration_s")) == {1.0}  # every smoke run: 1 s
-    assert len(load[1].loads) == 2 * 4  # open_loop_fractions [0.1, 1.2], four servers
+    # open_loop_fractions [0.1, 1.2] of each of the four servers' maxima: 8 rates, fewer
+    # when two servers' rates round alike (one vegeta setting then serves both)
+    maxima = open_loop.closed_loop_maxima(runs["06_open_loop_maxima"].results())
+    offered = open_loop.offered_rates(maxima, [0.1, 1.2])
+    assert len(maxima) == 4 and all(len(rates) == 2 for rates in offered.values())
+    assert sorted(setting["rate"] for setting in load[1].loads) == sorted(
+        {rate for rates in offered.values() for rate in rates}
+    )
 
 
 @pytest.mark.slow
