@@ -3,6 +3,7 @@
 import hashlib
 import os
 import platform
+from datetime import datetime, timezone
 from collections.abc import Callable, Mapping
 from importlib.metadata import PackageNotFoundError, version
 from typing import TypeVar
@@ -79,6 +80,14 @@ def _boot_id() -> str:
     return _hashed("/proc/sys/kernel/random/boot_id")
 
 
+def _booted_at() -> str:
+    """When the kernel booted (UTC), so a session's minutes after boot can be told: the
+    first sitting after a boot has differed from later ones."""
+    with open("/proc/stat") as f:
+        btime = next(int(line.split()[1]) for line in f if line.startswith("btime "))
+    return datetime.fromtimestamp(btime, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def _memory_gib() -> float:
     with open("/proc/meminfo") as f:
         kib = int(f.readline().split()[1])
@@ -105,6 +114,7 @@ def machine() -> dict[str, object]:
         "cpu": _safe(_cpu),
         "machine_id": _safe(_machine_id),
         "boot_id": _safe(_boot_id),
+        "booted_at": _safe(_booted_at),
         "logical_cpus": os.cpu_count(),
         "cpus_available": len(os.sched_getaffinity(0)),
         "memory_gib": _safe(_memory_gib),
