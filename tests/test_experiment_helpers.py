@@ -62,8 +62,10 @@ def test_calls_name_each_per_operation_row_and_leave_other_benchmarks_out() -> N
         "transport": ["grpc", "http"], "operation": ["HealthCheck", "HealthCheck"],
         "ns_per_op": [2000.0, 3000.0],
     })  # fmt: skip
-    assert list(grpc_http.calls(rows)["target"]) == ["go grpc HealthCheck"]
-    assert list(grpc_http.by_backend_and_transport(rows)["target"]) == ["go grpc", "go http"]
+    assert list(grpc_http.calls(rows)["target"]) == ["Go backend, gRPC, HealthCheck"]
+    assert list(grpc_http.by_backend_and_transport(rows)["target"]) == [
+        "Go backend, gRPC", "Go backend, HTTP/JSON"
+    ]  # fmt: skip
     assert list(grpc_http.with_microseconds(rows)["us_per_op"]) == [2.0, 3.0]
 
 

@@ -31,7 +31,11 @@ def test_the_targets_of_stored_runs_read_as_their_titles() -> None:
     assert reader_name(hello, "python-iodelay asyncio+h11") == "FastAPI (asyncio + h11)"
     assert (
         reader_name(shortener, "python-shortener redis workers=4 get")
-        == "aiohttp + Redis (gunicorn), workers 4 get"
+        == "aiohttp + Redis (gunicorn, 4 workers, get requests)"
+    )
+    assert (
+        reader_name(shortener, "python-shortener redis workers=1 get")
+        == "aiohttp + Redis (gunicorn, 1 worker, get requests)"
     )
     # a target a notebook composed from its columns keeps its label
     composed = pd.DataFrame({"target": ["python http HealthCheck"], "server": ["python"]})
@@ -55,8 +59,12 @@ def test_a_headline_names_both_sides_as_a_reader_knows_them(runs_dir) -> None:
 def test_a_label_alone_is_named_by_the_variant_it_names() -> None:
     # profiled rows carry the server but no variant column
     assert titled("python-iodelay asyncio+h11", "python-iodelay") == "FastAPI (asyncio + h11)"
-    assert titled("go-fanout /cc/9", "go-fanout") == "Go (gorilla/mux), /cc/9"
+    assert titled("go-fanout /cc/9", "go-fanout") == "Go (gorilla/mux, /cc/9)"
     assert titled("not-a-server x", "not-a-server") == "not-a-server x"
+    mix = "go-shortener bolt mix create:5 get:4 redirect:4 (A/A copy)"
+    assert titled(mix, "go-shortener") == (
+        "Go net/http + bbolt (create:get:redirect mix 5:4:4, A/A copy)"
+    )
     assert (language("go-iodelay"), language("python-hello redis"), language("wrk")) == (
         "go", "python", ""
     )  # fmt: skip

@@ -46,4 +46,4 @@ def test_conclusion_states_the_verdict_its_caveats_and_the_crossover(rendered: s
     assert "With connections = 1" in rendered and "With connections = 4" in rendered
     assert "the article's sc/cc ratio was 1.07×" in rendered
     # Validity covers the crossover's runs too
-    assert "`short_run`" in rendered and "Go (gorilla/mux), /cc/9?work=3000 (2/2)" in rendered
+    assert "`short_run`" in rendered and "Go (gorilla/mux, /cc/9?work=3000) (2/2)" in rendered

@@ -23,8 +23,9 @@ def test_reads_writes_and_the_worker_sweep_are_measured(executed) -> None:
 @pytest.mark.slow
 def test_the_two_step_ids_are_shown_losing_urls_and_the_atomic_ones_not(executed) -> None:
     text, found = executed
-    assert "**Go net/http + Redis (two steps), create** lost" in found["answer"]
-    assert "Go net/http + Redis, create" in found["answer"] and "lost none" in found["answer"]
+    assert "**Go net/http + Redis (two steps, create requests)** lost" in found["answer"]
+    answer = found["answer"]
+    assert "Go net/http + Redis (create requests)" in answer and "lost none" in answer
     assert "`data_loss`" in text  # explained in Validity, with the runs it flags
 
 
@@ -40,4 +41,6 @@ def test_littles_law_predicts_the_waiting_users_rate(executed) -> None:
     assert same_storage["like_for_like"] and same_storage["article_ratio"] is None
     assert article_pair["article_ratio"] == pytest.approx(2384.19 / 805.80)
     assert not article_pair["like_for_like"]
-    assert writes["label"].startswith("Go net/http + bbolt, create vs Go net/http + Redis, create")
+    assert writes["label"].startswith(
+        "Go net/http + bbolt (create requests) vs Go net/http + Redis (create requests)"
+    )

@@ -3,11 +3,21 @@ transport and operation, so a headline reads the same rows from every stored ses
 
 import pandas as pd
 
+# A transport as a reader knows it.
+TRANSPORTS = {"http": "HTTP/JSON", "grpc": "gRPC"}
+
+
+def _backend_and_transport(frame: pd.DataFrame) -> pd.Series:
+    """'Python backend, gRPC' for the rows of backend 'python' over transport 'grpc'."""
+    transport = frame["transport"].map(lambda t: TRANSPORTS.get(t, t))
+    return frame["backend"].str.capitalize() + " backend, " + transport
+
 
 def calls(frame: pd.DataFrame) -> pd.DataFrame:
-    """The per-operation rows of a stored run, named by backend, transport and operation."""
+    """The per-operation rows of a stored run, named by backend, transport and operation
+    ('Python backend, gRPC, HealthCheck'), as a sentence names them."""
     ops = frame[frame["benchmark"] == "Ops"]
-    return ops.assign(target=ops["backend"] + " " + ops["transport"] + " " + ops["operation"])
+    return ops.assign(target=_backend_and_transport(ops) + ", " + ops["operation"])
 
 
 # go test -bench's measures per call, as a reader reads them.
@@ -39,9 +49,9 @@ def article_versus_here(article: pd.DataFrame, ops: pd.DataFrame) -> pd.DataFram
 
 
 def by_backend_and_transport(frame: pd.DataFrame) -> pd.DataFrame:
-    """Each row named by its backend and transport ("python grpc"): the bars and curves
-    that put the four servers side by side for one operation."""
-    return frame.assign(target=frame["backend"] + " " + frame["transport"])
+    """Each row named by its backend and transport ('Python backend, gRPC'): the bars and
+    curves that put the four servers side by side for one operation."""
+    return frame.assign(target=_backend_and_transport(frame))
 
 
 def with_microseconds(frame: pd.DataFrame) -> pd.DataFrame:

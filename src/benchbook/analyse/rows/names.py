@@ -6,14 +6,36 @@ import re
 
 import pandas as pd
 
+from benchbook.runs.labels import AA_COPY
 from benchbook.runs.titles import Titles
 
-SETTING = r"(?<!\S)(\w+)=(\S+)"  # a setting is a word of its own, not part of a path
+SETTING = re.compile(r"(\w+)=(\S+)")  # a setting, 'workers=4'
+MIX = re.compile(r"mix((?: \w+:\d+)+)")  # a request mix, 'mix create:5 get:4'
+REQUEST = re.compile(r"[a-z][a-z-]*")  # a request the registry names, 'get'
 
 
-def _as_words(setting: re.Match) -> str:
-    """A setting reads as words: 'workers=4' → 'workers 4'."""
-    return f"{setting[1].replace('_', ' ')} {setting[2]}"
+def _as_words(word: str) -> str:
+    """One word of a label as a reader says it: 'workers=4' → '4 workers', 'get' → 'get
+    requests'; a path or an operation ('/cc/9', 'Ops/http/HealthCheck') as it is."""
+    if setting := SETTING.fullmatch(word):
+        name, value = setting[1].replace("_", " "), setting[2]
+        if value.isdigit() and name.endswith("s"):  # '1 worker', '4 workers'
+            return f"{value} {name[:-1] if value == '1' else name}"
+        return f"{name} {value}"
+    return f"{word} requests" if REQUEST.fullmatch(word) else word
+
+
+def _extras(rest: str) -> list[str]:
+    """What a label says besides its server and variant, each as words: a request mix
+    ('create:get:redirect 5:4:4 mix'), then one entry per word, 'A/A copy' last."""
+    extras, copy = [], AA_COPY in rest
+    rest = rest.replace(AA_COPY, " ")
+    if mix := MIX.search(rest):
+        names, shares = zip(*(pair.split(":") for pair in mix[1].split()), strict=True)
+        extras.append(f"{':'.join(names)} mix {':'.join(shares)}")
+        rest = rest[: mix.start()] + rest[mix.end() :]
+    extras += [_as_words(word) for word in rest.split()]
+    return extras + ["A/A copy"] * copy
 
 
 def reader_name(rows: pd.DataFrame, target: str, titles: Titles | None = None) -> str:
@@ -31,22 +53,24 @@ def reader_name(rows: pd.DataFrame, target: str, titles: Titles | None = None) -
     server = str(match["server"].iloc[0])
     variant = match["variant"].iloc[0] if "variant" in match else ""
     variant = variant if isinstance(variant, str) and variant else None
-    name = titled(target, server, variant, titles)
     waits = match["server_waits"] if "server_waits" in match else []
     waited = next((w for w in waits if isinstance(w, str) and w), "")
     declared = server in titles.servers and titles.servers[server].waits is not None
-    title = titles.title(server, variant) if server in titles.servers else ""
-    if declared and waited and title and name.startswith(title):
-        return f"{title} with {waited}{name[len(title) :]}"  # '… with a 1 ms sleep (A/A copy)'
-    return name
+    return titled(target, server, variant, titles, waits=waited if declared else "")
 
 
 def titled(
-    target: str, server: str, variant: str | None = None, titles: Titles | None = None
+    target: str,
+    server: str,
+    variant: str | None = None,
+    titles: Titles | None = None,
+    waits: str = "",
 ) -> str:
-    """The server and variant by their title, then what else the label says (a request,
-    a setting, "(A/A copy)"). Without ``variant``, the variant the label names, if any.
-    The label itself when ``server`` is not in the registry or the label not its own."""
+    """The server and variant by their title, what it ``waits`` ('with a 1 ms sleep'), then
+    in parentheses what else the label says: "aiohttp + Redis (gunicorn, 4 workers, get
+    requests)", "Go net/http with a 1 ms sleep (A/A copy)". Without ``variant``, the variant
+    the label names, if any. The label itself when ``server`` is not in the registry or
+    the label not its own."""
     titles = titles or Titles.load()
     if server not in titles.servers or not target.startswith(server):
         return target
@@ -61,10 +85,12 @@ def titled(
             return target
         rest = rest[len(variant) :].strip()
     title = titles.title(server, variant)
-    rest = re.sub(SETTING, _as_words, rest).strip()
-    if not rest:
-        return title
-    return f"{title} {rest}" if rest.startswith("(") else f"{title}, {rest}"
+    extras = _extras(rest)
+    if waits:
+        title = f"{title} with {waits}"
+    elif extras and title.endswith(")"):  # one parenthesis: "(gunicorn, 4 workers)"
+        return f"{title[:-1]}, {', '.join(extras)})"
+    return f"{title} ({', '.join(extras)})" if extras else title
 
 
 def named(target: str, titles: Titles | None = None) -> str:
