@@ -36,7 +36,7 @@ def test_the_protocol_answer_follows_the_direction_of_the_times() -> None:
     http_faster = [headline(0.5, metric="ns_per_op", label="Python: HTTP vs gRPC")]
     assert answers.faster_protocol(http_faster + [headline(0.8, metric="ns_per_op")]) == (
         "No: in 2 of the 2 headline comparisons, HTTP/JSON took less time per call than gRPC "
-        "(0.500× and 0.800× of gRPC's time)."
+        "(its time 1.25× and 2.00× lower than gRPC's)."
     )
     one_unclear = http_faster + [headline(0.9, metric="ns_per_op", significant=False)]
     assert answers.faster_protocol(one_unclear).endswith(
@@ -63,7 +63,10 @@ def test_an_answers_figures_are_sorted_by_what_they_rest_on() -> None:
     assert answer_note.figure_kinds(f"It reached {answers.figure(bound)}.", [bound]) == {"bound"}
     # a bound no session supports is worded without a figure: it is no bound of the note's
     unsupported = replace(bound, ratio=None)
-    assert "no lower bound beyond the runs' own spread" in answers.figure(unsupported)
+    assert answers.figure(unsupported) == (
+        "no lower bound: the load tool held it back, and in this session its lowest run does "
+        "not clear the other side's highest by more than the other side's own runs differ"
+    )
     assert answer_note.figure_kinds(f"Go: {answers.figure(unsupported)}.", [unsupported]) == set()
     # a condition ("waits 1 ms") is no figure; a ratio of medians is one session's
     assert answer_note.figure_kinds("Yes, when every request waits 1 ms.", []) == set()
@@ -121,3 +124,22 @@ def test_a_difference_the_interval_cannot_tell_from_none_is_said_to_be_none() ->
     crossover = headline(0.967, significant=False, ci_low=0.543, ci_high=1.66, ci_level=0.95)
     said = answers.fan_out([headline(1.0, significant=False), crossover], "on 1 core")
     assert "No significant difference either way" in said and "does not pay" not in said
+
+
+def test_the_shortener_answer_gives_reads_then_writes_as_a_share_then_losses() -> None:
+    reads = headline(4.5, sides=("Go net/http + Redis (get requests)", "aiohttp + Redis "
+                                 "(gunicorn, 4 workers, get requests)"))  # fmt: skip
+    article = headline(11.0)
+    writes = headline(0.17, pooled_ratio=0.172, pooled_low=0.158, pooled_high=0.187,
+                      sides=("Go + bbolt", "Go + Redis"))  # fmt: skip
+    text = answers.reads_and_losses([reads, article, writes], lost="Nothing was lost.")
+    assert text == (
+        "Reading from the same storage (a Redis of its own each), Go net/http + Redis (get "
+        "requests) served 4.5× (95 % CI 4.0–5.0×) the requests per second of aiohttp + "
+        "Redis (gunicorn, 4 workers, get requests). Writing, Go + bbolt served 17 % (95 % CI "
+        "16–19 %) of the requests per second of Go + Redis. Nothing was lost."
+    )
+    unsure = replace(writes, significant=False, pooled_ratio=None)
+    assert "Writing, Go + bbolt against Go + Redis: 0.17" in answers.reads_and_losses(
+        [reads, article, unsure], lost=""
+    )

@@ -7,12 +7,12 @@ from benchbook.analyse.findings.headlines import reproduction
 from benchbook.analyse.numbers.stats import compare
 from benchbook.analyse.words.conclusions import (
     compare_targets,
-    headroom_note,
     ratio_by_group,
     tool_limit_sentence,
     validity_notes,
     verdict,
 )
+from benchbook.analyse.words.headroom import headroom_note
 
 
 def compare_values(va, vb, a: str, b: str, column: str, unit: str) -> str:
@@ -135,6 +135,13 @@ def test_headroom_note_with_and_without_a_calibration() -> None:
     calibrated = pd.DataFrame(runs("go", FAST, "", headroom=0.95) + runs("py", SLOW, "", 0.5))
     assert "5 of 10 runs reached 90 % or more" in headroom_note(calibrated)
     assert "No run has a load-tool headroom" in headroom_note(pd.DataFrame(runs("go", FAST, "")))
+    assert "went past" not in headroom_note(calibrated)
+    past = pd.DataFrame(runs("go", FAST, "", headroom=1.58) + runs("py", SLOW, "", 0.5))
+    assert headroom_note(past).endswith(
+        "5 of 10 runs reached 90 % or more. 5 of them went past it, so this setting can "
+        "produce more than notebook 00 measured, and a run flagged `near_tool_ceiling` may not "
+        "have had the tool at its limit."
+    )
 
 
 def test_each_flag_is_explained_once_with_its_runs() -> None:

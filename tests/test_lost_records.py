@@ -206,5 +206,11 @@ def test_page_ones_sentence_names_servers_as_a_reader_knows_them() -> None:
     # session S9's write runs: two setups lost URLs; no harness label reaches page 1
     run = Run(REPO_ROOT / "data" / "runs" / "20261127T034447Z-04_url_shortener_post-eaf2")
     said = lost_brief(run.results())
-    assert "**Go net/http + Redis (two steps), create** lost about" in said
+    assert "**Go net/http + Redis (two steps, create requests)** lost about" in said
+    # the id scheme behind the losses is said in words, from the rows' ids factor
+    assert said.endswith(
+        " Two steps: each create reads the last id, then writes the next one back (the "
+        "article's code), so two creates at once can take the same id and the later URL "
+        "overwrites the first."
+    )
     assert "go-shortener" not in said and "python-shortener" not in said

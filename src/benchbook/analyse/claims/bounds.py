@@ -108,9 +108,15 @@ def sessions_text(sessions: int) -> str:
 
 def figure(value: float | None, sessions: int) -> str:
     """A bound as a figure of an answer: 'at least 13× (the lowest of 8 sessions on this
-    machine class)'; 'no lower bound beyond the runs' own spread (…)' without one."""
+    machine class)'; without one, why none holds (its lowest run does not clear the other
+    side's highest by more than the other side's runs differ), so that a session's own
+    ratio printed elsewhere is not read as one."""
     if value is None or value != value:
-        return "no lower bound beyond the runs' own spread (the load tool was the limit)"
+        over = "in this session" if sessions <= 1 else f"over {sessions} sessions"
+        return (
+            f"no lower bound: the load tool held it back, and {over} its lowest run does not "
+            "clear the other side's highest by more than the other side's own runs differ"
+        )
     if sessions <= 1:
         return f"at least {fmt.ratio(value)} (one session)"
     return f"at least {fmt.ratio(value)} (the lowest of {sessions} sessions on this machine class)"

@@ -78,7 +78,10 @@ def reproduction(
         )
     where = f"{_judged_on(sessions)}, {fmt.interval(low, high)}"
     if low <= article_ratio <= high:
-        return Verdict.REPRODUCED.label, f"the article's {article} lies within {where}{unexplained}"
+        caveat = _beside_the_mean(sessions, article_ratio)
+        return Verdict.REPRODUCED.label, (
+            f"the article's {article} lies within {where}{caveat}{unexplained}"
+        )
     if low <= 1 <= high:
         return Verdict.NOT_REPRODUCED.label, (
             f"{where} holds 1: no difference that the next session keeps; {article} in the "
@@ -93,6 +96,20 @@ def reproduction(
     return (
         Verdict.NOT_REPRODUCED.label,
         f"the opposite direction to the article's {article}{unexplained}",
+    )
+
+
+def _beside_the_mean(sessions: Replication, article_ratio: float) -> str:
+    """Where a session can give the article's figure but the class's mean cannot be it (the
+    pooled 95 % CI leaves it out), a caveat that changes what 'reproduced' means."""
+    pooled = sessions.pooled
+    if pooled is None or pooled.low <= article_ratio <= pooled.high:
+        return ""
+    side = "above" if pooled.low > article_ratio else "below"
+    return (
+        f", though the mean of this class's sessions, {fmt.ratio(pooled.estimate)} (95 % CI "
+        f"{fmt.interval(pooled.low, pooled.high)}), lies {side} it: a session can give the "
+        "article's figure, but the average here differs from it"
     )
 
 

@@ -50,7 +50,7 @@ def figure_kinds(plain: str, headlines: Sequence[Headline]) -> set[str]:
         if shown not in rest:
             continue
         rest = rest.replace(shown, "")
-        if not re.search(r"\d", shown):  # "no lower bound beyond …": no figure of any kind
+        if h.reproduced_why == LOWER_BOUND and h.ratio is None:  # "no lower bound: …"
             continue
         if h.reproduced_why == LOWER_BOUND:
             kinds.add(BOUND)

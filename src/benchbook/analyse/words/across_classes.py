@@ -13,7 +13,7 @@ that does not beat "no change" is not printed as an explanation; the classes' es
 
 import math
 import statistics
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
@@ -152,13 +152,16 @@ def statement(
     others: Sequence[OtherClass],
     go_side: str,
     limit: str,
+    figure: Callable[[float, float, float], str] | None = None,
 ) -> str:
     """The headline across classes, in words: each other recorded class's estimate; for a
     Go/Python rate the servers set, the speed model's prediction and error where it beats
     "no change" left out (a share of the move only where the move leaves this class's
     ``spread``), else that it does not; with one class, what the model would predict.
     ``estimate`` and ``spread``: this class's estimate and its own spread (the next-session
-    interval); ``runs``: spread's rows; ``limit``: why the model does not apply."""
+    interval); ``runs``: spread's rows; ``limit``: why the model does not apply;
+    ``figure``: how an estimate and its interval read (on the scale this class's sentence
+    ranks it on; the ratio's own by default)."""
     estimates = classes(machine_class, estimate, others)
     recorded = [o for o in others if o.machine_class != UNRECORDED]
     if not recorded:
@@ -167,7 +170,7 @@ def statement(
         go_s, python_s = mean_of(here, "go_s"), mean_of(here, "python_s")
         speed = (go_s, python_s) if go_s and python_s else None
         return _one_class(estimate, speed, go_side, limit)
-    text = "".join(_other_sentence(o) for o in recorded)
+    text = "".join(_other_sentence(o, figure or _ratio_figure) for o in recorded)
     if not go_side:
         return text
     if limit:
@@ -222,7 +225,11 @@ def _cost_sentence(other: OtherClass, here: float, spread: tuple[float, float]) 
     )
 
 
-def _other_sentence(other: OtherClass) -> str:
+def _ratio_figure(estimate: float, low: float, high: float) -> str:
+    return f"{fmt.ratio(estimate)} ({fmt.interval(low, high)})"
+
+
+def _other_sentence(other: OtherClass, figure: Callable[[float, float, float], str]) -> str:
     """' On AMD EPYC (family 26, …), 2 CPUs (2 sessions; Go reference 0.40 s, Python
     0.36 s): 6.0× (5.8–6.2×).'"""
     speed = ""
@@ -230,8 +237,8 @@ def _other_sentence(other: OtherClass) -> str:
         speed = f"; Go reference {other.go_s:.2f} s, Python {other.python_s:.2f} s"
     count = f"{other.sessions} session{'s' if other.sessions != 1 else ''}"
     return (
-        f" On {other.machine_class} ({count}{speed}): {fmt.ratio(other.estimate)}"
-        f" ({fmt.interval(other.low, other.high)})."
+        f" On {other.machine_class} ({count}{speed}): "
+        f"{figure(other.estimate, other.low, other.high)}."
     )
 
 

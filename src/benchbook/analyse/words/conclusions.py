@@ -6,6 +6,8 @@ Every ratio comes with the interval that belongs to it (stats.ESTIMATOR), the le
 interval reaches, the runs it rests on and the flags that change its meaning.
 """
 
+import math
+
 import pandas as pd
 
 from benchbook.analyse.numbers import formatting as fmt
@@ -20,9 +22,9 @@ from benchbook.analyse.rows.counted import (
 )
 from benchbook.analyse.rows.names import named, reader_name
 from benchbook.analyse.words.flags import FLAG_CONSEQUENCES, FLAG_MEANINGS, FLAG_PLAIN
+from benchbook.analyse.words.headroom import headroom_note
 from benchbook.analyse.words.lost_records import incident_text
 from benchbook.runs.calibration import CALIBRATION_EXPERIMENT
-from benchbook.runs.flags import NEAR_CEILING_HEADROOM
 
 # Flags that change what a number means (short_run only makes rare percentiles rough).
 SUSPECT_FLAGS = (
@@ -79,6 +81,12 @@ def verdict(c: Comparison, a: str, b: str, column: str, unit: str = "", brief: b
     the answer and its interval only, for summaries)."""
     m = metric(column, unit)
     medians = f"medians {m.value(c.median_a)} vs {m.value(c.median_b)} {m.unit}"
+    if c.paired and c.median_b and _apart(c.ratio, c.median_a / c.median_b):
+        # the paired estimate is the typical ratio within a round, not the medians' ratio
+        medians += (
+            f" (their ratio {fmt.ratio(c.median_a / c.median_b)}; the ratio above is that "
+            "of the typical round, each round's two runs taken side by side)"
+        )
     evidence = f"{medians}; {fmt.p_value(c.p_value)}; {runs_text(c)}"
     interval = fmt.ci(c.ratio_low, c.ratio_high, c.ratio_confidence)
     if not c.significant:
@@ -115,6 +123,16 @@ def verdict(c: Comparison, a: str, b: str, column: str, unit: str = "", brief: b
     if brief:
         return f"{lead} ({figure}, {interval})."
     return f"{lead} ({figure}, {interval}; {evidence})."
+
+
+# A paired estimate this far from the ratio of the medians is said to differ from it.
+MEDIANS_APART = 1.05
+
+
+def _apart(estimate: float, medians_ratio: float) -> bool:
+    if estimate <= 0 or medians_ratio <= 0:
+        return False
+    return abs(math.log(estimate / medians_ratio)) > math.log(MEDIANS_APART)
 
 
 def ranking(ratio: float, a: str, b: str, column: str, unit: str = "") -> str:
@@ -289,22 +307,6 @@ def incident_notes(data: pd.DataFrame) -> list[str]:
         )
         notes.append(f"What happened: {texts[0]}{more}.")
     return notes
-
-
-def headroom_note(results: pd.DataFrame) -> str:
-    """How close the runs came to their load tool's calibrated ceiling."""
-    headroom = results["headroom"].dropna()
-    if headroom.empty:
-        return (
-            "No run has a load-tool headroom: no calibration from this machine measured its "
-            "tool at its own limit (notebook 00 says which)."
-        )
-    near = int((headroom >= NEAR_CEILING_HEADROOM).sum())
-    return (
-        f"Load-tool headroom: the runs reached a median {fmt.percent(headroom.median())} (at most "
-        f"{fmt.percent(headroom.max())}) of the most their tool setting produced in notebook 00; "
-        f"{near} of {len(headroom)} runs reached {fmt.percent(NEAR_CEILING_HEADROOM)} or more."
-    )
 
 
 def tool_limit_sentence(results: pd.DataFrame, target: str) -> str:

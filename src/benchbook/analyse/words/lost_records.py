@@ -203,12 +203,20 @@ def lost_summary(results: pd.DataFrame) -> str:
     return ("Of the URLs created in the write runs: " + "; ".join(parts) + ".") if parts else ""
 
 
+# What a server's id scheme (the registry's ``ids`` factor) does, where it can lose URLs.
+ID_SCHEMES = {
+    "two-step": "each create reads the last id, then writes the next one back (the article's "
+    "code), so two creates at once can take the same id and the later URL overwrites the first"
+}
+
+
 def lost_brief(results: pd.DataFrame) -> str:
     """Page 1's sentence on lost records: each target that lost some (an estimate where
-    only a sample was read back), then how many lost none."""
+    only a sample was read back) and why, where its id scheme explains it, then how many
+    lost none."""
     if "created" not in results:
         return ""
-    losing, clean, sampled = [], 0, False
+    losing, clean, sampled, why = [], 0, False, set()
     for target, runs in results.dropna(subset=["created"]).groupby("target", sort=False):
         e = _lost_estimate(runs)
         if e["lost"]:
@@ -216,6 +224,9 @@ def lost_brief(results: pd.DataFrame) -> str:
             created = fmt.count(runs["created"].sum())
             name = reader_name(results, str(target))  # page 1 names servers as readers do
             losing.append(f"**{name}** lost {about}{fmt.count(e['lost'])} of {created}")
+            schemes = runs["ids"].dropna() if "ids" in runs else pd.Series(dtype=str)
+            if e["duplicates"] and not schemes.empty and schemes.iloc[0] in ID_SCHEMES:
+                why.add(ID_SCHEMES[schemes.iloc[0]])
         else:
             clean += 1
             sampled = sampled or not e["exact"]
@@ -223,7 +234,8 @@ def lost_brief(results: pd.DataFrame) -> str:
         return "No write setup lost a URL it had confirmed."
     found = " that sampled reads could find" if sampled else ""
     rest = f"; the other {clean} lost none{found}" if clean else ""
-    return f"{' and '.join(losing)} URLs confirmed with 201{rest}."
+    because = f" Two steps: {'; '.join(sorted(why))}." if why else ""
+    return f"{' and '.join(losing)} URLs confirmed with 201{rest}.{because}"
 
 
 # How the harness words records lost under reused ids ("handed out twice", whatever the

@@ -4,6 +4,7 @@ replicated" where they do not, and the other machine classes (across_classes).""
 
 import math
 from collections.abc import Mapping, Sequence
+from functools import partial
 from statistics import variance
 
 from benchbook.analyse.numbers import formatting as fmt
@@ -146,8 +147,22 @@ def across(
             f"{next_session(span(predicted.predict_low, predicted.predict_high))}."
         )
         spread = (predicted.predict_low, predicted.predict_high)
+
+    other_class = partial(_other_class, ranked=ranked, column=column, unit=unit)
     return text + statement(
-        sessions.estimate(c), spread, sessions.machine_class, runs, sessions.others, go_side, limit
+        sessions.estimate(c), spread, sessions.machine_class, runs, sessions.others, go_side,
+        limit, other_class,
+    )  # fmt: skip
+
+
+def _other_class(estimate: float, low: float, high: float, ranked: bool, column: str,
+                 unit: str) -> str:  # fmt: skip
+    """Another class's figures, on the scale this class's sentence ranks on (``ranked``)."""
+    if not ranked:
+        return f"{fmt.ratio(estimate)} ({fmt.interval(low, high)})"
+    return (
+        f"{ranked_estimate(estimate, column, unit)} "
+        f"({ranked_interval(estimate, low, high, column, unit)})"
     )
 
 

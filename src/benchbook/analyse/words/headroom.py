@@ -1,0 +1,33 @@
+"""How close a notebook's runs came to their load tool's calibrated ceiling (notebook 00),
+in words for its Validity section."""
+
+import pandas as pd
+
+from benchbook.analyse.numbers import formatting as fmt
+from benchbook.runs.flags import NEAR_CEILING_HEADROOM
+
+
+def headroom_note(results: pd.DataFrame) -> str:
+    """How close the runs came to their load tool's calibrated ceiling."""
+    headroom = results["headroom"].dropna()
+    if headroom.empty:
+        return (
+            "No run has a load-tool headroom: no calibration from this machine measured its "
+            "tool at its own limit (notebook 00 says which)."
+        )
+    near = int((headroom >= NEAR_CEILING_HEADROOM).sum())
+    above = int((headroom > 1).sum())
+    # A run above its calibration shows the tool can produce more than the calibration
+    # measured: a run the near-ceiling flag marks may still have had the tool with room.
+    beyond = (
+        f" {above} of them went past it, so this setting can produce more than notebook 00 "
+        "measured, and a run flagged `near_tool_ceiling` may not have had the tool at its limit"
+        if above
+        else ""
+    )
+    return (
+        f"Load-tool headroom: the runs reached a median {fmt.percent(headroom.median())} (at most "
+        f"{fmt.percent(headroom.max())}) of the most their tool setting produced in notebook 00; "
+        f"{near} of {len(headroom)} runs reached {fmt.percent(NEAR_CEILING_HEADROOM)} or more."
+        + (f"{beyond}." if beyond else "")
+    )
