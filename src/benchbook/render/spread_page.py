@@ -8,13 +8,14 @@ from markupsafe import Markup
 
 from benchbook.analyse.display import plots
 from benchbook.analyse.numbers.stats import share_interval
-from benchbook.analyse.sessions import interval_coverage
-from benchbook.analyse.sessions.replication import UNRECORDED, OtherClass
+from benchbook.analyse.sessions import interval_coverage, levels
+from benchbook.analyse.sessions.replication import UNRECORDED, OtherClass, session_of
 from benchbook.analyse.words import sessions as session_words
 from benchbook.analyse.words.across_classes import Check, check, check_over, classes
 from benchbook.render.notebook_html import Section
 from benchbook.render.svg import svg_inline
 from benchbook.render.templates import anchor_id
+from benchbook.store.query import open_store
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,54 @@ class ClassSessions:
 
 
 @dataclass(frozen=True)
+class Cluster:
+    """The leave-one-out checks of one sitting kind on one machine: the checks share the
+    machine (a boot of a host) and the sitting, so they are not independent of each other."""
+
+    machine_class: str
+    machine: str  # when it booted (or, not recorded, its first run) and its boot id's start
+    first_sitting: bool  # the machine's first sitting (boot and commit) or a later one
+    held_out: int
+    inside: int
+
+
+@dataclass(frozen=True)
+class Sitting:
+    """Where a run was measured: its machine and whether in that machine's first sitting."""
+
+    machine: str
+    first: bool
+
+
+def sittings(manifests: Sequence[dict]) -> dict[str, Sitting]:
+    """Each run's machine (its boot id; runs without one stand alone) and whether it was
+    measured in the first sitting (boot and commit) of that machine."""
+    first_of: dict[str, tuple[str, str]] = {}  # boot → (first run id, its commit)
+    found = {}
+    for m in sorted(manifests, key=lambda m: m["run_id"]):
+        provenance = m.get("provenance") or {}
+        machine = provenance.get("machine") or {}
+        boot = machine.get("boot_id")
+        if not boot:
+            continue
+        commit = (provenance.get("git") or {}).get("commit", "")
+        first_run, first_commit = first_of.setdefault(boot, (m["run_id"], commit))
+        booted = machine.get("booted_at")
+        label = (
+            f"booted {booted[:10]} {booted[11:16]}"
+            if booted
+            else f"boot {boot[:6]}, first run {_when(first_run)}"
+        )
+        found[m["run_id"]] = Sitting(label, commit == first_commit)
+    return found
+
+
+def _when(run_id: str) -> str:
+    """'2026-11-27 03:24' for run 20261127T032400Z-…"""
+    return f"{run_id[:4]}-{run_id[4:6]}-{run_id[6:8]} {run_id[9:11]}:{run_id[11:13]}"
+
+
+@dataclass(frozen=True)
 class MachineCensus:
     """Every class the report pools, and the runs that joined no class."""
 
@@ -45,6 +94,11 @@ class MachineCensus:
     across: Check | None = None
     across_headlines: int = 0
     failing: tuple[str, ...] = ()  # headlines where a held-out session fell outside
+    clusters: tuple[Cluster, ...] = ()  # the checks by machine and sitting
+    # Each session predicted from the earlier ones of its class alone (three or more), as
+    # an older report would have predicted it: checks, and how many fell inside.
+    forward: int = 0
+    forward_inside: int = 0
 
     @property
     def held_out(self) -> int:
@@ -60,10 +114,13 @@ class MachineCensus:
         return share_interval(self.inside, self.held_out)
 
 
-def machine_census(sections: Sequence[Section]) -> MachineCensus:
+def machine_census(
+    sections: Sequence[Section], manifests: Sequence[dict] | None = None
+) -> MachineCensus:
     """The distinct sessions of each class that some headline pools (measured under its
     conditions), and the leave-one-session-out check on each class, over every section's
-    findings."""
+    findings, also by machine and sitting (``manifests``: the stored runs' unless given)
+    and forward in time."""
     pooled: dict[str, set[str]] = {}
     held: dict[str, list[dict]] = {}
     alone: set[str] = set()
@@ -91,7 +148,54 @@ def machine_census(sections: Sequence[Section]) -> MachineCensus:
         for name, runs in pooled.items()
     )
     predicted = [h for h in _across(sections) if check(classes(*h))]
-    return MachineCensus(counts, len(alone), check_over(predicted), len(predicted), tuple(failing))
+    where = sittings(open_store().manifests() if manifests is None else manifests)
+    forward = [f for h in _headlines(sections) for f in forward_checks(h.get("spread") or [])]
+    return MachineCensus(
+        counts,
+        len(alone),
+        check_over(predicted),
+        len(predicted),
+        tuple(failing),
+        clusters(held, where),
+        len(forward),
+        sum(forward),
+    )
+
+
+def clusters(held: dict[str, list[dict]], where: dict[str, Sitting]) -> tuple[Cluster, ...]:
+    """The leave-one-out checks of each class grouped by machine and sitting."""
+    groups: dict[tuple[str, str, bool], list[bool]] = {}
+    for name, checks in held.items():
+        for one in checks:
+            at = where.get(one.get("run_id", ""))
+            key = (name, at.machine, at.first) if at else (name, "boot not recorded", True)
+            groups.setdefault(key, []).append(bool(one.get("inside")))
+    return tuple(
+        Cluster(name, machine, first, len(inside), sum(inside))
+        for (name, machine, first), inside in sorted(groups.items())
+    )
+
+
+# What a spread row needs to be a session of the model (a row of a headline with no
+# estimate in that run has less).
+ESTIMATE = {"ratio", "ci_low", "ci_high", "ci_level", "machine_class", "run_id"}
+
+
+def forward_checks(spread: Sequence[dict]) -> list[bool]:
+    """One headline's sessions, each predicted from the earlier sessions of its class
+    alone where three or more came before (levels.pooled): whether each fell inside."""
+    found = []
+    for name, rows in levels.by_class(
+        [session_of(r) for r in spread if r.get("same_conditions") and ESTIMATE <= r.keys()]
+    ).items():
+        if name == UNRECORDED:
+            continue
+        ordered = sorted(rows, key=lambda s: s.run_id)
+        for i, session in enumerate(ordered):
+            fit = levels.pooled(ordered[:i]) if i >= levels.MIN_SESSIONS else None
+            if fit is not None and session.ratio > 0:
+                found.append(fit.holds(session.ratio))
+    return found
 
 
 def _headlines(sections: Sequence[Section]) -> list[dict]:

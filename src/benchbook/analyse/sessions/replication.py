@@ -156,7 +156,8 @@ def spread(
     return with_unrecorded(rows)
 
 
-def _session(row: dict) -> levels.Session:
+def session_of(row: dict) -> levels.Session:
+    """A spread row (spread) as a session of the levels model."""
     return levels.Session(
         ratio=row["ratio"],
         ci_low=row["ci_low"],
@@ -186,14 +187,14 @@ def replication(
     # another, never counted as a class.
     same = [r for r in runs if r.get("same_conditions") and r["machine_class"] != UNRECORDED]
     here = [r for r in same if r["machine_class"] == current["machine_class"]] or [current]
-    sessions = [_session(r) for r in here]
+    sessions = [session_of(r) for r in here]
     key = current.get("headline", "")
     spread = levels.borrowed_spread(kinds or {}, current["machine_class"], key)
     pooled = levels.pooled(sessions)
     predicted = levels.predicted(sessions, spread)
     estimate = predicted.estimate if predicted else c.ratio
     others, held_elsewhere = [], []
-    for name, members in levels.by_class([_session(r) for r in same if r not in here]).items():
+    for name, members in levels.by_class([session_of(r) for r in same if r not in here]).items():
         rows = [r for r in same if r["machine_class"] == name]
         others.append(other_class(name, members, rows, here, estimate, go_side))
         held_elsewhere += levels.leave_one_out(
