@@ -2,6 +2,7 @@
 against two independent methods, and on data that contradict it (it must say so)."""
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -11,7 +12,8 @@ from matplotlib.figure import Figure
 from benchbook.analyse.display import model_plots
 from benchbook.analyse.models import usl
 from benchbook.analyse.models.shape import shape_of
-from benchbook.analyse.models.usl_checks import contradictions, rule_broken
+from benchbook.analyse.models.usl_checks import contradictions
+from benchbook.analyse.models.usl_rule_check import rule_check, share_kept
 from benchbook.analyse.numbers import formatting as fmt
 from benchbook.analyse.words import models as wording
 
@@ -242,19 +244,9 @@ def test_the_intervals_cover_the_truth_at_the_reports_design() -> None:
     assert (coverage >= 0.90).all(), coverage
 
 
-def _rule_keeps(curve, sweeps: int, seed: int) -> float:
+def _rule_keeps(curve, sweeps: int, seed: int, rounds: int = DESIGN_ROUNDS) -> float:
     """The share of simulated sweeps at the report's design whose USL fit keeps the rule."""
-    rng = np.random.default_rng(seed)
-    n = np.repeat(np.asarray(DESIGN, dtype=float), DESIGN_ROUNDS)
-    kept = 0
-    for _ in range(sweeps):
-        x = curve(n) * np.exp(rng.normal(0, DESIGN_NOISE, n.size))
-        points = pd.DataFrame({"connections": n, "rps": x})
-        params = usl.fit_params(n, x)
-        holdout = usl.hold_one_level_out(points)
-        fit = usl.UslFit("srv", params, params, np.empty((0, 3)), points, holdout)
-        kept += not rule_broken(fit)
-    return kept / sweeps
+    return share_kept(curve, tuple(DESIGN), rounds, DESIGN_NOISE, sweeps, seed)
 
 
 # Heavy, but starts nothing: make test runs it in parallel, make test-fast leaves it out.
@@ -270,6 +262,23 @@ def test_the_rule_keeps_a_true_usl_and_rejects_a_ceiling() -> None:
     truth = usl.UslParams(*DESIGN_TRUTH)
     assert _rule_keeps(truth.throughput, 100, seed=8) >= 0.85
     assert _rule_keeps(lambda n: np.minimum(580 * n, 38_000), 100, seed=9) <= 0.15
+    # with 2 rounds a level the rule keeps far fewer fits of the same true USL (about six
+    # in ten): the share the report states is simulated at each sweep's own design
+    assert 0.4 <= _rule_keeps(truth.throughput, 100, seed=8, rounds=2) <= 0.8
+
+
+def test_the_rule_is_stated_with_its_share_at_the_sweeps_own_design() -> None:
+    truth = usl.UslParams(*DESIGN_TRUTH)
+    sweep = rows(DESIGN, truth.throughput, noise=DESIGN_NOISE, rounds=DESIGN_ROUNDS, seed=3)
+    fit = usl.fit(sweep, "srv", bootstraps=50)
+    check = rule_check(fit, sweeps=10)
+    assert check is not None and check.rounds == DESIGN_ROUNDS and len(check.levels) == 6
+    assert 0.03 < check.noise < 0.2  # the rounds' own spread, not the simulation's 10 %
+    sentence = wording.usl_rule(check, "Go")
+    assert f"({len(DESIGN)} levels × {DESIGN_ROUNDS} rounds" in sentence
+    assert f"kept {fmt.share(check.keeps_usl)} of sweeps of Go's fitted USL" in sentence
+    one_round = fit.points.drop_duplicates("connections")
+    assert rule_check(replace(fit, points=one_round)) is None
 
 
 def test_a_share_interval_past_the_whole_is_not_printed_as_a_share_above_100() -> None:

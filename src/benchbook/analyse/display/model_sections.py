@@ -14,6 +14,7 @@ import pandas as pd
 from benchbook.analyse.display import model_plots, tables
 from benchbook.analyse.models import queueing_fit, usl
 from benchbook.analyse.models.shape import SweepShape, shape_of
+from benchbook.analyse.models.usl_rule_check import rule_check
 from benchbook.analyse.rows.counted import valid_rows
 from benchbook.analyse.rows.names import reader_name
 from benchbook.analyse.words import models as wording
@@ -124,7 +125,9 @@ def usl_section(models: UslModels) -> list[object]:
     lines += [wording.no_ratio_sentence(pair, models.shapes) for pair in models.unpredicted()]
     lines += list(filter(None, [wording.departures_sentence(models.fits)]))
     curves = model_plots.usl_curves(models.shapes)
-    return [curves, Markdown(bullets(lines + [wording.USL_RULE, wording.USL_ASSUMES]))]
+    first = next(iter(models.shapes.values())).fit  # the truth its rule is simulated with
+    rule = wording.usl_rule(rule_check(first), first.called)
+    return [curves, Markdown(bullets(lines + [rule, wording.USL_ASSUMES]))]
 
 
 def usl_details(models: UslModels) -> list[object]:

@@ -13,6 +13,7 @@ from benchbook.analyse.models.queueing_fit import FOLLOWS, QueueFit, measured_sl
 from benchbook.analyse.models.shape import SweepShape
 from benchbook.analyse.models.usl import LEVEL, UslFit
 from benchbook.analyse.models.usl_checks import HOLDOUT_LIMIT, contradictions, worst_holdout
+from benchbook.analyse.models.usl_rule_check import RuleCheck
 from benchbook.analyse.numbers import formatting as fmt
 from benchbook.runs.limits import SERVER_BOUND_SHARE
 
@@ -155,13 +156,26 @@ def shape_sentence(shape: SweepShape) -> str:
     return no_shape_sentence(fit.called, shape.broken, len(fit.points), fit.left_out)
 
 
-USL_RULE = (
-    "A USL fit is summarised by its peak N* only when it misses fewer than half of the "
-    "concurrency levels beyond their rounds' spread and every level between two others, "
-    f"left out and predicted by a refit, is within {fmt.share(HOLDOUT_LIMIT)}. Simulated at "
-    "this sweep's design, about nine in ten sweeps of a true USL keep this rule, and few "
-    "of a curve that rises and then stays flat."
-)
+def usl_rule(check: RuleCheck | None, truth: str) -> str:
+    """The rule, and how often it keeps a sweep simulated at this sweep's design
+    (models.usl_rule_check) with ``truth``'s fitted curve as the true one."""
+    rule = (
+        "A USL fit is summarised by its peak N* only when it misses fewer than half of the "
+        "concurrency levels beyond their rounds' spread and every level between two others, "
+        f"left out and predicted by a refit, is within {fmt.share(HOLDOUT_LIMIT)}."
+    )
+    if check is None:
+        return f"{rule} With one round per level, how often it keeps a true USL is not simulated."
+    design = (
+        f"{len(check.levels)} levels × {check.rounds} rounds, the rounds differing by "
+        f"{fmt.share(check.noise)} at the median level"
+    )
+    return (
+        f"{rule} Simulated at this sweep's design ({design}; {check.sweeps} sweeps each), it "
+        f"kept {fmt.share(check.keeps_usl)} of sweeps of {truth}'s fitted USL and "
+        f"{fmt.share(check.keeps_flat)} of a curve that rises at the same rate and then "
+        "stays flat: a sweep that breaks it is not thereby shown to break the USL."
+    )
 
 
 def holdout_sentence(fit: UslFit) -> str:
