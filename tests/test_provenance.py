@@ -1,6 +1,6 @@
 """A machine's identity, from a real /proc/cpuinfo captured here."""
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from benchbook.measure import provenance
@@ -38,5 +38,5 @@ def test_the_machine_records_its_cpu_and_a_hash_of_its_id_not_the_id() -> None:
 def test_the_machine_records_when_it_booted_before_the_run() -> None:
     booted = datetime.strptime(provenance.machine()["booted_at"], "%Y-%m-%dT%H:%M:%SZ")
     uptime_s = float(Path("/proc/uptime").read_text().split()[0])
-    since_boot = datetime.now(timezone.utc).replace(tzinfo=None) - booted
+    since_boot = datetime.now(UTC).replace(tzinfo=None) - booted
     assert abs(since_boot.total_seconds() - uptime_s) < 5

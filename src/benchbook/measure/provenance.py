@@ -3,8 +3,8 @@
 import hashlib
 import os
 import platform
-from datetime import datetime, timezone
 from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from typing import TypeVar
 
@@ -85,7 +85,7 @@ def _booted_at() -> str:
     first sitting after a boot has differed from later ones."""
     with open("/proc/stat") as f:
         btime = next(int(line.split()[1]) for line in f if line.startswith("btime "))
-    return datetime.fromtimestamp(btime, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.fromtimestamp(btime, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _memory_gib() -> float:
