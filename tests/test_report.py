@@ -964,3 +964,18 @@ def test_every_link_of_the_committed_report_into_data_runs_resolves() -> None:
     assert len(links) > 100
     missing = [link for link in links if not (REPO_ROOT / "report" / link).exists()]
     assert not missing, f"{len(missing)} of {len(links)} links reach nothing, e.g. {missing[:3]}"
+
+
+def test_a_pooled_headline_prints_how_far_its_sessions_differ(tmp_path: Path) -> None:
+    """τ, the Paule–Mandel spread between sessions, is printed where the pooled estimate
+    is described (the sessions appendix)."""
+    findings = json.loads(json.dumps(FINDINGS))
+    findings["headlines"][0] |= {
+        "sessions": 4, "pooled_ratio": 9.0, "pooled_low": 6.6, "pooled_high": 12.0,
+        "pooled_tau": 0.0312, "predict_low": 5.8, "predict_high": 14.0,
+    }  # fmt: skip
+    page = render_report([findings_notebook(tmp_path / "new.ipynb", findings)])
+    spread = page[page.index('id="spread"') : page.index('id="explorer"')]
+    assert "these sessions differ by τ&nbsp;=&nbsp;0.031 on the log scale (about ±3.1&nbsp;%" in (
+        spread
+    )

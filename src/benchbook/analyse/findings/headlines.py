@@ -80,6 +80,7 @@ class Headline:
     pooled_ratio: float | None = None
     pooled_low: float | None = None
     pooled_high: float | None = None
+    pooled_tau: float | None = None  # Paule–Mandel SD between sessions (log scale)
     predict_low: float | None = None
     predict_high: float | None = None
     held_out: list[dict] = field(default_factory=list)
@@ -306,6 +307,7 @@ def _sessions_fields(sessions: Replication) -> dict:
         "pooled_ratio": pooled.estimate if pooled else None,
         "pooled_low": pooled.low if pooled else None,
         "pooled_high": pooled.high if pooled else None,
+        "pooled_tau": pooled.tau if pooled else None,
         "predict_low": predicted.predict_low if predicted else None,
         "predict_high": predicted.predict_high if predicted else None,
         "held_out": [asdict(h) for h in sessions.held_out],
