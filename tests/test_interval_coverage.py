@@ -46,3 +46,24 @@ def test_the_rounds_give_the_session_variance(design: str) -> None:
     than the mean the variance formula assumes."""
     y, v = ic.session_estimates(design, 1, 0.0, 20000, np.random.default_rng(1))
     assert 0.85 <= float(v.mean() / y.var()) <= 1.0
+
+
+@pytest.fixture(scope="module")
+def per_headline() -> tuple[ic.HeadlineCell, ...]:
+    return ic.per_headline()
+
+
+def test_a_headline_of_its_kinds_typical_spread_is_covered_at_least_nominally(
+    per_headline: tuple[ic.HeadlineCell, ...],
+) -> None:
+    """With spreads as unequal as the stored ones, the kind's prior is weak (small d₀): a
+    typical headline is covered 93 % or more at every k, never much less."""
+    assert all(c.moderated >= LOW for c in per_headline if c.factor == 1.0)
+
+
+def test_a_headlines_own_sessions_cover_it_whatever_its_spread(
+    per_headline: tuple[ic.HeadlineCell, ...],
+) -> None:
+    """The per-headline check is sound: t over its own sessions is exact for any spread."""
+    own = [c.plain_t for c in per_headline if c.sessions >= 2]
+    assert all(LOW <= c <= HIGH for c in own)

@@ -22,6 +22,18 @@ def test_the_coverage_table_has_every_cell_and_names_the_rule() -> None:
     assert 0.93 <= table.pooled[0] <= table.pooled[1] <= 0.97
 
 
+def test_the_per_headline_table_states_what_its_cells_show() -> None:
+    table = coverage_table()
+    cells = interval_coverage.per_headline()
+    assert len(table.per_headline_rows) == len(interval_coverage.SESSIONS)
+    assert all(len(row) == len(table.factors) for _, row in table.per_headline_rows)
+    at_one = [c.moderated for c in cells if c.sessions == 1]
+    assert table.one_session == (min(at_one), max(at_one))
+    if table.settled_from is not None:  # the sentence's 'from k sessions, 90 % or more'
+        assert all(c.moderated >= 0.90 for c in cells if c.sessions >= table.settled_from)
+        assert any(c.moderated < 0.90 for c in cells if c.sessions == table.settled_from - 1)
+
+
 def manifest(run_id: str, boot: str, commit: str, booted: str | None = None) -> dict:
     machine = {"boot_id": boot} | ({"booted_at": booted} if booted else {})
     return {"run_id": run_id, "provenance": {"machine": machine, "git": {"commit": commit}}}

@@ -225,6 +225,18 @@ class CoverageTable:
     old_rows: tuple[tuple[int, tuple[str, ...]], ...]  # its own sessions alone (the old rule)
     pooled: tuple[float, float]  # lowest and highest coverage of the pooled interval
     replicates: int
+    # A headline whose spread is a multiple of its kind's (interval_coverage.per_headline):
+    # rows k, one column per multiple; then the range at one session, the first k from
+    # which every multiple is covered 90 % or more, and its own sessions alone from k = 2.
+    factors: tuple[str, ...]
+    per_headline_rows: tuple[tuple[int, tuple[str, ...]], ...]
+    typical: tuple[float, float]  # the lowest and highest at factor 1, over every k
+    one_session: tuple[float, float]
+    settled_from: int | None
+    own_alone: tuple[float, float]
+    own_width_at_two: float  # t(1) over the normal quantile: what not borrowing costs at k = 2
+    spread_range: tuple[float, float]
+    kind_tau: float
 
 
 def coverage_table() -> CoverageTable:
@@ -239,6 +251,13 @@ def coverage_table() -> CoverageTable:
         table = interval_coverage.table(cells, value)
         return tuple((k, tuple(percent(v) for v in row)) for k, row in table)
 
+    per_headline = interval_coverage.per_headline()
+    factors = interval_coverage.SPREAD_FACTORS
+    by_k = {k: [c for c in per_headline if c.sessions == k] for k in interval_coverage.SESSIONS}
+    at_one = [c.moderated for c in by_k[1]]
+    typical = [c.moderated for c in per_headline if c.factor == 1.0]
+    settled = [k for k in by_k if all(c.moderated >= 0.90 for j in by_k if j >= k for c in by_k[j])]
+    own = [c.plain_t for c in per_headline if c.sessions >= 2]
     return CoverageTable(
         rule=interval_coverage.RULE,
         columns=tuple(f"{d}, τ = {t:.2f}" for d, t in interval_coverage.columns()),
@@ -246,6 +265,17 @@ def coverage_table() -> CoverageTable:
         old_rows=rows(lambda c: c.plain_t),
         pooled=(min(pooled), max(pooled)),
         replicates=interval_coverage.REPLICATES,
+        factors=tuple(f"{f:g}×" for f in factors),
+        per_headline_rows=tuple(
+            (k, tuple(percent(c.moderated) for c in cells_k)) for k, cells_k in by_k.items()
+        ),
+        typical=(min(typical), max(typical)),
+        one_session=(min(at_one), max(at_one)),
+        settled_from=min(settled, default=None),
+        own_alone=(min(own), max(own)),
+        own_width_at_two=interval_coverage.own_width_at_two(),
+        spread_range=interval_coverage.SPREAD_RANGE,
+        kind_tau=interval_coverage.KIND_TAU,
     )
 
 

@@ -22,6 +22,11 @@ The rules compared:
   levels.prior_spread estimates from other headlines of the same kind (8 of 8 sessions),
   simulated as headlines that share τ and the design.
 The pooled interval (the class mean's) is ȳ ± t(k−1) · s / √k, checked against the true mean.
+
+Those cells give every headline of a kind one τ. The stored headlines' own spreads differ
+about 0.25–7× from their kind's, so ``per_headline`` simulates that too: a kind of headlines
+whose τ are each the kind's times a factor drawn log-uniform over SPREAD_RANGE, and one
+headline at each factor of SPREAD_FACTORS, covered by the same rule.
 """
 
 from collections.abc import Callable, Sequence
@@ -41,6 +46,11 @@ RUN_SD = (0.03, 0.10)  # a headline's per-run SD of log throughput, drawn per he
 SESSION_NOISE = 0.25  # SD of log(a session's run SD / its headline's)
 REPLICATES = 4000  # per cell: a 95 % coverage is then known to ±0.7 % (2 SE)
 SEED = 20261127
+# A headline's between-session SD as a multiple of its kind's: the stored headlines' own
+# spreads range about this far from their kind's (issue 45's audit: 0.24–6.9×).
+SPREAD_RANGE = (0.25, 7.0)
+SPREAD_FACTORS = (0.25, 0.5, 1.0, 2.0, 4.0, 7.0)
+KIND_TAU = 0.10  # the kind's typical τ in the per-headline simulation
 # Other headlines of the same kind on the class that a headline with 1–2 sessions borrows
 # from, as the stored class has them: 8 headlines of 8 sessions.
 OTHER_HEADLINES, OTHER_SESSIONS = 8, 8
@@ -216,6 +226,51 @@ def _other_headlines(
     sessions = OTHER_HEADLINES * OTHER_SESSIONS
     y, _ = session_estimates(design, sessions, tau, replicates, rng, own)
     return y.reshape(replicates, OTHER_HEADLINES, OTHER_SESSIONS)
+
+
+@dataclass(frozen=True)
+class HeadlineCell:
+    factor: float  # the headline's between-session SD over its kind's
+    sessions: int
+    moderated: float  # the report's rule
+    plain_t: float  # its own sessions alone (NaN at k = 1)
+
+
+@cache
+def per_headline(replicates: int = REPLICATES, seed: int = SEED) -> tuple[HeadlineCell, ...]:
+    """Coverage of session k + 1 for a headline whose τ is ``factor`` × KIND_TAU, its kind's
+    other headlines each with a factor drawn log-uniform over SPREAD_RANGE (6 paired rounds),
+    so the prior it borrows is estimated from spreads as unequal as the stored ones."""
+    rng = np.random.default_rng(seed)
+    design = DESIGNS[0]
+    own = rng.uniform(*RUN_SD, (replicates, 1, 1))
+    low, high = np.log(SPREAD_RANGE)
+    others = np.empty((replicates, OTHER_HEADLINES, OTHER_SESSIONS))
+    for h in range(OTHER_HEADLINES):
+        y, _ = session_estimates(design, OTHER_SESSIONS, 0.0, replicates, rng, own)
+        tau = KIND_TAU * np.exp(rng.uniform(low, high, (replicates, 1)))
+        others[:, h, :] = y + tau * rng.standard_normal((replicates, OTHER_SESSIONS))
+    s0, d0 = prior(others)
+    cells = []
+    for factor in SPREAD_FACTORS:
+        for k in SESSIONS:
+            y, _ = session_estimates(design, k + 1, factor * KIND_TAU, replicates, rng, own)
+            built, following = y[:, :k], y[:, k]
+            cells.append(
+                HeadlineCell(
+                    factor=factor,
+                    sessions=k,
+                    moderated=_covers(moderated(built, s0, d0), following),
+                    plain_t=_covers(plain_t(built), following),
+                )
+            )
+    return tuple(cells)
+
+
+def own_width_at_two() -> float:
+    """How many times wider a headline's own two sessions make the interval than a known
+    spread would: t(1) over the normal quantile."""
+    return _t(1) / float(stats.norm.ppf(0.5 + CONFIDENCE / 2))
 
 
 RULE = (
