@@ -151,11 +151,7 @@ def ranking(ratio: float, a: str, b: str, column: str, unit: str = "") -> str:
 
 # What a rate measured when the only doubt about its row is Little's law (a latency
 # matter): the rate itself is the requests completed, whatever the latency says.
-RATE_UNDER_LITTLES_LAW = (
-    "the requests per second are the requests the load tool completed, but the time each "
-    "took is not what its latency shows (e.g. a server that closes every connection makes "
-    "the tool reconnect before each request)"
-)
+RATE_UNDER_LITTLES_LAW = "its rate still counts the requests the load tool completed"
 
 
 def flag_tally(results: pd.DataFrame, target: str) -> dict[str, str]:
