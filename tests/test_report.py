@@ -927,7 +927,7 @@ def test_the_real_pdf_opens_with_the_chart_and_its_main_body_is_short(
 ) -> None:
     """Page 1 of the PDF is the chart (each experiment's title, which groups its rows) with
     no validity flag's name on it; the main body — everything before the appendix (its
-    first part, the glossary) — fits in 50 pages (45 until every verdict also stated the
+    first part, the glossary) — fits in 51 pages (45 until every verdict also stated the
     next session's interval and the other machine classes' sessions)."""
     from benchbook.analyse.words import glossary
 
@@ -953,8 +953,10 @@ def test_the_real_pdf_opens_with_the_chart_and_its_main_body_is_short(
     # 47 until the Rust ceiling joined notebooks 01 and 02 (a row in each of their tables,
     # a sentence in each answer): 48; 49 once the 2026-12-02 sessions made notebook 04's
     # section run six lines into a seventh page; 50 once the 1 ms sleep servers said so in
-    # their names and the answers their conditions (the read-through of 2026-12-02).
-    assert appendix - 1 <= 50, f"the main body has {appendix - 1} pages"
+    # their names and the answers their conditions (the read-through of 2026-12-02); 51 with
+    # the report rendered after the second family-25 sitting of 2026-12-06, whose answers
+    # run into a 51st page (the shorter Little's-law caution did not win it back).
+    assert appendix - 1 <= 51, f"the main body has {appendix - 1} pages"
 
 
 def test_every_link_of_the_committed_report_into_data_runs_resolves() -> None:
