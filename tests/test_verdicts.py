@@ -17,6 +17,7 @@ from benchbook.analyse.findings.headlines import headline
 from benchbook.analyse.numbers.stats import compare, compare_paired
 from benchbook.analyse.sessions.levels import Pooled
 from benchbook.analyse.sessions.replication import Replication
+from benchbook.analyse.words.conclusions import RATE_UNDER_LITTLES_LAW
 from benchbook.analyse.words.setup import setup_differences
 from benchbook.render import templates
 from benchbook.runs.manifest import migrate
@@ -173,7 +174,9 @@ def test_a_rate_flagged_only_by_littles_law_says_what_the_rate_measured(runs_dir
     data = rows({"go": [3000.0] * 3 + [3100.0] * 3, "py": [1000.0, 1010, 990, 1005, 995, 1000]},
                 {"py": "littles_law"})  # fmt: skip
     h = headline("go vs py", data, "go", "py", experiment="caution_test")
-    assert "the requests per second are the requests the load tool completed" in h.brief
+    # the latency figures are suspect, the rate is not: the brief says both, once
+    assert "its latency figures are suspect" in h.brief
+    assert h.brief.count(RATE_UNDER_LITTLES_LAW) == 1
 
 
 def test_two_samples_keep_their_own_verdict() -> None:
