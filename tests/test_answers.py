@@ -5,6 +5,7 @@ from dataclasses import replace
 
 from benchbook.analyse.findings import answer_note, answers
 from benchbook.analyse.findings.headlines import Headline
+from benchbook.runs.calibration import Ceilings
 
 
 def headline(ratio: float, significant: bool = True, metric: str = "rps", **fields) -> Headline:
@@ -143,3 +144,26 @@ def test_the_shortener_answer_gives_reads_then_writes_as_a_share_then_losses() -
     assert "Writing, Go + bbolt against Go + Redis: 0.17" in answers.reads_and_losses(
         [reads, article, unsure], lost=""
     )
+
+
+def test_the_load_tool_answer_ranks_no_tools_whose_rates_are_level() -> None:
+    """Notebook 00 of 2026-12-06: wrk 76,701 and bombardier 76,306 req/s, both held back
+    by the server; Locust far below (lower bounds from the sessions)."""
+    ceilings = Ceilings(run_id="r", by_setting={"wrk": 76_701.0, "bombardier": 76_306.0,
+                        "vegeta": 38_359.0, "locust HttpUser x1": 2_113.0},
+                        tool_bound=frozenset({"vegeta", "locust HttpUser x1"}))  # fmt: skip
+    bound = headline(22.0, reproduced_why="a lower bound", sessions=5,
+                     sides=("wrk", "locust HttpUser x1"))  # fmt: skip
+    assert answers.load_tools([bound], ceilings) == (
+        "wrk and bombardier, level at 76,701 and 76,306 req/s (this session's medians): the "
+        "server, not the tools, set both rates, so which can go faster is not known. Against "
+        "the same server, wrk reached at least 22× (the lowest of 5 sessions on this machine "
+        "class) locust HttpUser x1's rate."
+    )
+    alone = replace(ceilings, by_setting=ceilings.by_setting | {"bombardier": 60_000.0})
+    assert answers.load_tools([bound], alone).startswith(
+        "wrk, at 76,701 req/s (this session's median): the server, not wrk, set that rate, "
+        "so wrk can do more. "
+    )
+    behind = replace(bound, reproduced_why="", significant=False, ratio=1.01)
+    assert "wrk was not ahead of every Locust setting" in answers.load_tools([behind], ceilings)

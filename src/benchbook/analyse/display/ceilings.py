@@ -9,6 +9,7 @@ from benchbook.analyse.numbers import formatting as fmt
 from benchbook.analyse.rows.counted import valid_rows
 from benchbook.analyse.rows.limits import side_limit
 from benchbook.analyse.rows.names import titled
+from benchbook.analyse.words.headroom import LEVEL_WITH
 from benchbook.runs.calibration import Ceilings
 from benchbook.runs.limits import Limit
 
@@ -88,7 +89,7 @@ def ceilings_sentence(ceilings: Ceilings) -> str:
             if setting in ceilings.tool_bound
             else f"{setting}: at least {rps:,.0f} req/s (held back by the server)"
         )
-        + (f", {fmt.ratio(top / rps)} below {ranked[0][0]}" if top / rps >= 1.05 else "")
+        + (f", {fmt.ratio(top / rps)} below {ranked[0][0]}" if top / rps >= LEVEL_WITH else "")
         for setting, rps in ranked
     ]
     # the calibration names its targets by label, comma-separated (measure.calibration)

@@ -124,6 +124,23 @@ def ratio_by_rtt(rows: pd.DataFrame, a: str, b: str, column: str = "rps") -> dic
     return {int(rtt): float(row[a] / row[b]) for rtt, row in medians.iterrows()}
 
 
+def gap_by_rtt(rows: pd.DataFrame, a: str, b: str, column: str = "lat_p50_ms") -> dict[int, float]:
+    """``b``'s median minus ``a``'s at each added round trip, in ``column``'s unit (a
+    ratio near 1 over a long link can hide a gap that did not shrink)."""
+    data = without_controls(valid_rows(rows))
+    medians = data.groupby(["added_rtt_ms", "target"])[column].median().unstack("target")
+    return {int(rtt): float(row[b] - row[a]) for rtt, row in medians.iterrows()}
+
+
+def client_cpu_ms_per_call(rows: pd.DataFrame, target: str, rtt: int) -> float:
+    """The load tool's CPU per request it completed against ``target`` at the added
+    ``rtt`` (its CPU % of one core ÷ 100 × 1000 ÷ req/s; median over valid runs): what the
+    client itself costs a call, which differs between wrk and ghz."""
+    data = without_controls(valid_rows(rows))
+    at = data[(data["target"] == target) & (data["added_rtt_ms"] == rtt)]
+    return float((10 * at["client_cpu_pct"] / at["rps"]).median())
+
+
 def versus_table(comparisons: Mapping[str, tuple[float | None, dict[int, float]]]) -> pd.DataFrame:
     """Published vs reproduced: per comparison (row), the article's ratio (None: it gave
     none) and the ratio of medians here at each added round trip (ratio_by_rtt)."""

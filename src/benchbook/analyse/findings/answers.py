@@ -15,8 +15,10 @@ from benchbook.analyse.findings.headlines import Headline
 from benchbook.analyse.numbers import formatting as fmt
 from benchbook.analyse.numbers.pairing import runs_of
 from benchbook.analyse.numbers.stats import ALPHA
+from benchbook.analyse.words import headroom
 from benchbook.analyse.words.findings_format import LOWER_BOUND, comparison
 from benchbook.analyse.words.sessions import ranked_estimate, ranked_interval
+from benchbook.runs.calibration import Ceilings
 
 
 def figure(h: Headline) -> str:
@@ -71,12 +73,26 @@ def apart(h: Headline) -> str:
     return f"{h.set_by[0].upper()}{h.set_by[1:]}."
 
 
-def load_tools(headlines: Sequence[Headline]) -> str:
-    """Notebook 00: which load tool can produce the most requests per second."""
-    wrk_first = all(ahead(h) for h in headlines)
-    lead = "wrk, by far" if wrk_first else "Not always wrk"
+def load_tools(headlines: Sequence[Headline], ceilings: Ceilings) -> str:
+    """Notebook 00: which load tools produced the most requests per second (``ceilings``:
+    this run's medians; settings within LEVEL_WITH of the fastest are not ranked), then
+    wrk against each Locust setting (the headlines)."""
+    fastest = headroom.fastest(ceilings)
+    names = " and ".join(setting for setting, _ in fastest)
+    rates = " and ".join(fmt.count(rps) for _, rps in fastest)
+    held = all(setting not in ceilings.tool_bound for setting, _ in fastest)
+    if len(fastest) > 1:
+        top = f"{names}, level at {rates} req/s (this session's medians)"
+        why = "the server, not the tools, set both rates, so which can go faster is not known"
+    else:
+        top = f"{names}, at {rates} req/s (this session's median)"
+        why = f"the server, not {names}, set that rate, so {names} can do more"
+    top += f": {why}" if held else ""
     parts = [f"{figure(h)} {h.sides[1]}'s rate" for h in headlines]
-    return f"{lead}: it reached {' and '.join(parts)} against the same server."
+    against = " and ".join(parts)
+    if all(ahead(h) for h in headlines):
+        return f"{top}. Against the same server, wrk reached {against}."
+    return f"{top}. Against the same server, wrk was not ahead of every Locust setting: {against}."
 
 
 def how_much_faster(headlines: Sequence[Headline], condition: str) -> str:
@@ -217,17 +233,17 @@ def over_a_network(
     headlines: Sequence[Headline],
     limit: InFlightLimit,
     article_ratio: float | None,
-    protocol_by_delay: dict[int, float],
-    round_trip_share: tuple[float, float],
+    protocol_gap_ms: dict[int, float],
+    client_cpu_ms: tuple[float, float],
 ) -> str:
     """Notebook 07: how much of Go's lead (the first headline: req/s over the far link)
     and of gRPC's (the second: HTTP's median time over gRPC's there) is left across a
     link, and what took the rest: with few requests in flight, Little's law caps both
     servers before any network (``limit``), and the link's round trip caps them again.
-    ``protocol_by_delay``: HTTP's time over gRPC's at each added round trip but the far
-    one (ratios of medians); ``round_trip_share``: the link's round trip as a share of
-    each side's median time. HTTP and gRPC are timed by different clients (wrk, ghz), so
-    only where the round trip takes most of each call do their times compare protocols."""
+    ``protocol_gap_ms``: gRPC's median time minus HTTP's at each added round trip (ms);
+    ``client_cpu_ms``: wrk's and ghz's CPU per call over the far link. HTTP and gRPC are
+    timed by different clients, and a delay adds the same round trip to both without
+    removing what each client adds, so no delay makes their times compare protocols."""
     rate, protocol = headlines
     go, other = limit.near
     took = [1000 * limit.in_flight / side for side in (go, other)]  # Little's law: ms each
@@ -258,28 +274,51 @@ def over_a_network(
     )
     lead = "Most of it" if ahead(rate) and _most_left(rate, article_ratio) else "Little of it"
     return f"{lead}: {near}; {far}. " + _protocols(
-        protocol, protocol_by_delay, limit.far_rtt, fmt.share_interval(*round_trip_share)
+        protocol, protocol_gap_ms, limit.far_rtt, client_cpu_ms
     )
 
 
-def _protocols(protocol: Headline, by_delay: dict[int, float], far_rtt: int, share: str) -> str:
-    """Notebook 07's HTTP/JSON against gRPC: each timed by its own client, so only over the
-    far link (the round trip ``share`` of each call) do their times compare protocols."""
+def _protocols(
+    protocol: Headline, gap_ms: dict[int, float], far_rtt: int, client_cpu_ms: tuple[float, float]
+) -> str:
+    """Notebook 07's HTTP/JSON against gRPC (the Python backend): the gap between their
+    median times at each delay, and why it cannot be told apart from their clients'."""
+
+    def gaps(signed: bool) -> str:
+        return ", ".join(
+            f"{'+' if signed and gap > 0 else ''}{fmt.milliseconds(gap if signed else abs(gap))} "
+            f"ms {'with nothing added' if rtt == 0 else f'at +{rtt} ms'}"
+            for rtt, gap in sorted(gap_ms.items())
+        )
+
+    if all(gap > 0 for gap in gap_ms.values()):
+        seen = (
+            "At every delay gRPC's median time per health check was the longer: the Python "
+            f"backend's HTTP/JSON answered sooner by {gaps(False)} (differences of medians), "
+            "so the article's gRPC lead was not seen here"
+        )
+    elif all(gap < 0 for gap in gap_ms.values()):
+        seen = (
+            "At every delay gRPC's median time per health check was the shorter, by "
+            f"{gaps(False)} (differences of medians)"
+        )
+    else:
+        seen = (
+            "gRPC's median time per health check minus HTTP/JSON's was "
+            f"{gaps(True)} (differences of medians)"
+        )
     if protocol.significant and (estimate(protocol) or 1) < 1:
         far = f"HTTP/JSON's median time was {ranked(protocol)} than gRPC's"
     else:
         far = f"HTTP/JSON took {figure(protocol)} of gRPC's median time"
-    nearer = ", ".join(
-        f"{fmt.ratio(ratio)} {'with nothing added' if rtt == 0 else f'at +{rtt} ms'}"
-        for rtt, ratio in sorted(by_delay.items())
-        if rtt != far_rtt
-    )
+    wrk, ghz = client_cpu_ms
     return (
-        "Whether gRPC led cannot be told while the round trip is short: HTTP/JSON and gRPC "
-        "are timed by different clients (wrk and ghz), so the Python backend's HTTP/JSON "
-        f"taking {nearer} of gRPC's median time per health check (ratios of medians) compares "
-        f"the clients as much as the protocols. Over {far_rtt} ms, where the round trip is "
-        f"{share} of each call and the clients' share is small, {far}."
+        f"{seen}. But HTTP/JSON and gRPC are timed by different "
+        "clients (wrk and ghz), and a delay adds the same round trip to both without "
+        f"removing what each client adds: over {far_rtt} ms, where {far}, ghz spent "
+        f"{fmt.milliseconds(ghz)} ms of CPU per call and wrk {fmt.milliseconds(wrk)} ms "
+        "(client CPU ÷ rate), so how much of the gap is the protocols' and how much the "
+        "clients' cannot be told from these runs."
     )
 
 

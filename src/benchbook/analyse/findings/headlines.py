@@ -192,7 +192,7 @@ def headline(
     reproduced, why = reproduction(c, article_ratio, apart, measured_else, differences, band,
                                    sessions, different_conditions)  # fmt: skip
     note = caution(data, [a, b], column, dict(zip((a, b), names, strict=True)), plain=True)
-    worded = apart and apart_brief(c and c.ratio, names, side_medians(data, a, b, column), apart)
+    worded = apart and apart_brief(names, side_medians(data, a, b, column), apart)
     said = worded or brief(c, *names, column, unit, band, sessions)
     return Headline(
         label=label, brief=said + (f" {note}" if note else ""),  # no "served N×" if apart

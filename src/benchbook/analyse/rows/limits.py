@@ -9,6 +9,7 @@ a comparison of servers only where both were set by their servers (runs.limits.S
 a comparison of load tools only where both were set by the tools.
 """
 
+import math
 from dataclasses import dataclass
 
 import pandas as pd
@@ -228,14 +229,15 @@ def rate_sides(
     return RateSides(sides, compared_as(sides, called, what), missing)
 
 
-def apart_brief(
-    ratio: float | None, names: tuple[str, str], medians: tuple[float, float], why: str
-) -> str:
+def apart_brief(names: tuple[str, str], medians: tuple[float, float], why: str) -> str:
     """A ratio of two rates that compares no servers, worded as what it is: 'The users'
     wait set both rates, not the servers (…): Go 6,080 vs FastAPI 6,010 req/s, a ratio of
-    1.01× that measures the wait.'"""
+    1.01× that measures the wait.' The ratio is of the medians printed beside it, so the
+    two never disagree (the paired estimate may round differently)."""
     a, b = names
     figures = f"{a} {fmt.count(medians[0])} vs {b} {fmt.count(medians[1])} req/s (medians)"
+    measured = all(math.isfinite(m) and m > 0 for m in medians)
+    ratio = medians[0] / medians[1] if measured else None
     of = f", a ratio of {fmt.ratio(ratio)} that describes what set them" if ratio else ""
     return f"**Not a comparison of the servers.** {why[0].upper()}{why[1:]}: {figures}{of}."
 

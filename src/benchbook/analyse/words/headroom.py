@@ -1,10 +1,22 @@
-"""How close a notebook's runs came to their load tool's calibrated ceiling (notebook 00),
-in words for its Validity section."""
+"""The load tools' calibrated ceilings (notebook 00) in words: which settings are level
+at the top, and how close a notebook's runs came to their tool's ceiling (for its
+Validity section)."""
 
 import pandas as pd
 
 from benchbook.analyse.numbers import formatting as fmt
+from benchbook.runs.calibration import Ceilings
 from benchbook.runs.flags import NEAR_CEILING_HEADROOM
+
+# Two settings' ceilings closer than this ratio are level: with three rounds a setting,
+# one calibration run's CI of a median is wider than that.
+LEVEL_WITH = 1.05
+
+
+def fastest(ceilings: Ceilings) -> list[tuple[str, float]]:
+    """The settings whose req/s lie within LEVEL_WITH of the highest, fastest first."""
+    ranked = sorted(ceilings.by_setting.items(), key=lambda item: -item[1])
+    return [(s, rps) for s, rps in ranked if ranked[0][1] / rps < LEVEL_WITH]
 
 
 def headroom_note(results: pd.DataFrame) -> str:
