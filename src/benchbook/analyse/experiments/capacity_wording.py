@@ -113,10 +113,10 @@ def capacity_label(capacities: pd.DataFrame, a: str, b: str) -> str:
 
 def capacity_comparison(capacities: pd.DataFrame, a: str, b: str) -> str:
     """The capacity ratio a/b with its CI and p (stats.compare), in words. Where a side's
-    capacities are only lower bounds, the ratio is still printed as a ratio with its
-    interval, never as a bound ("at least" is bounds.sentence's, over the sessions of a
-    machine class), with what the bound does to it: a's bounds hold the ratio down, b's
-    hold it up."""
+    capacities are only lower bounds, the ratio is printed with the one end of its
+    interval that still holds ("at least" is bounds.sentence's, over the sessions of a
+    machine class): a's bounds hold the ratio down, so only its lower end holds; b's hold
+    it up, so only its upper end does."""
     na, nb = reader_name(capacities, a), reader_name(capacities, b)
     va = valid_rows(capacities[capacities["target"] == a])[CAPACITY].dropna()
     vb = valid_rows(capacities[capacities["target"] == b])[CAPACITY].dropna()
@@ -133,22 +133,24 @@ def capacity_comparison(capacities: pd.DataFrame, a: str, b: str) -> str:
     if bounded[a] and bounded[b]:
         return (
             f"**{na}** and **{nb}** cannot be ranked on capacity at their SLO: both are only "
-            f"lower bounds (ratio of the bounds {fmt.ratio(c.ratio)}, {interval}; {numbers})."
+            f"lower bounds (ratio of the bounds {fmt.ratio(c.ratio)}; {numbers})."
         )
+    level = fmt.level(c.ratio_confidence)
     if bounded[a]:
         return (
             f"**{na}** against **{nb}**, capacity at the SLO: ratio {fmt.ratio(c.ratio)} "
-            f"({interval}; {numbers}). The load tool held it down "
-            f"({bound_reason(capacities, a)}), so the ratio says how far the tool let {na} "
-            f"go, not how far {na} could."
+            f"({numbers}), of which only the lower side holds: its {level}'s lower end is "
+            f"{fmt.ratio(c.ratio_low)}, and it has no upper end, as the load tool held "
+            f"{na} down ({bound_reason(capacities, a)}): the ratio says how far the tool let "
+            f"{na} go, not how far {na} could."
         )
     if bounded[b]:
-        side = "does not differ significantly from" if not c.significant else "differs from"
         return (
             f"**{na}** against **{nb}**, capacity at the SLO: ratio {fmt.ratio(c.ratio)} "
-            f"({interval}; {numbers}). The load tool held it up "
-            f"({bound_reason(capacities, b)}): {nb}'s capacity is only a lower bound, and "
-            f"{na}'s {side} it."
+            f"({numbers}), of which only the upper side holds: its {level}'s upper end is "
+            f"{fmt.ratio(c.ratio_high)}, and it has no lower end, as the load tool held "
+            f"{nb} down ({bound_reason(capacities, b)}): {nb}'s capacity is only a lower "
+            "bound."
         )
     if not c.significant:
         return (

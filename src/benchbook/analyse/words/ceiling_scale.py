@@ -7,7 +7,9 @@ no such server gets no sentence. A ceiling is a server that met its own limit, i
 in most of its runs (rows.limits). Where the load tool was the limit instead, its rate
 is only a lower bound of the ceiling, and every share of it an upper bound: the sentence
 says so. Where anything else set its rate (the requests in flight it held, say), it is no
-ceiling: the sentence gives its rate "at the same settings" and what set it, no share."""
+ceiling: the sentence gives its rate "at the same settings" and what set it, no share.
+Nor is it a ceiling of a server that served as much as it (no significant difference):
+the sentence says that server reached it."""
 
 from collections.abc import Mapping
 
@@ -68,8 +70,8 @@ def sentence(
             "is no ceiling here, and no server is placed on it."
         )
     if side is not None and side.limit == Limit.LOAD_TOOL:
-        shares = [f"{first_name} at most {_share(first)}"]
-        shares += [f"{other} at most {_share(c)}" for other, c in rest]
+        shares = [f"{first_name} {_at_most(first)}"]
+        shares += [f"{other} {_at_most(c)}" for other, c in rest]
         return (
             f"{name}, compiled with no garbage collector, reached {rate} {unit} here (median), "
             f"but {reason(side)} set that rate in {side.runs} of {side.of} runs: the ceiling "
@@ -82,12 +84,25 @@ def sentence(
             f"but {first_name} served {fmt.ratio(first.ratio)} that ({interval}): so it is no "
             "ceiling here, and no server's rate is given as a share of it."
         )
+    by_cpu = "" if side is None else f"; its CPU set its rate in {side.runs} of {side.of} runs"
+    if not first.significant:  # a server as fast as it: no ceiling above that one
+        return _reached(f"{name}, compiled with no garbage collector, reached {rate} {unit} "
+                        f"here (median{by_cpu})", (first_name, first), rest)  # fmt: skip
     shares = [f"{first_name} reaches {_share(first, 'of the ceiling ')}"]
     shares += [f"{other} {_share(c)}" for other, c in rest]
     return (
         f"{name}, compiled with no garbage collector, set the ceiling "
-        f"here at {rate} {unit} (median): " + ", ".join(shares) + "."
+        f"here at {rate} {unit} (median{by_cpu}): " + ", ".join(shares) + "."
     )
+
+
+def _reached(said: str, first: tuple[str, Comparison], rest: list[tuple[str, Comparison]]) -> str:
+    """The no-GC server ``said`` with a server as fast as it (``first``): no ceiling
+    above that one, and the others' shares of its rate."""
+    name, c = first
+    others = "".join(f"; {other} reached {_share(o, 'of its rate ')}" for other, o in rest)
+    reached = f"{name} no less: {_share(c, 'of it ')}"
+    return f"{said}, and {reached}, so it set no ceiling above {name}{others}."
 
 
 def _share(c: Comparison, of: str = "") -> str:
@@ -97,3 +112,15 @@ def _share(c: Comparison, of: str = "") -> str:
         return f"{fmt.share_point(c.ratio)} {of}".strip()
     interval = fmt.share_interval(c.ratio_low, c.ratio_high)
     return f"{fmt.share_point(c.ratio)} {of}({fmt.level(c.ratio_confidence)} {interval})"
+
+
+def _at_most(c: Comparison) -> str:
+    """A share of a ceiling the load tool held down, as the upper bound it is: 'at most
+    57 % (the upper end of the 95 % CI of the 54 % measured)' — the interval's lower end
+    bounds nothing, as the ceiling lies higher."""
+    if any(v != v for v in (c.ratio_low, c.ratio_high)) or not c.ratio_confidence:
+        return f"at most {fmt.share_point(c.ratio)} (as measured)"
+    return (
+        f"at most {fmt.share_point(c.ratio_high)} (the upper end of the "
+        f"{fmt.level(c.ratio_confidence)} of the {fmt.share_point(c.ratio)} measured)"
+    )
