@@ -94,15 +94,17 @@ def test_the_same_flags_on_both_sides_are_named_once_with_their_consequence() ->
     results = pd.DataFrame(runs("go", FAST, "client_bound") + runs("py", SLOW, "client_bound"))
     sentence = compare_targets(results, "go", "py")
     assert sentence.count("client_bound") == 1
-    assert "Caution: both sides' runs carry `client_bound` (5/5 and 5/5): the load tool may be" in (
-        sentence
+    assert (
+        "Caution: both sides' runs had a load tool at its CPU limit (5 of 5 and 5 of 5 runs; "
+        "flag `client_bound` under Validity): the load tool may be" in sentence
     )
 
 
 def test_flags_of_one_side_are_named_with_that_side() -> None:
     results = pd.DataFrame(runs("go", FAST, "") + runs("py", SLOW, "timeouts"))
     assert (
-        "Caution: py's runs carry `timeouts` (5/5): its latency figures leave out the slowest"
+        "Caution: py's runs had timed-out requests (5 of 5 runs; flag `timeouts` under "
+        "Validity): its latency figures leave out the slowest"
         in compare_targets(results, "go", "py")
     )
 

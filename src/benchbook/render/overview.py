@@ -161,8 +161,8 @@ def sessions_sentence(headlines: Sequence[dict]) -> str:
     if held:
         inside = sum(1 for s in held if s.get("inside"))
         text += (
-            f"; left out one at a time, {inside} of {len(held)} sessions fell inside the "
-            "interval the others predicted"
+            f"; in {len(held)} checks, each leaving one session of one headline out, "
+            f"{inside} fell inside the interval the others predicted"
         )
     return text + "."
 

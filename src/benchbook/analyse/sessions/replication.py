@@ -45,6 +45,7 @@ class OtherClass:
     # ... moved instead by how the servers' own CPU time per request changed (spread's
     # cpu_cost): what the cost of a request alone explains, in that class's sessions.
     cpu_expected: float | None = None
+    predicted: bool = False  # low–high is its prediction interval (else its sessions' range)
 
 
 @dataclass(frozen=True)
@@ -240,6 +241,7 @@ def other_class(
         estimate=model.estimate if model else statistics.median(ratios),
         low=model.predict_low if model else min(ratios),
         high=model.predict_high if model else max(ratios),
+        predicted=model is not None,
         go_s=go_s,
         python_s=python_s,
         expected=expected,

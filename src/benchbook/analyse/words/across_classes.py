@@ -231,14 +231,19 @@ def _ratio_figure(estimate: float, low: float, high: float) -> str:
 
 def _other_sentence(other: OtherClass, figure: Callable[[float, float, float], str]) -> str:
     """' On AMD EPYC (family 26, …), 2 CPUs (2 sessions; Go reference 0.40 s, Python
-    0.36 s): 6.0× (5.8–6.2×).'"""
+    0.36 s): 6.0× (5.8–6.2×), in brackets the range of its sessions.'"""
     speed = ""
     if other.go_s and other.python_s:
         speed = f"; Go reference {other.go_s:.2f} s, Python {other.python_s:.2f} s"
     count = f"{other.sessions} session{'s' if other.sessions != 1 else ''}"
+    bracket = (
+        "the 95 % prediction interval for its next session"
+        if other.predicted
+        else "the range of its sessions"
+    )
     return (
         f" On {other.machine_class} ({count}{speed}): "
-        f"{figure(other.estimate, other.low, other.high)}."
+        f"{figure(other.estimate, other.low, other.high)}, in brackets {bracket}."
     )
 
 

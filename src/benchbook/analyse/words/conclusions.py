@@ -173,22 +173,22 @@ def caution(
     names: dict[str, str] | None = None,
     plain: bool = False,
 ) -> str:
-    """'Caution: b's runs carry littles_law (5/5): its latency figures are suspect.' —
+    """'Caution: b's runs had throughput and latency that disagree (5 of 5 runs; flag
+    `littles_law` under Validity): its latency figures are suspect.' —
     the flags that change the meaning of a comparison, counted, each consequence once
     (their full meaning is in the Validity section). A ranking by requests per second
     (``column`` 'rps') whose only doubt is Little's law says what the rate measured.
-    ``plain``: the flags in words, not names ('5 of 6 runs had throughput and latency that
-    disagree'), for page 1; ``names``: how to call each target."""
+    ``plain``: without the flag's name, for page 1, which has no Validity section;
+    ``names``: how to call each target."""
     tallies = {t: flag_tally(results, t) for t in targets}
     called = names or {}
 
     def what(flag: str, counts: str) -> str:
-        if not plain:
-            return f"carry `{flag}` ({counts})"
         shares = " and ".join(
             f"{k} of {n}" for k, n in (c.split("/") for c in counts.split(" and "))
         )
-        return f"had {FLAG_PLAIN[flag]} ({shares} runs)"
+        named = "" if plain else f"; flag `{flag}` under Validity"
+        return f"had {FLAG_PLAIN[flag]} ({shares} runs{named})"
 
     parts = []
     shared = set.intersection(*(set(t) for t in tallies.values())) if len(targets) > 1 else set()
@@ -373,12 +373,18 @@ def against_published(table: pd.DataFrame, metric_label: str, article_ratio: str
     )
 
 
-def method_note() -> str:
-    """How every comparison in the report is computed, once per notebook."""
+def method_note(restart: bool = True) -> str:
+    """How every comparison in the report is computed, once per notebook; ``restart``:
+    whether its experiments start every server afresh for each round."""
+    rounds = (
+        "in each round every server is started afresh, warmed up, and every target measured "
+        "once, in a random order — so repetitions sample what changes between runs, not only "
+        "the noise inside one process" if restart else "the servers are started and warmed "
+        "up once for all rounds, and in each round every target is measured once, in a "
+        "random order — so repetitions sample what changes between runs of one process"
+    )  # fmt: skip
     return (
-        "How runs are measured: in rounds — in each round every server is started afresh, "
-        "warmed up, and every target measured once, in a random order — so repetitions "
-        "sample what changes between runs, not only the noise inside one process. "
+        f"How runs are measured: in rounds — {rounds}. "
         f"How comparisons are computed: where A and B were measured side by side in six "
         f"rounds or more, {PAIRED_ESTIMATOR}; otherwise (fewer rounds, or several rows a "
         f"round, e.g. pooled paths) {ESTIMATOR}. "

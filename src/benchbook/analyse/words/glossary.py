@@ -25,8 +25,9 @@ def smallest_p_paired(rounds: int) -> float:
 # Terms whose explanation needs no number from the statistics, in reading order; terms()
 # puts the prediction interval and the p-value, which do, after "interval".
 PLAIN_TERMS = (
-    ("round", "every server measured once, each started afresh, in a random order; a "
-     "ratio taken within a round cancels what the machine did that minute"),
+    ("round", "every server measured once, in a random order, each started afresh unless "
+     "its experiment keeps one process for all rounds (its setup says which); a ratio taken "
+     "within a round cancels what the machine did that minute"),
     ("session", "one finished run of an experiment (all its rounds) on one machine: one "
      "`make report`; a run killed half-way is never a session"),
     ("machine class", "machines with the same CPU (vendor, family, model, stepping) and the "
