@@ -242,3 +242,22 @@ def test_the_sessions_page_states_the_check_across_classes() -> None:
     census = machine_census([SimpleNamespace(findings=[{"headlines": headlines}])])
     assert census.across_headlines == 1 and census.across is not None
     assert census.across.beats_unchanged
+
+
+def test_the_brackets_say_once_whether_they_are_a_prediction_or_a_range() -> None:
+    twice = newer(6.1, 0.40, 0.36)  # two sessions: their range
+    modelled = replace(twice, machine_class="Third class", sessions=4, predicted=True)
+    said = {
+        kinds: statement(7.9, (7.0, 8.9), HERE, [], others, "", "")
+        for kinds, others in {
+            "range": [twice],
+            "model": [modelled],
+            "both": [twice, modelled],
+        }.items()
+    }
+    assert said["range"].endswith(" In brackets: the range of each class's sessions.")
+    assert said["model"].endswith(
+        " In brackets: each class's 95 % prediction interval for its next session."
+    )
+    assert said["both"].count("In brackets") == 1
+    assert "or the range of its sessions where it has fewer than three." in said["both"]

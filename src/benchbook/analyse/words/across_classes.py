@@ -171,6 +171,7 @@ def statement(
         speed = (go_s, python_s) if go_s and python_s else None
         return _one_class(estimate, speed, go_side, limit)
     text = "".join(_other_sentence(o, figure or _ratio_figure) for o in recorded)
+    text += _brackets(recorded)
     if not go_side:
         return text
     if limit:
@@ -231,19 +232,28 @@ def _ratio_figure(estimate: float, low: float, high: float) -> str:
 
 def _other_sentence(other: OtherClass, figure: Callable[[float, float, float], str]) -> str:
     """' On AMD EPYC (family 26, …), 2 CPUs (2 sessions; Go reference 0.40 s, Python
-    0.36 s): 6.0× (5.8–6.2×), in brackets the range of its sessions.'"""
+    0.36 s): 6.0× (5.8–6.2×).' (the brackets' kind is said once: _brackets)"""
     speed = ""
     if other.go_s and other.python_s:
         speed = f"; Go reference {other.go_s:.2f} s, Python {other.python_s:.2f} s"
     count = f"{other.sessions} session{'s' if other.sessions != 1 else ''}"
-    bracket = (
-        "the 95 % prediction interval for its next session"
-        if other.predicted
-        else "the range of its sessions"
-    )
     return (
         f" On {other.machine_class} ({count}{speed}): "
-        f"{figure(other.estimate, other.low, other.high)}, in brackets {bracket}."
+        f"{figure(other.estimate, other.low, other.high)}."
+    )
+
+
+def _brackets(others: Sequence[OtherClass]) -> str:
+    """What the other classes' brackets are, said once: a prediction interval from three
+    sessions (replication.OtherClass), else the range of its sessions."""
+    kinds = {o.predicted for o in others}
+    if kinds == {True}:
+        return " In brackets: each class's 95 % prediction interval for its next session."
+    if kinds == {False}:
+        return " In brackets: the range of each class's sessions."
+    return (
+        " In brackets: each class's 95 % prediction interval for its next session, or the "
+        "range of its sessions where it has fewer than three."
     )
 
 
