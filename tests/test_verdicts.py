@@ -17,8 +17,8 @@ from benchbook.analyse.findings.headlines import headline
 from benchbook.analyse.numbers.stats import compare, compare_paired
 from benchbook.analyse.sessions.levels import Pooled
 from benchbook.analyse.sessions.replication import Replication
-from benchbook.analyse.words.conclusions import RATE_UNDER_LITTLES_LAW
-from benchbook.analyse.words.setup import setup_differences
+from benchbook.analyse.words.conclusions import RATE_UNDER_LITTLES_LAW, method_note
+from benchbook.analyse.words.setup import one_process_rounds, setup_differences
 from benchbook.render import templates
 from benchbook.runs.manifest import migrate
 
@@ -154,9 +154,10 @@ def test_a_bound_prints_what_every_run_supports_with_no_interval_or_p_value(runs
     h = headline("go vs py", data, "go", "py", experiment="bound_test",
                  lower_bound="vegeta, not the server, was at its limit")  # fmt: skip
     # the lowest Go run over the highest Python run: 2800 / 1400
-    assert h.brief.startswith(
+    assert h.brief == (
         "**go** reached **at least 2.00× the requests per second** of **py** in this one "
-        "session (the lowest session's bound"
+        "session (its lowest run of go over its highest of py): vegeta, not the server, was "
+        "at its limit."
     )
     assert (h.ci_low, h.ci_high, h.p, h.significant) == (None, None, None, False)
 
@@ -197,3 +198,11 @@ def test_what_differs_from_the_article_comes_from_the_runs_manifest() -> None:
         "1 core per server (GOMAXPROCS 1), runs of 3 s, 100 connections, 6 rounds "
         "(the article's own: see Setup)"
     )
+
+
+def test_one_method_note_for_every_notebook_and_a_line_beside_it_where_rounds_differ() -> None:
+    """The note is the same text everywhere (the report shows it once and links back);
+    a notebook whose rounds keep one process says so in its own line."""
+    assert "unless a notebook says otherwise beside this note" in method_note()
+    assert one_process_rounds(restart=True) == ""
+    assert "once for all rounds" in one_process_rounds(restart=False)

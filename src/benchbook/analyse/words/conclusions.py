@@ -373,18 +373,14 @@ def against_published(table: pd.DataFrame, metric_label: str, article_ratio: str
     )
 
 
-def method_note(restart: bool = True) -> str:
-    """How every comparison in the report is computed, once per notebook; ``restart``:
-    whether its experiments start every server afresh for each round."""
-    rounds = (
-        "in each round every server is started afresh, warmed up, and every target measured "
-        "once, in a random order — so repetitions sample what changes between runs, not only "
-        "the noise inside one process" if restart else "the servers are started and warmed "
-        "up once for all rounds, and in each round every target is measured once, in a "
-        "random order — so repetitions sample what changes between runs of one process"
-    )  # fmt: skip
+def method_note() -> str:
+    """How every comparison in the report is computed, once per notebook (one whose rounds
+    keep one process adds words.setup.one_process_rounds)."""
     return (
-        f"How runs are measured: in rounds — {rounds}. "
+        "How runs are measured: in rounds — in each round every target is measured once, in "
+        "a random order, and every server is started afresh and warmed up first unless a "
+        "notebook says otherwise beside this note — so repetitions sample what changes "
+        "between runs, not only the noise inside one process. "
         f"How comparisons are computed: where A and B were measured side by side in six "
         f"rounds or more, {PAIRED_ESTIMATOR}; otherwise (fewer rounds, or several rows a "
         f"round, e.g. pooled paths) {ESTIMATOR}. "

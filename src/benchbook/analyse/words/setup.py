@@ -46,3 +46,14 @@ def setup_differences(run: object) -> str:
             parts.append(f"{', '.join(map(str, counts))} {name}")
     parts.append(f"{description_of(manifest).repetitions} rounds")
     return ", ".join(parts) + " (the article's own: see Setup)"
+
+
+def one_process_rounds(restart: bool) -> str:
+    """How a notebook's rounds differ from the method note's (words.conclusions.method_note):
+    nothing if every round starts its servers afresh."""
+    if restart:
+        return ""
+    return (
+        "Unlike the note's, this notebook's rounds start and warm up the servers once for all "
+        "rounds, so its repetitions sample what changes between runs of one process."
+    )
