@@ -149,4 +149,5 @@ def page_environment() -> jinja2.Environment:
         p_value=lambda p: "—" if missing(p) else fmt.p_value(p),
         unpooled=unpooled,
     )
+    environment.globals["lower_bound"] = LOWER_BOUND  # a headline's reproduced_why
     return environment

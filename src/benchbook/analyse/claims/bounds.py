@@ -21,6 +21,7 @@ among b's, where the load tool gave out, and "at least 1.02×" would read as "ab
 equal" when the run only shows that the tool was the limit.
 """
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -81,6 +82,19 @@ def extremes(
     return reduce
 
 
+def bound_rows(runs: Sequence[dict], bound_runs: Sequence[dict]) -> list[dict]:
+    """Spread's rows (``runs``) with each session's ratio replaced by its bound (its row in
+    ``bound_runs``, spread's rows under ``extremes``) and no interval: what a session's row
+    of a bound shows, its runs and CPU still those of the whole session."""
+    bound_of = {r["run_id"]: r["ratio"] for r in bound_runs}
+    interval = ("ci_low", "ci_high", "ci_level", "log_variance")
+    return [
+        {key: value for key, value in r.items() if key not in interval}
+        | {"ratio": bound_of.get(r["run_id"], math.nan)}
+        for r in runs
+    ]
+
+
 def over_sessions(runs: Sequence[dict], here: float, spread: float) -> Bound:
     """The lowest bound over the sessions (``runs``: spread's rows under ``extremes``) of
     the current session's machine class under its conditions; this session's own
@@ -133,9 +147,10 @@ def sentence(bound: Bound, names: tuple[str, str], measure: str, why: str) -> st
             f"runs differ ({fmt.ratio(bound.spread)}), so the runs show the tool's limit, "
             "not the servers'."
         )
-    this = "" if bound.sessions <= 1 else f"; this session alone: {fmt.ratio(bound.here)}"
+    how = f"its lowest run of {a} over its highest of {b}"
+    if bound.sessions > 1:
+        how = f"the lowest session's bound: {how}; this session alone: {fmt.ratio(bound.here)}"
     return (
         f"**{a}** reached **at least {fmt.ratio(bound.value)} the {measure}** of **{b}** "
-        f"{sessions_text(bound.sessions)} (the lowest session's bound: its lowest run of "
-        f"{a} over its highest of {b}{this}): {why}."
+        f"{sessions_text(bound.sessions)} ({how}): {why}."
     )

@@ -260,13 +260,14 @@ def capacity_table(
         bounds = runs["bound"][runs["bound"] != ""]
         server = runs["server"].iloc[0]
         maximum = (maxima or {}).get(server, np.nan)
+        spread = s.n > 1 and not runs["bound"].eq("at least").any()  # a bound has no interval
         rows.append({
             "target": target,
             "unloaded p99 ms": runs["unloaded_p99_ms"].iloc[0],
             "SLO p99 ms": runs["slo_ms"].iloc[0],
             "capacity req/s": s.median,
-            "capacity CI req/s": (f"{fmt.count(s.low)}–{fmt.count(s.high)}" if s.n > 1 else "–"),
-            "CI level": fmt.level(s.confidence).removesuffix(" CI") if s.n > 1 else "–",
+            "capacity CI req/s": (f"{fmt.count(s.low)}–{fmt.count(s.high)}" if spread else "–"),
+            "CI level": fmt.level(s.confidence).removesuffix(" CI") if spread else "–",
             "% of closed-loop max": 100 * s.median / maximum,
             "between rates req/s": rate_bracket(runs),
             "runs": len(runs),

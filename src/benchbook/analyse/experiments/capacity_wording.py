@@ -3,6 +3,7 @@ it is (an estimate, only a lower bound, or none), and how two targets' compare."
 
 import pandas as pd
 
+from benchbook.analyse.claims import bounds
 from benchbook.analyse.experiments.capacity import (
     CAPACITY,
     WHY_INVALID,
@@ -16,6 +17,9 @@ from benchbook.analyse.numbers import formatting as fmt
 from benchbook.analyse.numbers.stats import compare, summarize
 from benchbook.analyse.rows.counted import flag_counts, valid_rows
 from benchbook.analyse.rows.names import reader_name
+
+# What a capacity comparison measures, as its headline names it (capacity_label).
+SLO_RATE = "requests per second within the SLO"
 
 
 def _ranges(values: pd.Series, unit: str = "") -> str:
@@ -71,16 +75,24 @@ def capacity_sentence(capacities: pd.DataFrame, target: str) -> str:
             )
         reasons = _bound_reasons(runs[runs["why"] != ""]) or list(dict.fromkeys(runs["ended_by"]))
         return f"{head}: no capacity measured ({'; '.join(reasons)})."
-    interval = (f"{fmt.level(s.confidence)} {fmt.count(s.low)}–{fmt.count(s.high)} req/s"
-                if s.n > 1 else "one run")  # fmt: skip
-    sentence = f"{head}: **{fmt.count(s.median)} req/s** ({interval}, {s.n} runs)"
+    bounded = runs[runs["bound"] == "at least"]
+    if len(bounded):
+        # each bounded run is below its true capacity, so their median is a floor too,
+        # and an interval around it would claim an upper end no run measured
+        sentence = (
+            f"{head}: **at least {fmt.count(s.median)} req/s** (the median of its {s.n} "
+            f"runs, {len(bounded)} of them only lower bounds, so no interval)"
+        )
+    else:
+        interval = (f"{fmt.level(s.confidence)} {fmt.count(s.low)}–{fmt.count(s.high)} req/s"
+                    if s.n > 1 else "one run")  # fmt: skip
+        sentence = f"{head}: **{fmt.count(s.median)} req/s** ({interval}, {s.n} runs)"
     exact = runs[runs["ended_by"] == "slo"]
     if len(exact):
         sentence += (
             f"; {len(exact)} of {len(runs)} runs broke the SLO between two rates offered "
             f"({rate_bracket(exact)}), the capacity placed between them on a log scale of p99"
         )
-    bounded = runs[runs["bound"] == "at least"]
     if len(bounded):
         sentence += (
             f"; in {len(bounded)} of {len(runs)} runs it is **only a lower bound** — "
@@ -108,50 +120,52 @@ def capacity_label(capacities: pd.DataFrame, a: str, b: str) -> str:
     na, nb = reader_name(capacities, a), reader_name(capacities, b)
     bounded = [n for t, n in ((a, na), (b, nb)) if lower_bound(capacities, t)]
     note = f" ({' and '.join(bounded)}: only a lower bound)" if bounded else ""
-    return f"{na} vs {nb}: requests per second within the SLO{note}"
+    return f"{na} vs {nb}: {SLO_RATE}{note}"
 
 
 def capacity_comparison(capacities: pd.DataFrame, a: str, b: str) -> str:
     """The capacity ratio a/b with its CI and p (stats.compare), in words. Where a side's
-    capacities are only lower bounds, the ratio is printed with the one end of its
-    interval that still holds ("at least" is bounds.sentence's, over the sessions of a
-    machine class): a's bounds hold the ratio down, so only its lower end holds; b's hold
-    it up, so only its upper end does."""
+    capacities are only lower bounds there is no two-sided interval and no test: a's hold
+    the ratio down, so this session's bound (a's lowest run over b's highest) is given,
+    or why there is none as claims.bounds.sentence words it (the claim, over the class's
+    sessions, is the headline's); b's hold it up, so only an upper end is."""
     na, nb = reader_name(capacities, a), reader_name(capacities, b)
-    va = valid_rows(capacities[capacities["target"] == a])[CAPACITY].dropna()
-    vb = valid_rows(capacities[capacities["target"] == b])[CAPACITY].dropna()
+    valid = valid_rows(capacities).dropna(subset=[CAPACITY])
+    va, vb = (valid.loc[valid["target"] == t, CAPACITY] for t in (a, b))
     if va.empty or vb.empty:
         return (
             f"**{na}** and **{nb}** cannot be ranked on capacity at their SLO: "
             f"no capacity measured for **{na if va.empty else nb}**."
         )
-    c = compare(va, vb)
     bounded = {t: lower_bound(capacities, t) for t in (a, b)}
-    numbers = (f"medians {fmt.count(c.median_a)} vs {fmt.count(c.median_b)} req/s; "
-               f"{fmt.p_value(c.p_value)}; {c.n_a}+{c.n_b} runs")  # fmt: skip
-    interval = fmt.ci(c.ratio_low, c.ratio_high, c.ratio_confidence)
+    medians = f"medians {fmt.count(va.median())} vs {fmt.count(vb.median())} req/s"
     if bounded[a] and bounded[b]:
         return (
             f"**{na}** and **{nb}** cannot be ranked on capacity at their SLO: both are only "
-            f"lower bounds (ratio of the bounds {fmt.ratio(c.ratio)}; {numbers})."
+            f"lower bounds ({medians}; {len(va)}+{len(vb)} runs)."
         )
-    level = fmt.level(c.ratio_confidence)
     if bounded[a]:
+        here = bounds.session_bound(valid, a, b, CAPACITY)
+        bound = bounds.Bound(here, 1, here, bounds.own_spread(valid, b, CAPACITY))
+        why = bound_reason(capacities, a)
+        if not bound.informative:
+            return bounds.sentence(bound, (na, nb), SLO_RATE, why)
+        # one session's bound is not the claim: the headline's is, over the class's sessions
         return (
-            f"**{na}** against **{nb}**, capacity at the SLO: ratio {fmt.ratio(c.ratio)} "
-            f"({numbers}), of which only the lower side holds: its {level}'s lower end is "
-            f"{fmt.ratio(c.ratio_low)}, and it has no upper end, as the load tool held "
-            f"{na} down ({bound_reason(capacities, a)}): the ratio says how far the tool let "
-            f"{na} go, not how far {na} could."
+            f"**{na}** against **{nb}**, {SLO_RATE}: only a lower bound, as the load tool "
+            f"held {na} down ({why}); in this session {na}'s lowest run lay "
+            f"{fmt.ratio(here)} {nb}'s highest (the bound over this machine class's "
+            "sessions is the Conclusion's)."
         )
     if bounded[b]:
         return (
-            f"**{na}** against **{nb}**, capacity at the SLO: ratio {fmt.ratio(c.ratio)} "
-            f"({numbers}), of which only the upper side holds: its {level}'s upper end is "
-            f"{fmt.ratio(c.ratio_high)}, and it has no lower end, as the load tool held "
-            f"{nb} down ({bound_reason(capacities, b)}): {nb}'s capacity is only a lower "
-            "bound."
+            f"**{na}** reached **at most {fmt.ratio(va.max() / vb.min())} the {SLO_RATE}** of "
+            f"**{nb}** in this one session ({na}'s highest run over {nb}'s lowest), as the "
+            f"load tool held {nb} down ({bound_reason(capacities, b)})."
         )
+    c = compare(va, vb)
+    numbers = f"{medians}; {fmt.p_value(c.p_value)}; {c.n_a}+{c.n_b} runs"
+    interval = fmt.ci(c.ratio_low, c.ratio_high, c.ratio_confidence)
     if not c.significant:
         return (
             f"**No significant difference** in capacity at their SLO between **{na}** and "

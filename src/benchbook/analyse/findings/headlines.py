@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field, replace
 import pandas as pd
 
 from benchbook.analyse.claims.bounds import (
+    bound_rows,
     extremes,
     over_sessions,
     own_spread,
@@ -165,12 +166,11 @@ def headline(
     select: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
     same_conditions_ignore: tuple[str, ...] = (),
 ) -> Headline:
-    """One headline a/b on ``column`` over the runs that count (rows.limits): its verdict
-    and caveats, its sessions on this machine class (replication), its verdict against
-    ``article_ratio`` (verdicts.reproduction), the same comparison in every stored run of
-    ``experiment`` (``select``: its rows of a run). A ratio of rates that ``sides_are``
-    (servers, or load tools) did not both set is worded as what it is, never judged
-    against the article. ``lower_bound``: why a's figure is a lower bound."""
+    """One headline a/b on ``column`` over the runs that count (rows.limits): verdict and
+    caveats, sessions on this machine class (replication), verdict against ``article_ratio``
+    (verdicts.reproduction), the comparison in every stored run of ``experiment`` (``select``:
+    its rows of a run; for a bound, each session's bound: ``lower_bound`` says why a's is one).
+    A ratio of rates ``sides_are`` (servers, load tools) did not both set is never judged."""
     data = select(results) if select else results
     names, languages = _sides(data, a, b)
     label = label.replace(a, names[0]).replace(b, names[1])
@@ -187,7 +187,8 @@ def headline(
         bound_sessions = spread(experiment, a, b, column, extremes(a, b, column, select), current,
                             ignore=same_conditions_ignore)  # fmt: skip
         bound = bound_headline(label, valid, a, b, names, lower_bound, column, bound_sessions)
-        return replace(bound, **shared, machine_class=sessions.machine_class)
+        return replace(bound, **shared | {"spread": bound_rows(runs, bound_sessions)},
+                       machine_class=sessions.machine_class)  # fmt: skip
     band, control = _control_band(valid, results, column, experiment, select, current)
     reproduced, why = reproduction(c, article_ratio, apart, measured_else, differences, band,
                                    sessions, different_conditions)  # fmt: skip
