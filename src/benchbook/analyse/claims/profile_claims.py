@@ -1,5 +1,5 @@
-"""Each article's claim about a cause (the GIL, the access log, fsync per write, JSON vs
-protobuf, goroutine overhead), held against the profiles' category shares
+"""Each article's claim about a cause (coroutine switching, the access log, fsync per
+write, JSON vs protobuf, goroutine overhead), held against the profiles' category shares
 (analyse.display.profiles): a row per claim saying whether the profile supports it."""
 
 from dataclasses import dataclass
@@ -27,8 +27,8 @@ class Claim:
 
 
 CLAIMS = (
-    Claim("01_io_concurrency", "the article: Python is slower because one event loop (the GIL) "
-          "does all the work", "event loop/scheduler", "python", "go"),
+    Claim("01_io_concurrency", "the article: Python is slower as its one event loop switches "
+          "between coroutines", "event loop/scheduler", "python", "go"),
     Claim("02_hello_world_locust", "the article: FastAPI's access log costs it throughput",
           "logging", "python-hello"),
     Claim("03_goroutine_fanout", "the article: starting goroutines costs more than fan-out saves",

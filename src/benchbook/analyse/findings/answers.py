@@ -266,7 +266,9 @@ def over_a_network(
     )
     low, high = limit.far_caps
     capped = min(limit.far) >= LINK_SET_THE_RATE * low
-    far = f"over a link adding {limit.far_rtt} ms, {figure(rate)}" + (
+    pooled = rate.pooled_ratio is not None  # beside one session's medians: say which
+    over = bounds.sessions_text(rate.sessions) if pooled else "in this session"
+    far = f"over a link adding {limit.far_rtt} ms, {figure(rate)} {over}" + (
         f", where Little's law caps both near {fmt.count(low)}–{fmt.count(high)} req/s: the "
         "link, not the servers, set that rate"
         if capped

@@ -190,10 +190,12 @@ def terms() -> list[tuple[str, str]]:
     predicted = (
         "where the next session's estimate on this machine class should land: a range made "
         "by a procedure that, repeated, holds the next session's estimate 95 times in 100; "
-        f"from {MIN_SESSIONS} sessions on it is built from the headline's own sessions, with "
-        "1 or 2 from how far sessions of other headlines of its kind moved; the report checks "
-        "it by leaving out each stored session in turn and predicting it from the rest of "
-        "its machine class. It is the interval a verdict against an article is judged on: "
+        f"below {MIN_SESSIONS} sessions its width is borrowed from how far sessions of the "
+        f"other headlines of its kind moved; from {MIN_SESSIONS} on it comes from the "
+        "headline's own sessions, moderated by those others (the more their spreads agree, "
+        "the more they weigh); the report checks it by leaving out each stored session in "
+        "turn and predicting it from the rest of its machine class. It is the interval a "
+        "verdict against an article is judged on: "
         "'reproduced' when the article's figure lies inside it"
     )
     computed = [("prediction interval", predicted), ("p-value", p_value_text())]
