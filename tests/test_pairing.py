@@ -1,5 +1,7 @@
 """Comparisons pair A and B round by round where the rows allow it, and say so."""
 
+import math
+
 import pandas as pd
 import pytest
 
@@ -41,11 +43,15 @@ def test_rounds_are_paired_and_the_drift_cancels() -> None:
     assert "1.05" in sentence and "8 rounds, paired" in sentence
 
 
-def test_several_rows_a_round_are_compared_as_two_samples() -> None:
-    pooled = pd.concat([rounds(FASTER, DRIFT), rounds(FASTER, DRIFT)], ignore_index=True)
+def test_several_rows_a_round_are_one_value_of_that_round() -> None:
+    # two paths a round share its server and minute: not 16 independent runs a side, but
+    # one value a round (their geometric mean), paired over the 8 rounds
+    other_path = rounds([v * 1.2 for v in FASTER], [v * 1.2 for v in DRIFT])
+    pooled = pd.concat([rounds(FASTER, DRIFT), other_path], ignore_index=True)
     c = comparison(pooled, "a", "b")
-    assert not c.paired and (c.n_a, c.n_b) == (16, 16)
-    assert not c.significant  # the drift swamps 5 % when the rounds are not paired
+    assert c.paired and (c.n_a, c.n_b) == (8, 8)
+    assert c.ratio == pytest.approx(1.05) and c.significant  # the drift still cancels
+    assert c.median_a == pytest.approx(math.sqrt(1.2) * 1.05 * 1175)  # each round: one value
 
 
 def test_a_round_with_one_side_missing_is_left_out() -> None:

@@ -3,12 +3,13 @@ where it cannot.
 
 In a run measured in rounds, target A and target B were measured seconds apart in each
 round, on the same machine in the same minute: their per-round ratios cancel what the
-machine did that minute, so the comparison pairs them (stats.compare_paired). Where
-either side has several rows in a round (a pooled comparison over paths or ids), pairing
-is impossible; and with fewer rounds than a signed-rank test needs to reach p < 0.05 at
-all (six), pairing could never show a difference. Then the runs are compared as two
-samples (stats.compare), which with four or five a side still can. Rounds in which only
-one side has a valid run are left out of a paired comparison.
+machine did that minute, so the comparison pairs them (stats.compare_paired). Where a
+side has several rows in a round (a pooled comparison over paths or ids), they share
+that round's server and minute, so they are one value of that round (their geometric
+mean), not independent runs. With fewer rounds than a signed-rank test needs to reach
+p < 0.05 at all (six), pairing could never show a difference: then the runs are compared
+as two samples (stats.compare), which with four or five a side still can. Rounds in
+which only one side has a valid run are left out of a paired comparison.
 """
 
 import math
@@ -48,12 +49,28 @@ def paired_values(side_a: pd.DataFrame, side_b: pd.DataFrame, column: str) -> pd
     """The two sides' values round by round, or None when they cannot be paired."""
     if not set(ROUND) <= set(side_a) or not set(ROUND) <= set(side_b):
         return None
-    if side_a.duplicated(ROUND).any() or side_b.duplicated(ROUND).any():
+    a, b = per_round(side_a, column), per_round(side_b, column)
+    if a is None or b is None:
         return None
-    joined = side_a[[*ROUND, column]].merge(
-        side_b[[*ROUND, column]], on=ROUND, suffixes=("_a", "_b")
-    )
+    joined = a.merge(b, on=ROUND, suffixes=("_a", "_b"))
     return joined if len(joined) >= 2 else None
+
+
+def per_round(side: pd.DataFrame, column: str) -> pd.DataFrame | None:
+    """One value per round: a side's rows of one round (a pooled comparison's paths or
+    ids, measured by one server process in that round) are not independent runs, so they
+    count as one, their geometric mean; None where a value is not positive."""
+    rows = side[[*ROUND, column]]
+    if not rows.duplicated(ROUND).any():
+        return rows
+    if (rows[column] <= 0).any():
+        return None
+    logs = rows.assign(**{column: rows[column].map(math.log)})
+    return (
+        logs.groupby(ROUND, as_index=False)[column]
+        .mean()
+        .assign(**{column: lambda d: d[column].map(math.exp)})
+    )
 
 
 def too_few(c: Comparison) -> bool:

@@ -113,16 +113,20 @@ def verdict(c: Comparison, a: str, b: str, column: str, unit: str = "", brief: b
         return f"{sentence}, {evidence}.{tail}"
     lead = ranking(c.ratio, a, b, column, unit)
     # A rate below 1 reads as a share ("19 % of"), and so do its figure and interval; a
-    # time keeps the ratio ("1.95× lower", ratio 0.513×): one unit per sentence.
-    as_share = c.ratio < 1 and m.higher_is_better
-    if as_share and c.ratio_confidence:
+    # time below 1 as "1.95× lower", and so does its interval: one direction per sentence.
+    below = c.ratio < 1
+    if below and c.ratio_confidence:
+        level = fmt.level(c.ratio_confidence)
         interval = (
-            f"{fmt.level(c.ratio_confidence)} {fmt.share_interval(c.ratio_low, c.ratio_high)}"
+            f"{level} {fmt.share_interval(c.ratio_low, c.ratio_high)}"
+            if m.higher_is_better
+            else f"{level} {fmt.interval(1 / c.ratio_high, 1 / c.ratio_low)} lower"
         )
-    figure = fmt.share(c.ratio) if as_share else f"ratio {fmt.ratio(c.ratio)}"
-    if brief:
-        return f"{lead} ({figure}, {interval})."
-    return f"{lead} ({figure}, {interval}; {evidence})."
+    # the lead gives a time's "1.95× lower" already; a share and a ratio above 1 repeat it
+    figure = ("" if not m.higher_is_better else f"{fmt.share(c.ratio)}, ") if below else (
+        f"ratio {fmt.ratio(c.ratio)}, ")  # fmt: skip
+    said = f"{lead} ({figure}{interval}"
+    return f"{said})." if brief else f"{said}; {evidence})."
 
 
 # A paired estimate this far from the ratio of the medians is said to differ from it.
@@ -382,8 +386,8 @@ def method_note() -> str:
         "notebook says otherwise beside this note — so repetitions sample what changes "
         "between runs, not only the noise inside one process. "
         f"How comparisons are computed: where A and B were measured side by side in six "
-        f"rounds or more, {PAIRED_ESTIMATOR}; otherwise (fewer rounds, or several rows a "
-        f"round, e.g. pooled paths) {ESTIMATOR}. "
+        f"rounds or more (a side's several rows in one round, e.g. pooled paths, as one: "
+        f"their geometric mean), {PAIRED_ESTIMATOR}; otherwise {ESTIMATOR}. "
         f"'No significant difference' means p ≥ {ALPHA}. Intervals are 95 % where the "
         "number of runs allows it; otherwise the level they reach is printed. Where an A/A "
         "control was measured (one server as two targets in the same rounds), a ratio no "
