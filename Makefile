@@ -163,7 +163,7 @@ test: setup report-tools test-tools lint
 	cd servers/rust && cargo fmt --check && cargo clippy --locked --release --all-targets -- -D warnings \
 	  && cargo test --locked --release
 	$(PARALLEL_TESTS) -m "not slow or no_load"
-	$(BIN)/pytest -m "slow and not no_load"
+	$(BIN)/pytest -m "slow and not no_load" --durations=15
 
 # The inner loop: no servers, no notebooks.
 test-fast: $(TEST_INSTALLED) lint

@@ -80,7 +80,7 @@ def test_a_model_that_beats_no_change_prints_its_prediction_and_error() -> None:
     other = newer(6.1, go_s=0.42, python_s=0.36)  # the model predicts ~6.3×
     text = statement(7.9, (7.0, 8.9), HERE, [], [other], "a", "")
     error = (other.expected / 6.1 - 1) * 100
-    assert f"{error:+.0f} % off" in text and "of the move from 7.9×" in text
+    assert f"{error:+.0f} % off" in text and "of the move from this class's 7.9×" in text
     assert "Left out in turn" in text and "does not beat" not in text
 
 
@@ -218,7 +218,7 @@ def test_where_the_speed_model_loses_the_cpu_cost_says_what_it_explains() -> Non
     text = statement(7.9, (7.0, 8.9), HERE, [], [other], "a", "")
     assert "does not beat predicting no change" in text
     share = math.log(6.4 / 7.9) / math.log(6.1 / 7.9)
-    assert f"accounts for 6.4× there (+5 % off, {share * 100:.0f} % of the move)" in text
+    assert f"accounts for 6.4× (+5 % off; it foresaw {share * 100:.0f} % of the move" in text
     unmoved = replace(newer(7.8, go_s=0.52, python_s=0.54), cpu_expected=7.7)
     assert "accounts for" not in statement(7.9, (7.0, 8.9), HERE, [], [unmoved], "a", "")
 

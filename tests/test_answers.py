@@ -37,7 +37,7 @@ def test_the_protocol_answer_follows_the_direction_of_the_times() -> None:
     http_faster = [headline(0.5, metric="ns_per_op", label="Python: HTTP vs gRPC")]
     assert answers.faster_protocol(http_faster + [headline(0.8, metric="ns_per_op")]) == (
         "No: in 2 of the 2 headline comparisons, HTTP/JSON took less time per call than gRPC "
-        "(its time 1.25× and 2.00× lower than gRPC's)."
+        "(its time 2.00× and 1.25× lower than gRPC's)."  # in the headlines' order
     )
     one_unclear = http_faster + [headline(0.9, metric="ns_per_op", significant=False)]
     assert answers.faster_protocol(one_unclear).endswith(

@@ -979,6 +979,6 @@ def test_a_pooled_headline_prints_how_far_its_sessions_differ(tmp_path: Path) ->
     }  # fmt: skip
     page = render_report([findings_notebook(tmp_path / "new.ipynb", findings)])
     spread = page[page.index('id="spread"') : page.index('id="explorer"')]
-    assert "these sessions differ by τ&nbsp;=&nbsp;0.031 on the log scale (about ±3.1&nbsp;%" in (
+    assert "these sessions differ by τ&nbsp;=&nbsp;0.031 on the log scale (about ±3.2&nbsp;%" in (
         spread
     )

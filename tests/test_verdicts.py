@@ -74,7 +74,7 @@ LOOP_404_FAR = Explanation(
         (paired(2.0), {"article_ratio": 106.0, "measured_else": LOOP_404},
          SOMETHING_ELSE, "404"),
         (paired(0.9), {"article_ratio": 3.1, "measured_else": LOOP_404_FAR},
-         NOT_REPRODUCED, "does not reach the article's 3.1× even widened"),
+         NOT_REPRODUCED, "does not reach the article's 3.1× even with each end moved"),
         # 4. nothing to judge on
         (None, {"article_ratio": 3.0}, NO_VALID_RUNS, "no valid runs"),
         (paired(2.0, rounds=5), {"article_ratio": 3.0}, TOO_FEW_RUNS, "5 rounds"),

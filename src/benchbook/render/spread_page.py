@@ -317,7 +317,7 @@ def spread_items(sections: Sequence[Section]) -> list[SpreadItem]:
                     headline=headline,
                     runs=runs,
                     plot=plot,
-                    levels=session_words.levels_sentence(runs),
+                    levels=session_words.levels_sentence(runs, headline.get("pooled_tau")),
                 )
             )
     return items

@@ -18,6 +18,7 @@ from benchbook.analyse.words.findings_format import (
     ratio_with_ci,
     unpooled,
 )
+from benchbook.analyse.words.sessions import sd_text
 
 TEMPLATE_DIR = Path(__file__).resolve().parent / "report_template"
 
@@ -148,6 +149,7 @@ def page_environment() -> jinja2.Environment:
         unsaid_headlines=unsaid_headlines,
         p_value=lambda p: "—" if missing(p) else fmt.p_value(p),
         unpooled=unpooled,
+        tau_spread=lambda tau: Markup(sd_text(tau**2).replace(" %", "&nbsp;%")),
     )
     environment.globals["lower_bound"] = LOWER_BOUND  # a headline's reproduced_why
     return environment

@@ -36,7 +36,8 @@ class Verdict(Enum):
     SOMETHING_ELSE = Kind(
         "the article measured something else", "≠", "measured else", WARN,
         "reproducing what the article timed instead gives an interval that holds its "
-        f"figure, allowing {fmt.ratio(EXPLAINS_WITHIN)} either way for the machines between",
+        f"figure with each end moved {fmt.ratio(EXPLAINS_WITHIN)} outward (what the "
+        "article's machine may differ by)",
     )  # fmt: skip
     NO_ARTICLE = Kind(
         "no article figure", "–", "no article", MUTED,

@@ -128,6 +128,7 @@ def _unexplained(measured_else: Explanation | None, article: str) -> str:
         return ""
     return (
         f"; what the article timed instead gives {measured_else.figure()} here, an interval "
-        f"that does not reach the article's {article} even widened {fmt.ratio(EXPLAINS_WITHIN)} "
-        "either way for the machines between: it does not explain this figure"
+        f"that does not reach the article's {article} even with each end moved "
+        f"{fmt.ratio(EXPLAINS_WITHIN)} outward (what the article's machine may differ by): it "
+        "does not explain this figure"
     )

@@ -68,7 +68,8 @@ def limits_sentence(table: pd.DataFrame) -> str:
 
 def ceilings_sentence(ceilings: Ceilings) -> str:
     """'Load-tool ceilings …: wrk: 22,133 req/s; …', fastest first, with how many times
-    each slower setting falls below the fastest (the method sections cite this)."""
+    each slower setting falls below the fastest the tool itself held back (the method
+    sections cite this)."""
     skipped = (
         " Newer calibration runs not used: " + "; ".join(ceilings.skipped) + "."
         if ceilings.skipped
@@ -82,14 +83,16 @@ def ceilings_sentence(ceilings: Ceilings) -> str:
             f"(`make report` does).{skipped}"
         )
     ranked = sorted(ceilings.by_setting.items(), key=lambda item: -item[1])
-    top = ranked[0][1]
+    # "N× below" only against a ceiling the tool itself set: one the server held back is a
+    # lower bound, and a ratio to it would be too
+    top, top_rps = next(((s, r) for s, r in ranked if s in ceilings.tool_bound), ("", 0.0))
     parts = [
         (
             f"{setting}: {rps:,.0f} req/s"
             if setting in ceilings.tool_bound
             else f"{setting}: at least {rps:,.0f} req/s (held back by the server)"
         )
-        + (f", {fmt.ratio(top / rps)} below {ranked[0][0]}" if top / rps >= LEVEL_WITH else "")
+        + (f", {fmt.ratio(top_rps / rps)} below {top}" if top_rps / rps >= LEVEL_WITH else "")
         for setting, rps in ranked
     ]
     # the calibration names its targets by label, comma-separated (measure.calibration)

@@ -7,7 +7,7 @@ import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 
-from benchbook.analyse.findings.answers import figure
+from benchbook.analyse.findings.answers import figure, ranked
 from benchbook.analyse.findings.headlines import Headline
 from benchbook.analyse.numbers import formatting as fmt
 from benchbook.analyse.words.findings_format import LOWER_BOUND
@@ -46,8 +46,9 @@ def figure_kinds(plain: str, headlines: Sequence[Headline]) -> set[str]:
     (ONE_SESSION)."""
     kinds, rest = set(), plain
     for h in headlines:
-        shown = figure(h)
-        if shown not in rest:
+        # as figure prints it, or on the scale its sentence ranks it on ('1.50× lower')
+        shown = next((f for f in (figure(h), ranked(h)) if f in rest), None)
+        if shown is None:
             continue
         rest = rest.replace(shown, "")
         if h.reproduced_why == LOWER_BOUND and h.ratio is None:  # "no lower bound: …"
@@ -60,7 +61,8 @@ def figure_kinds(plain: str, headlines: Sequence[Headline]) -> set[str]:
         value = h.pooled_ratio if h.pooled_ratio is not None else h.ratio
         if value is None:
             continue
-        bare = re.compile(rf"(?<![\d.,]){re.escape(fmt.ratio(value).rstrip('×'))}(?![\d])")
+        printed = "|".join(re.escape(fmt.ratio(v).rstrip("×")) for v in {value, 1 / value})
+        bare = re.compile(rf"(?<![\d.,])(?:{printed})(?![\d])")
         if bare.search(rest):
             rest = bare.sub("", rest)
             kinds.add(POOLED_BARE if h.pooled_ratio is not None else ONE_SESSION)

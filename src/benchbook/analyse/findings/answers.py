@@ -198,7 +198,7 @@ def faster_protocol(headlines: Sequence[Headline]) -> str:
         rest += ", neither was significantly faster" if others else ""
         return (
             f"No: in {len(http_faster)} of the {len(headlines)} headline comparisons, HTTP/JSON "
-            f"took less time per call than gRPC (its time {_listed(sorted(lower))} lower than "
+            f"took less time per call than gRPC (its time {_listed(lower)} lower than "
             f"gRPC's){rest}."
         )
     parts = "; ".join(f"{comparison(h.label)}: {figure(h)}" for h in headlines)
@@ -266,9 +266,12 @@ def over_a_network(
     )
     low, high = limit.far_caps
     capped = min(limit.far) >= LINK_SET_THE_RATE * low
-    pooled = rate.pooled_ratio is not None  # beside one session's medians: say which
-    over = bounds.sessions_text(rate.sessions) if pooled else "in this session"
-    far = f"over a link adding {limit.far_rtt} ms, {figure(rate)} {over}" + (
+    # the same kind of figure as the near one, as the notebook's own headline gives it
+    far_go, far_other = limit.far
+    far = (
+        f"over a link adding {limit.far_rtt} ms, {fmt.ratio(far_go / far_other)} "
+        f"({fmt.count(far_go)} vs {fmt.count(far_other)} req/s; one session's medians)"
+    ) + (
         f", where Little's law caps both near {fmt.count(low)}–{fmt.count(high)} req/s: the "
         "link, not the servers, set that rate"
         if capped

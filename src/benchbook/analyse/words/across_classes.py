@@ -212,18 +212,25 @@ def _share(
 
 
 def _cost_sentence(other: OtherClass, here: float, spread: tuple[float, float]) -> str:
-    """' What a request cost each server in CPU, measured in those sessions, accounts for
-    6.6× there (8 % off, 81 % of the move); the rest is how much of the CPU each server
-    used.' — only where the move leaves this class's spread."""
+    """' On AMD EPYC (…), what a request cost each server in CPU accounts for 6.6× (+8 % off;
+    it foresaw 81 % of the move from this class's 7.9×); the rest is how much of the CPU
+    each server got to use.' — only where the move leaves this class's spread."""
     share = _share(other, other.cpu_expected, here, spread)
     if share is None or other.cpu_expected is None:
         return ""
     error = (other.cpu_expected / other.estimate - 1) * 100
     return (
-        f" What a request cost each server in CPU, measured in those sessions, accounts for "
-        f"{fmt.ratio(other.cpu_expected)} there ({error:+.0f} % off, {share * 100:.0f} % of "
-        "the move); the rest is how much of the CPU each server got to use."
+        f" On {other.machine_class}, what a request cost each server in CPU accounts for "
+        f"{fmt.ratio(other.cpu_expected)} ({error:+.0f} % off; {_foresaw(share, here)}); the "
+        "rest is how much of the CPU each server got to use."
     )
+
+
+def _foresaw(share: float, here: float) -> str:
+    """'it foresaw 46 % of the move from 12×', or that it moved the other way."""
+    if share < 0:
+        return f"it moved the other way from this class's {fmt.ratio(here)}"
+    return f"it foresaw {share * 100:.0f} % of the move from this class's {fmt.ratio(here)}"
 
 
 def _ratio_figure(estimate: float, low: float, high: float) -> str:
@@ -259,8 +266,8 @@ def _brackets(others: Sequence[OtherClass]) -> str:
 
 def _prediction_sentence(other: OtherClass, here: float, spread: tuple[float, float]) -> str:
     """' For AMD EPYC (family 26, …), the speed references predicted 6.4×, +5 % off its
-    sessions' 6.1× (70 % of the move from 7.9×).' — the share only where the move leaves
-    this class's own spread."""
+    sessions' 6.1× (it foresaw 70 % of the move from this class's 7.9×).' — the share only
+    where the move leaves this class's own spread."""
     assert other.expected is not None
     error = (other.expected / other.estimate - 1) * 100
     text = (
@@ -270,7 +277,7 @@ def _prediction_sentence(other: OtherClass, here: float, spread: tuple[float, fl
     )
     share = _share(other, other.expected, here, spread)
     if share is not None:
-        text += f" ({share * 100:.0f} % of the move from {fmt.ratio(here)})"
+        text += f" ({_foresaw(share, here)})"
     return text + "."
 
 

@@ -42,4 +42,19 @@ def headroom_note(results: pd.DataFrame) -> str:
         f"{fmt.percent(headroom.max())}) of the most their tool setting produced in notebook 00; "
         f"{near} of {len(headroom)} runs reached {fmt.percent(NEAR_CEILING_HEADROOM)} or more."
         + (f"{beyond}." if beyond else "")
+        + _cpu_not_rate(results)
+    )
+
+
+def _cpu_not_rate(results: pd.DataFrame) -> str:
+    """Why a run far below its tool's ceiling can still have had the tool at its limit
+    (said only where one did): the ceiling was measured against the cheapest answer."""
+    flags = results["flags"].fillna("").astype(str)
+    below = results["headroom"] < NEAR_CEILING_HEADROOM
+    if not (flags.str.contains("client_bound") & below).any():
+        return ""
+    return (
+        " That ceiling was measured against the cheapest answer, and a tool spends more CPU "
+        "per request on others, so runs well below it can still have had the tool at its "
+        "CPU limit (`client_bound`): its CPU, not this share, says so."
     )

@@ -79,6 +79,30 @@ def _lost_estimate(runs: pd.DataFrame) -> dict[str, float | int | bool]:
     }
 
 
+def _lost_with_range(e: dict, how: str) -> str:
+    """'12 lost (how)' where every record was read back; where a sample was, its estimate
+    with the 95 % interval, or, when the estimate is no more than the reads found, what
+    they found and the interval's upper end alone (its lower end is no estimate)."""
+    if e["exact"]:
+        return f"{fmt.count(e['lost'])} lost ({how})"
+    if e["lost"] == e["low"]:
+        return (
+            f"{fmt.count(e['low'])} lost that the reads found ({how}), at most about "
+            f"{fmt.count(e['high'])} in all (95 %{_summed(e)})"
+        )
+    return (
+        f"about {fmt.count(e['lost'])} lost (95 % CI {fmt.count(e['low'])}–"
+        f"{fmt.count(e['high'])}{_summed(e)}: {how})"
+    )
+
+
+def _summed(e: dict) -> str:
+    """How a sampled bound over several runs is made: each run's from its own sample."""
+    if e["sampled_runs"] < 2:
+        return ""
+    return f"; each of {e['sampled_runs']} runs' bounds from its own sample, summed"
+
+
 def _store_count(runs: pd.DataFrame) -> tuple[str, int]:
     """The store's own count against the confirmed ids, run by run (a run short and
     another over do not cancel), and how many records it is short in all."""
@@ -146,14 +170,7 @@ def lost_records(results: pd.DataFrame) -> list[str]:
                     f"wrong, scaled run by run to the {fmt.count(e['own'])} with an id of "
                     "their own"
                 )
-            if e["exact"]:
-                lost = f"{fmt.count(e['lost'])} lost ({'; '.join(how)})"
-            else:
-                lost = (
-                    f"about {fmt.count(e['lost'])} lost (95 % CI {fmt.count(e['low'])}–"
-                    f"{fmt.count(e['high'])}: {'; '.join(how)})"
-                )
-            sentences.append(f"{head}; {lost}; {store}.")
+            sentences.append(f"{head}; {_lost_with_range(e, '; '.join(how))}; {store}.")
         elif e["exact"]:
             sentences.append(
                 f"{head}, each with an id of its own, each read back as created (checked: "
@@ -163,7 +180,7 @@ def lost_records(results: pd.DataFrame) -> list[str]:
             sentences.append(
                 f"{head}, each with an id of its own; none of the {fmt.count(e['checked'])} "
                 f"sampled of the {fmt.count(e['own'])} read back wrong, so at most about "
-                f"{fmt.count(e['high'])} lost (95 %); {store}."
+                f"{fmt.count(e['high'])} lost (95 %{_summed(e)}); {store}."
             )
     return sentences
 
@@ -181,6 +198,11 @@ def lost_summary(results: pd.DataFrame) -> str:
         created = fmt.count(runs["created"].sum())
         if e["exact"] and e["lost"]:
             losing.append(f"**{name}** lost {fmt.count(e['lost'])} of {created}")
+        elif e["lost"] and e["lost"] == e["low"]:  # no more than the reads found
+            losing.append(
+                f"**{name}** lost at least {fmt.count(e['low'])} (at most about "
+                f"{fmt.count(e['high'])}) of {created}"
+            )
         elif e["lost"]:
             losing.append(
                 f"**{name}** lost about {fmt.count(e['lost'])} ({fmt.count(e['low'])}–"
@@ -220,7 +242,7 @@ def lost_brief(results: pd.DataFrame) -> str:
     for target, runs in results.dropna(subset=["created"]).groupby("target", sort=False):
         e = _lost_estimate(runs)
         if e["lost"]:
-            about = "" if e["exact"] else "about "
+            about = "" if e["exact"] else "at least " if e["lost"] == e["low"] else "about "
             created = fmt.count(runs["created"].sum())
             name = reader_name(results, str(target))  # page 1 names servers as readers do
             losing.append(f"**{name}** lost {about}{fmt.count(e['lost'])} of {created}")

@@ -2,6 +2,7 @@
 three or more sessions make a model (with the prediction for the next session), "not yet
 replicated" where they do not, and the other machine classes (across_classes)."""
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from functools import partial
@@ -166,8 +167,9 @@ def _other_class(estimate: float, low: float, high: float, ranked: bool, column:
     )
 
 
-def levels_sentence(spread: Sequence[Mapping]) -> str:
-    """Where a headline's width comes from, in words: its two variances, what twice the
+def levels_sentence(spread: Sequence[Mapping], tau: float | None = None) -> str:
+    """Where a headline's width comes from, in words (``tau``: the pooled model's spread
+    between sessions, used where given): its two variances, what twice the
     rounds per session would narrow (which depends on them), what one more session would
     (which, at a given number of sessions, does not) and the floor; '' below two
     sessions. Shares of each interval's width, not new widths: the printed intervals stay
@@ -175,6 +177,8 @@ def levels_sentence(spread: Sequence[Mapping]) -> str:
     c = components_from(spread)
     if c is None:
         return ""
+    if tau is not None:  # the pooled model's own τ, so that one spread is said one way
+        c = dataclasses.replace(c, session_var=tau**2)
     rounds = f"one round's ratio varies by {sd_text(c.round_var)} within a session"
     sessions = (
         f"sessions on this machine class differ by {sd_text(c.session_var)} beyond their rounds"
