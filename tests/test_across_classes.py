@@ -218,7 +218,10 @@ def test_where_the_speed_model_loses_the_cpu_cost_says_what_it_explains() -> Non
     text = statement(7.9, (7.0, 8.9), HERE, [], [other], "a", "")
     assert "does not beat predicting no change" in text
     share = math.log(6.4 / 7.9) / math.log(6.1 / 7.9)
-    assert f"accounts for 6.4× (+5 % off; it foresaw {share * 100:.0f} % of the move" in text
+    assert (
+        f"accounts for 6.4× on {other.machine_class} (+5 % off; it foresaw {share * 100:.0f} % "
+        "of the move" in text
+    )
     unmoved = replace(newer(7.8, go_s=0.52, python_s=0.54), cpu_expected=7.7)
     assert "accounts for" not in statement(7.9, (7.0, 8.9), HERE, [], [unmoved], "a", "")
 

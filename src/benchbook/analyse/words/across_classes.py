@@ -181,7 +181,14 @@ def statement(
         return text
     errors = f"{verdict.model_error * 100:.0f} % off against {verdict.unchanged_error * 100:.0f} %"
     if verdict.beats_unchanged:
-        text += "".join(_prediction_sentence(o, estimate, spread) for o in recorded if o.expected)
+        # where the references foresaw under half of a class's move, what its CPU cost
+        # explains follows that class's prediction, so "there" is that class
+        text += "".join(
+            _prediction_sentence(o, estimate, spread)
+            + (_cost_sentence(o, estimate, spread, "there") if _little(o, estimate, spread) else "")
+            for o in recorded
+            if o.expected
+        )
         text += (
             " Left out in turn, each class was predicted by the speed-reference model "
             f"{errors} for no change."
@@ -192,10 +199,9 @@ def statement(
             f"out and predicted from the others: {errors} for no change), so it is not used "
             "here."
         )
-    for other in recorded:
-        share = _share(other, other.expected, estimate, spread)
-        if not verdict.beats_unchanged or (share is not None and share < 0.5):
-            text += _cost_sentence(other, estimate, spread)
+        text += "".join(
+            _cost_sentence(o, estimate, spread, f"on {o.machine_class}") for o in recorded
+        )
     return text
 
 
@@ -211,7 +217,13 @@ def _share(
     return explained_share(other.estimate, expected, here)
 
 
-def _cost_sentence(other: OtherClass, here: float, spread: tuple[float, float]) -> str:
+def _little(other: OtherClass, here: float, spread: tuple[float, float]) -> bool:
+    """The speed references foresaw under half of a class's move out of this one's spread."""
+    share = _share(other, other.expected, here, spread)
+    return share is not None and share < 0.5
+
+
+def _cost_sentence(other: OtherClass, here: float, spread: tuple[float, float], where: str) -> str:
     """' On AMD EPYC (…), what a request cost each server in CPU accounts for 6.6× (+8 % off;
     it foresaw 81 % of the move from this class's 7.9×); the rest is how much of the CPU
     each server got to use.' — only where the move leaves this class's spread."""
@@ -220,9 +232,9 @@ def _cost_sentence(other: OtherClass, here: float, spread: tuple[float, float]) 
         return ""
     error = (other.cpu_expected / other.estimate - 1) * 100
     return (
-        f" On {other.machine_class}, what a request cost each server in CPU accounts for "
-        f"{fmt.ratio(other.cpu_expected)} ({error:+.0f} % off; {_foresaw(share, here)}); the "
-        "rest is how much of the CPU each server got to use."
+        f" What a request cost each server in CPU accounts for {fmt.ratio(other.cpu_expected)} "
+        f"{where} ({error:+.0f} % off; {_foresaw(share, here)}); the rest is how much of the "
+        "CPU each server got to use."
     )
 
 

@@ -54,7 +54,6 @@ def _cpu_not_rate(results: pd.DataFrame) -> str:
     if not (flags.str.contains("client_bound") & below).any():
         return ""
     return (
-        " That ceiling was measured against the cheapest answer, and a tool spends more CPU "
-        "per request on others, so runs well below it can still have had the tool at its "
-        "CPU limit (`client_bound`): its CPU, not this share, says so."
+        " A tool's own CPU (`client_bound`), not this share, says whether it was at its limit: "
+        "that ceiling was measured against the cheapest answer."
     )

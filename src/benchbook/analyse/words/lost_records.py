@@ -100,7 +100,7 @@ def _summed(e: dict) -> str:
     """How a sampled bound over several runs is made: each run's from its own sample."""
     if e["sampled_runs"] < 2:
         return ""
-    return f"; each of {e['sampled_runs']} runs' bounds from its own sample, summed"
+    return f"; {e['sampled_runs']} runs' sample bounds summed"
 
 
 def _store_count(runs: pd.DataFrame) -> tuple[str, int]:
