@@ -45,13 +45,18 @@ def test_a_wait_range_means_its_midpoint_in_seconds() -> None:
 
 
 def test_the_wait_sentence_says_what_the_users_sent_or_that_runs_were_too_short() -> None:
-    waiting = pd.DataFrame({"measured req/s": [40.0, 44.0], "measured/predicted": [0.9, 1.0]})
+    # each server's figures as the table prints them: a range, never their median
+    waiting = pd.DataFrame({"measured req/s": [44.0, 52.0], "measured/predicted": [1.0, 1.2]})
     assert shortener.wait_sentence(waiting, 200) == (
-        "Under Locust with the author's wait, 200 users sent 42 req/s once running, 95 % of "
-        "what Little's law predicts from the wait alone (each user waits a random time, and a "
-        "short run's waits average out only roughly, so the rate may pass the prediction by a "
-        "little): the wait, not Locust, set the rate."
+        "Under Locust with the author's wait, 200 users sent 44–52 req/s once running, "
+        "100–120 % of what Little's law predicts from the wait (users ÷ (mean wait + mean "
+        "response)): the rate reached the wait's limit, so the wait, not Locust, set it (a "
+        "short run's users are still nearly in step after starting together, so the rate can "
+        "pass that long-run prediction)."
     )
+    short = pd.DataFrame({"measured req/s": [30.0], "measured/predicted": [0.7]})
+    said = shortener.wait_sentence(short, 200)
+    assert said.endswith("(users ÷ (mean wait + mean response)).") and "set it" not in said
     empty = pd.DataFrame({"measured req/s": [float("nan")], "measured/predicted": [float("nan")]})
     assert "too short to settle" in shortener.wait_sentence(empty, 200)
 

@@ -11,6 +11,8 @@ from benchbook.runs.layout import REPO_ROOT
 from benchbook.runs.locust_output import steady_rps
 
 WRITE_COLUMNS = ["runs", "req/s", "req/s CI", "p99 ms", "server CPU %", "flags"]
+# A Locust rate this close to what the users' wait allows (or above it) was set by the wait.
+REACHED = 0.95
 
 
 def mean_wait_s(wait: str) -> float:
@@ -33,17 +35,32 @@ def writes_table(results: pd.DataFrame) -> pd.DataFrame:
 
 def wait_sentence(waiting: pd.DataFrame, users: int) -> str:
     """What the users sent once running against what Little's law predicts from their wait
-    alone (waiting_users' table), or that the runs were too short to say."""
-    steady = waiting["measured req/s"].median()
-    share = waiting["measured/predicted"].median()
-    if steady != steady:  # NaN: no run settled
+    (waiting_users' table: the range over its servers, as it prints them), or that the
+    runs were too short to say."""
+    measured, share = waiting["measured req/s"].dropna(), waiting["measured/predicted"].dropna()
+    if measured.empty:  # no run settled
         return "The Locust runs were too short to settle (see the Little's-law section)."
+    rates = _span([f"{v:,.0f}" for v in (measured.min(), measured.max())])
+    low, high = share.min(), share.max()
+    shares = fmt.percent(low) if fmt.percent(low) == fmt.percent(high) else (
+        fmt.share_interval(low, high))  # fmt: skip
+    reached = share.min() >= REACHED
     return (
-        f"Under Locust with the author's wait, {users} users sent {steady:,.0f} req/s once "
-        f"running, {fmt.percent(share)} of what Little's law predicts from the wait alone "
-        "(each user waits a random time, and a short run's waits average out only roughly, "
-        "so the rate may pass the prediction by a little): the wait, not Locust, set the rate."
+        f"Under Locust with the author's wait, {users} users sent {rates} req/s once running, "
+        f"{shares} of what Little's law predicts from the wait (users ÷ (mean wait + mean "
+        "response))"
+        + (
+            ": the rate reached the wait's limit, so the wait, not Locust, set it (a short "
+            "run's users are still nearly in step after starting together, so the rate can "
+            "pass that long-run prediction)."
+            if reached
+            else "."
+        )
     )
+
+
+def _span(ends: list[str]) -> str:
+    return ends[0] if ends[0] == ends[1] else f"{ends[0]}–{ends[1]}"
 
 
 def waiting_users(results: pd.DataFrame, mean_wait_s: float) -> pd.DataFrame:
