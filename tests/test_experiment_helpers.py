@@ -50,9 +50,7 @@ def test_the_wait_sentence_says_what_the_users_sent_or_that_runs_were_too_short(
     assert shortener.wait_sentence(waiting, 200) == (
         "Under Locust with the author's wait, 200 users sent 44–52 req/s once running, "
         "100–120 % of what Little's law predicts from the wait (users ÷ (mean wait + mean "
-        "response)): the rate reached the wait's limit, so the wait, not Locust, set it (a "
-        "short run's users are still nearly in step after starting together, so the rate can "
-        "pass that long-run prediction)."
+        "response)): the rate reached the wait's limit, so the wait, not Locust, set it."
     )
     short = pd.DataFrame({"measured req/s": [30.0], "measured/predicted": [0.7]})
     said = shortener.wait_sentence(short, 200)

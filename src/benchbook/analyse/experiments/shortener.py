@@ -50,9 +50,7 @@ def wait_sentence(waiting: pd.DataFrame, users: int) -> str:
         f"{shares} of what Little's law predicts from the wait (users ÷ (mean wait + mean "
         "response))"
         + (
-            ": the rate reached the wait's limit, so the wait, not Locust, set it (a short "
-            "run's users are still nearly in step after starting together, so the rate can "
-            "pass that long-run prediction)."
+            ": the rate reached the wait's limit, so the wait, not Locust, set it."
             if reached
             else "."
         )
