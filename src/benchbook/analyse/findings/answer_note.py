@@ -83,8 +83,8 @@ def answers_note(kinds: Sequence[set[str]]) -> str:
         "chart adds the prediction interval for the next session and the article's figure.",
         POOLED_BARE: "pooled estimates without their intervals, which Appendix B prints.",
         BOUND: 'a lower bound ("at least"): one side was held back (by the server it loaded, '
-        "or by its load tool), so the true gap is no smaller than that figure, the lowest "
-        "its sessions gave.",
+        "or by its load tool), so each session's runs put the gap above its own bound; the "
+        "figure is the lowest of those, and a later session may give a lower one.",
         ONE_SESSION: "figures of one session (counts, times, ratios of medians, a session's "
         "own interval), not pooled over sessions: another session will give other values.",
     }

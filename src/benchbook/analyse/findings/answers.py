@@ -316,6 +316,8 @@ def _protocols(
         far = f"HTTP/JSON's median time was {ranked(protocol)} than gRPC's"
     else:
         far = f"HTTP/JSON took {figure(protocol)} of gRPC's median time"
+    if protocol.pooled_ratio is not None:  # beside one session's gaps: say it is pooled
+        far += f" {bounds.sessions_text(protocol.sessions)}"
     wrk, ghz = client_cpu_ms
     return (
         f"{seen}. But HTTP/JSON and gRPC are timed by different "

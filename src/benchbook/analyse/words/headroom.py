@@ -55,5 +55,6 @@ def _cpu_not_rate(results: pd.DataFrame) -> str:
         return ""
     return (
         " A tool's own CPU (`client_bound`), not this share, says whether it was at its limit: "
-        "that ceiling was measured against the cheapest answer."
+        "the ceiling was measured with every answer back at once, and slower answers cost a "
+        "tool more CPU per request."
     )

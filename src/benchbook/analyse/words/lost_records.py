@@ -88,12 +88,17 @@ def _lost_with_range(e: dict, how: str) -> str:
     if e["lost"] == e["low"]:
         return (
             f"{fmt.count(e['low'])} lost that the reads found ({how}), at most about "
-            f"{fmt.count(e['high'])} in all (95 %{_summed(e)})"
+            f"{fmt.count(e['high'])} in all ({_level(e)}{_summed(e)})"
         )
     return (
         f"about {fmt.count(e['lost'])} lost (95 % CI {fmt.count(e['low'])}–"
         f"{fmt.count(e['high'])}{_summed(e)}: {how})"
     )
+
+
+def _level(e: dict) -> str:
+    """A bound's level: summed over runs, 95 % bounds cover at least 95 % (_lost_estimate)."""
+    return "at least 95 %" if e["sampled_runs"] > 1 else "95 %"
 
 
 def _summed(e: dict) -> str:
@@ -180,7 +185,7 @@ def lost_records(results: pd.DataFrame) -> list[str]:
             sentences.append(
                 f"{head}, each with an id of its own; none of the {fmt.count(e['checked'])} "
                 f"sampled of the {fmt.count(e['own'])} read back wrong, so at most about "
-                f"{fmt.count(e['high'])} lost (95 %{_summed(e)}); {store}."
+                f"{fmt.count(e['high'])} lost ({_level(e)}{_summed(e)}); {store}."
             )
     return sentences
 

@@ -58,8 +58,8 @@ def _peak_words(fit: UslFit) -> str:
         return "stops scaling from the first connection (σ ≥ 1)"
     upper = "no peak at all" if math.isinf(high) else fmt.count(high)
     return (
-        f"stops scaling at N* ≈ {fmt.count(peak)} connections ({100 * LEVEL:.0f} % interval "
-        f"{fmt.count(low)} to {upper})"
+        f"stops scaling at N* ≈ {fmt.count(peak)} connections (nominal {100 * LEVEL:.0f} % "
+        f"interval {fmt.count(low)} to {upper})"
     )
 
 

@@ -48,12 +48,13 @@ def setup_differences(run: object) -> str:
     return ", ".join(parts) + " (the article's own: see Setup)"
 
 
-def one_process_rounds(restart: bool) -> str:
-    """How a notebook's rounds differ from the method note's (words.conclusions.method_note):
-    nothing if every round starts its servers afresh."""
+def one_process_rounds(restart: bool, which: str = "") -> str:
+    """How a notebook's rounds (``which``: 'write' for some of them) differ from the method
+    note's (words.conclusions.method_note): nothing if they start their servers afresh."""
     if restart:
         return ""
     return (
-        "Unlike the note's, this notebook's rounds start and warm up the servers once for all "
-        "rounds, so its repetitions sample what changes between runs of one process."
+        f"Unlike the note's, this notebook's {which + ' ' if which else ''}rounds start and "
+        "warm up the servers once for all rounds, so their repetitions sample what changes "
+        "between runs of one process."
     )
