@@ -1,13 +1,16 @@
 """Cells that belong to the course, not to the report: the predict-then-measure exercises
 (tagged ``exercise``), the teacher's notes (``teacher``) and the parameters that switch and
-size the exercises. The report leaves them out and says, once per notebook, where the
-exercises are; JupyterLab and the course's editions show them (benchbook.course)."""
+size the exercises. The report leaves them out and says, once per notebook and in its
+appendix, where the exercises are; JupyterLab and the course's editions show them
+(benchbook.course)."""
 
 import copy
 import itertools
 import re
 
 import nbformat
+
+from benchbook.render.details import APPENDIX_TAG
 
 COURSE_TAGS = frozenset({"exercise", "teacher"})
 COURSE_MAP = "notebooks/COURSE.md"
@@ -37,7 +40,8 @@ def without_course_cells(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
                     "predict-then-measure exercises: they are in the notebook itself "
                     f"(<code>notebooks/</code>), with the course map in <code>{COURSE_MAP}</code>."
                     "</p>",
-                    metadata={"raw_mimetype": "text/html"},
+                    # in the appendix with the notebook's "Try it yourself", not the body
+                    metadata={"raw_mimetype": "text/html", "tags": [APPENDIX_TAG]},
                 )
             )
     shown = copy.copy(nb)
