@@ -22,3 +22,7 @@ class InFlightLimit:
     @property
     def near_ratio(self) -> float:
         return self.near[0] / self.near[1]
+
+    @property
+    def far_ratio(self) -> float:
+        return self.far[0] / self.far[1]

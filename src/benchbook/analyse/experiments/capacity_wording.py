@@ -22,12 +22,6 @@ from benchbook.analyse.rows.names import reader_name
 SLO_RATE = "requests per second within the SLO"
 
 
-def _ranges(values: pd.Series, unit: str = "") -> str:
-    low, high = values.min(), values.max()
-    text = fmt.count(low) if round(low) == round(high) else f"{fmt.count(low)}–{fmt.count(high)}"
-    return text + unit
-
-
 def _bound_reasons(bounded: pd.DataFrame) -> list[str]:
     """Why capacities are only lower bounds, one phrase per reason, with the numbers."""
     reasons = []
@@ -36,20 +30,20 @@ def _bound_reasons(bounded: pd.DataFrame) -> list[str]:
         tool = " and ".join(dict.fromkeys(map(str, runs["tool"])))
         if why == WHY_TOOL_CPU:
             reasons.append(
-                f"{n}: where the SLO broke ({_ranges(runs['failed_rps'])} req/s), {tool} used "
-                f"{_ranges(runs['stop_client_cpu_pct'], ' %')} of a core and the server "
-                f"{_ranges(runs['stop_server_cpu_pct'], ' %')}: the tool, not the server, was "
-                "at its limit"
+                f"{n}: where the SLO broke ({fmt.count_range(runs['failed_rps'])} req/s), "
+                f"{tool} used {fmt.count_range(runs['stop_client_cpu_pct'], ' %')} of a core "
+                f"and the server {fmt.count_range(runs['stop_server_cpu_pct'], ' %')}: the "
+                "tool, not the server, was at its limit"
             )
         elif why == WHY_SHORTFALL:
             reasons.append(
-                f"{n}: {tool} sent only {_ranges(runs['stop_achieved_rps'])} of the "
-                f"{_ranges(runs['failed_rps'])} req/s asked, so that rate was not offered"
+                f"{n}: {tool} sent only {fmt.count_range(runs['stop_achieved_rps'])} of the "
+                f"{fmt.count_range(runs['failed_rps'])} req/s asked, so that rate was not offered"
             )
         elif why == WHY_INVALID:
             flags = flag_counts(runs["stop_flags"])
             reasons.append(
-                f"{n}: the run at {_ranges(runs['failed_rps'])} req/s was invalid ({flags})"
+                f"{n}: the run at {fmt.count_range(runs['failed_rps'])} req/s was invalid ({flags})"
             )
         elif why == WHY_NO_SLO:
             reasons.append(f"{n}: no valid run at the lowest rate to set an SLO from")
@@ -158,8 +152,9 @@ def capacity_comparison(capacities: pd.DataFrame, a: str, b: str) -> str:
             "sessions is the Conclusion's)."
         )
     if bounded[b]:
+        at_most = 1 / bounds.session_bound(valid, b, a, CAPACITY)  # a's highest over b's lowest
         return (
-            f"**{na}** reached **at most {fmt.ratio(va.max() / vb.min())} the {SLO_RATE}** of "
+            f"**{na}** reached **at most {fmt.ratio(at_most)} the {SLO_RATE}** of "
             f"**{nb}** in this one session ({na}'s highest run over {nb}'s lowest), as the "
             f"load tool held {nb} down ({bound_reason(capacities, b)})."
         )

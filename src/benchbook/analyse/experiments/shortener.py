@@ -40,7 +40,7 @@ def wait_sentence(waiting: pd.DataFrame, users: int) -> str:
     measured, share = waiting["measured req/s"].dropna(), waiting["measured/predicted"].dropna()
     if measured.empty:  # no run settled
         return "The Locust runs were too short to settle (see the Little's-law section)."
-    rates = _span([f"{v:,.0f}" for v in (measured.min(), measured.max())])
+    rates = fmt.count_range(measured)
     low, high = share.min(), share.max()
     shares = fmt.percent(low) if fmt.percent(low) == fmt.percent(high) else (
         fmt.share_interval(low, high))  # fmt: skip
@@ -55,10 +55,6 @@ def wait_sentence(waiting: pd.DataFrame, users: int) -> str:
             else "."
         )
     )
-
-
-def _span(ends: list[str]) -> str:
-    return ends[0] if ends[0] == ends[1] else f"{ends[0]}–{ends[1]}"
 
 
 def waiting_users(results: pd.DataFrame, mean_wait_s: float) -> pd.DataFrame:

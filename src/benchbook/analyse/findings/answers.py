@@ -267,10 +267,9 @@ def over_a_network(
     low, high = limit.far_caps
     capped = min(limit.far) >= LINK_SET_THE_RATE * low
     # the same kind of figure as the near one, as the notebook's own headline gives it
-    far_go, far_other = limit.far
     far = (
-        f"over a link adding {limit.far_rtt} ms, {fmt.ratio(far_go / far_other)} "
-        f"({fmt.count(far_go)} vs {fmt.count(far_other)} req/s; one session's medians)"
+        f"over a link adding {limit.far_rtt} ms, {fmt.ratio(limit.far_ratio)} "
+        f"({fmt.count(limit.far[0])} vs {fmt.count(limit.far[1])} req/s; one session's medians)"
     ) + (
         f", where Little's law caps both near {fmt.count(low)}–{fmt.count(high)} req/s: the "
         "link, not the servers, set that rate"

@@ -3,6 +3,7 @@ digits, intervals with the level they actually reach. One place, so every table,
 and summary writes the same number the same way."""
 
 import math
+from collections.abc import Iterable
 
 TARGET_LEVEL = 0.95
 
@@ -111,6 +112,15 @@ def count(value: float) -> str:
     if _absent(value):
         return "–"
     return f"{value:,.0f}"
+
+
+def count_range(values: Iterable[float], unit: str = "") -> str:
+    """'19,100–30,500', or one count where every value rounds to it; ``unit`` appended
+    (missing values left out)."""
+    present = [v for v in values if not _absent(v)]
+    low, high = min(present), max(present)
+    text = count(low) if round(low) == round(high) else f"{count(low)}–{count(high)}"
+    return text + unit
 
 
 def milliseconds(value: float) -> str:

@@ -48,7 +48,8 @@ def headroom_note(results: pd.DataFrame) -> str:
 
 def _cpu_not_rate(results: pd.DataFrame) -> str:
     """Why a run far below its tool's ceiling can still have had the tool at its limit
-    (said only where one did): the ceiling was measured against the cheapest answer."""
+    (said only where one did): slower answers cost a tool more CPU per request than the
+    calibration's."""
     flags = results["flags"].fillna("").astype(str)
     below = results["headroom"] < NEAR_CEILING_HEADROOM
     if not (flags.str.contains("client_bound") & below).any():

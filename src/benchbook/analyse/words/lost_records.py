@@ -85,7 +85,7 @@ def _lost_with_range(e: dict, how: str) -> str:
     they found and the interval's upper end alone (its lower end is no estimate)."""
     if e["exact"]:
         return f"{fmt.count(e['lost'])} lost ({how})"
-    if e["lost"] == e["low"]:
+    if _found_only(e):
         return (
             f"{fmt.count(e['low'])} lost that the reads found ({how}), at most about "
             f"{fmt.count(e['high'])} in all ({_level(e)}{_summed(e)})"
@@ -94,6 +94,12 @@ def _lost_with_range(e: dict, how: str) -> str:
         f"about {fmt.count(e['lost'])} lost (95 % CI {fmt.count(e['low'])}–"
         f"{fmt.count(e['high'])}{_summed(e)}: {how})"
     )
+
+
+def _found_only(e: dict) -> bool:
+    """The estimate is no more than the reads found: only the interval's upper end says
+    more."""
+    return e["lost"] == e["low"]
 
 
 def _level(e: dict) -> str:
@@ -203,7 +209,7 @@ def lost_summary(results: pd.DataFrame) -> str:
         created = fmt.count(runs["created"].sum())
         if e["exact"] and e["lost"]:
             losing.append(f"**{name}** lost {fmt.count(e['lost'])} of {created}")
-        elif e["lost"] and e["lost"] == e["low"]:  # no more than the reads found
+        elif e["lost"] and _found_only(e):
             losing.append(
                 f"**{name}** lost at least {fmt.count(e['low'])} (at most about "
                 f"{fmt.count(e['high'])}) of {created}"
@@ -247,7 +253,7 @@ def lost_brief(results: pd.DataFrame) -> str:
     for target, runs in results.dropna(subset=["created"]).groupby("target", sort=False):
         e = _lost_estimate(runs)
         if e["lost"]:
-            about = "" if e["exact"] else "at least " if e["lost"] == e["low"] else "about "
+            about = "" if e["exact"] else "at least " if _found_only(e) else "about "
             created = fmt.count(runs["created"].sum())
             name = reader_name(results, str(target))  # page 1 names servers as readers do
             losing.append(f"**{name}** lost {about}{fmt.count(e['lost'])} of {created}")
