@@ -139,17 +139,17 @@ def capacity_comparison(capacities: pd.DataFrame, a: str, b: str) -> str:
             f"lower bounds ({medians}; {len(va)}+{len(vb)} runs)."
         )
     if bounded[a]:
-        here = bounds.session_bound(valid, a, b, CAPACITY)
-        bound = bounds.Bound(here, 1, here, bounds.own_spread(valid, b, CAPACITY))
-        why = bound_reason(capacities, a)
+        low, high = bounds.session_runs(valid, a, b, CAPACITY)
+        bound = bounds.Bound(low / high, 1, low / high, bounds.own_spread(valid, b, CAPACITY))
+        why, runs = bound_reason(capacities, a), f"{fmt.count(low)} vs {fmt.count(high)} req/s"
         if not bound.informative:
-            return bounds.sentence(bound, (na, nb), SLO_RATE, why)
+            return bounds.sentence(bound, (na, nb), SLO_RATE, why, runs)
         # one session's bound is not the claim: the headline's is, over the class's sessions
         return (
             f"**{na}** against **{nb}**, {SLO_RATE}: only a lower bound, as the load tool "
             f"held {na} down ({why}); in this session {na}'s lowest run lay "
-            f"{fmt.ratio(here)} {nb}'s highest (the bound over this machine class's "
-            "sessions is the Conclusion's)."
+            f"{fmt.ratio(bound.here)} {nb}'s highest ({runs}; the bound over this machine "
+            "class's sessions is the Conclusion's)."
         )
     if bounded[b]:
         at_most = 1 / bounds.session_bound(valid, b, a, CAPACITY)  # a's highest over b's lowest

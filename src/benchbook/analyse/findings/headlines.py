@@ -19,7 +19,7 @@ from benchbook.analyse.claims.bounds import (
     over_sessions,
     own_spread,
     sentence,
-    session_bound,
+    session_runs,
 )
 from benchbook.analyse.claims.explanation import Explanation
 from benchbook.analyse.claims.published import source
@@ -186,7 +186,7 @@ def headline(
     if lower_bound and c is not None:
         bound_sessions = spread(experiment, a, b, column, extremes(a, b, column, select), current,
                             ignore=same_conditions_ignore)  # fmt: skip
-        bound = bound_headline(label, valid, a, b, names, lower_bound, column, bound_sessions)
+        bound = bound_headline(label, valid, a, b, names, lower_bound, column, bound_sessions, unit)
         return replace(bound, **shared | {"spread": bound_rows(runs, bound_sessions)},
                        machine_class=sessions.machine_class)  # fmt: skip
     band, control = _control_band(valid, results, column, experiment, select, current)
@@ -326,6 +326,7 @@ def bound_headline(
     why: str,
     column: str,
     runs: Sequence[dict] = (),
+    unit: str = "req/s",
 ) -> Headline:
     """A bound stays a bound: "at least N×" where N is what every session of this
     machine class supports (bounds.over_sessions over ``runs``, spread's rows under
@@ -335,9 +336,10 @@ def bound_headline(
     with no capacity at an SLO) is left out, of the bound and of the count, as
     comparison does."""
     valid = valid.dropna(subset=[column])
-    here = session_bound(valid, a, b, column)
-    bound = over_sessions(runs, here, own_spread(valid, b, column))
-    brief = sentence(bound, names, metric(column).name, why)
+    low, high = session_runs(valid, a, b, column)
+    bound = over_sessions(runs, low / high, own_spread(valid, b, column))
+    m = metric(column, unit)
+    brief = sentence(bound, names, m.name, why, f"{m.value(low)} vs {m.value(high)} {m.unit}")
     return Headline(
         label=label, verdict=brief, brief=brief,
         ratio=bound.value if bound.informative else None, ci_low=None, ci_high=None,
