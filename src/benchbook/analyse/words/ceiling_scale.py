@@ -22,7 +22,7 @@ from benchbook.analyse.rows.counted import without_controls
 from benchbook.analyse.rows.limits import counted_rows, reason, side_limit
 from benchbook.analyse.rows.names import reader_name
 from benchbook.runs.languages import Language, load_languages
-from benchbook.runs.limits import Limit
+from benchbook.runs.limits import SERVER_BOUND_SHARE, Limit
 
 
 def ceiling_targets(
@@ -72,10 +72,13 @@ def sentence(
     if side is not None and side.limit == Limit.LOAD_TOOL:
         shares = [f"{first_name} {_at_most(first)}"]
         shares += [f"{other} {_at_most(c)}" for other, c in rest]
+        higher, own = "lies higher", side.server_share
+        if own is not None and own >= SERVER_BOUND_SHARE:  # the server at its own limit too
+            higher = f"lies at or a little above it (its own CPU was at {fmt.percent(own)} too)"
         return (
             f"{name}, compiled with no garbage collector, reached {rate} {unit} here (median), "
             f"but {reason(side)} set that rate in {side.runs} of {side.of} runs: the ceiling "
-            "lies higher, so each share of it is an upper bound: " + ", ".join(shares) + "."
+            f"{higher}, so each share of it is an upper bound: " + ", ".join(shares) + "."
         )
     if first.significant and first.ratio > 1:  # a server above it: no ceiling of anything
         interval = fmt.ci(first.ratio_low, first.ratio_high, first.ratio_confidence)
@@ -116,11 +119,13 @@ def _share(c: Comparison, of: str = "") -> str:
 
 def _at_most(c: Comparison) -> str:
     """A share of a ceiling the load tool held down, as the upper bound it is: 'at most
-    57 % (the upper end of the 95 % CI of the 54 % measured)' — the interval's lower end
-    bounds nothing, as the ceiling lies higher."""
+    57 % (the upper end of the 95 % CI of the 54 % measured, round by round)' — the
+    interval's lower end bounds nothing, as the ceiling lies higher. A paired share is the
+    typical round's, not the medians' ratio."""
     if any(v != v for v in (c.ratio_low, c.ratio_high)) or not c.ratio_confidence:
         return f"at most {fmt.share_point(c.ratio)} (as measured)"
+    measured = f"{fmt.share_point(c.ratio)} measured{', round by round' if c.paired else ''}"
     return (
         f"at most {fmt.share_point(c.ratio_high)} (the upper end of the "
-        f"{fmt.level(c.ratio_confidence)} of the {fmt.share_point(c.ratio)} measured)"
+        f"{fmt.level(c.ratio_confidence)} of the {measured})"
     )
