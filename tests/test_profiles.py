@@ -18,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from benchbook.measure.profiling import FLAMEGRAPH
@@ -126,13 +127,16 @@ def test_a_stack_gets_the_first_matching_rule(stack: str, category: str) -> None
 
 def test_the_sentence_and_the_claims_come_from_the_shares() -> None:
     from benchbook.analyse.claims import profile_claims
-    from benchbook.analyse.display import profiles
+    from benchbook.analyse.words import time_spent
 
     table = sample_table()[["python-hello", "go-hello"]]
-    sentence = profiles.why(table)
+    sentence = time_spent.why(table)
     share = table.loc["logging", "python-hello"]
     assert sentence.startswith("Under load (profiled phase), python-hello spent ")
-    assert "go-hello spent" in sentence and " %" in sentence
+    go_samples = int(table.loc["samples", "go-hello"])
+    assert go_samples < time_spent.FEW_SAMPLES  # the captured Go profile: its count is said
+    assert f"go-hello (only {go_samples} samples: each share ±" in sentence and " %" in sentence
+    assert "python-hello (only" not in sentence
     (claim,) = profile_claims.claim_rows("02_hello_world_locust", table).to_dict("records")
     expected = "supports it" if share >= profile_claims.SUPPORT_SHARE else "partly supports it"
     assert claim["the profile"] == expected
@@ -140,6 +144,19 @@ def test_the_sentence_and_the_claims_come_from_the_shares() -> None:
         "04_url_shortener", sample_table()[["go-shortener-bolt-create"]]
     )
     assert fsync["the profile"].item() == "supports it"
+
+
+def test_a_loop_that_took_nearly_every_sample_says_what_it_hides() -> None:
+    """A grpc.aio server's profile: py-spy charges grpc's C core to the loop that runs it."""
+    from benchbook.analyse.words import time_spent
+
+    table = pd.DataFrame(
+        {"python-governance-grpc": [1.0, 275.0]}, index=[time_spent.LOOP, "samples"]
+    )
+    assert time_spent.why(table) == (
+        "Under load (profiled phase), python-governance-grpc spent 100 % in event loop/"
+        "scheduler (with the C code the loop runs, which the profiler cannot see into)."
+    )
 
 
 def test_go_pprof_raw_output_becomes_folded_stacks() -> None:

@@ -33,12 +33,12 @@ import pandas as pd
 from benchbook.analyse.claims.profile_claims import claim_rows
 from benchbook.analyse.numbers import formatting as fmt
 from benchbook.analyse.rows.names import reader_name, titled
+from benchbook.analyse.words.time_spent import OTHER, why
 from benchbook.runs import outputs
 from benchbook.runs.layout import REPO_ROOT
 from benchbook.runs.sampling import RATE_HZ
 
 STARTUP = "start-up (imports)"
-OTHER = "other"
 # What each category means, in the order tables list them.
 CATEGORIES = {
     "HTTP parsing": "reading requests and writing responses: the HTTP protocol itself",
@@ -218,27 +218,6 @@ def share_table(rows: pd.DataFrame) -> pd.DataFrame:
     table = pd.DataFrame(columns).reindex(list(CATEGORIES)).fillna(0.0)
     table.index.name = "category"
     return table.loc[table.max(axis=1) > 0].T.assign(samples=pd.Series(counted)).T
-
-
-def _top(column: pd.Series, n: int = 2) -> list[tuple[str, float]]:
-    named = column.drop(["samples", OTHER], errors="ignore").sort_values(ascending=False)
-    return [(category, share) for category, share in named.head(n).items() if share >= 0.01]
-
-
-def why(table: pd.DataFrame, names: Mapping[str, str] | None = None) -> str:
-    """One sentence from a share table: each target's two largest categories, the
-    target called by ``names`` (target → the name a reader knows) where given."""
-    if table.empty:
-        return ""
-    parts = []
-    for target in table.columns:
-        top = _top(table[target])
-        if top:
-            said = " and ".join(f"{fmt.percent(share)} in {category}" for category, share in top)
-            parts.append(f"{(names or {}).get(target, target)} spent {said}")
-    if not parts:
-        return ""
-    return "Under load (profiled phase), " + "; ".join(parts) + "."
 
 
 def overhead_table(rows: pd.DataFrame, measured: pd.DataFrame) -> pd.DataFrame:
