@@ -237,6 +237,7 @@ class CoverageTable:
     own_width_at_two: float  # t(1) over the normal quantile: what not borrowing costs at k = 2
     spread_range: tuple[float, float]
     kind_tau: float
+    run_sd: tuple[float, float]  # the range each simulated headline's run noise is drawn from
 
 
 def coverage_table() -> CoverageTable:
@@ -276,6 +277,7 @@ def coverage_table() -> CoverageTable:
         own_width_at_two=interval_coverage.own_width_at_two(),
         spread_range=interval_coverage.SPREAD_RANGE,
         kind_tau=interval_coverage.KIND_TAU,
+        run_sd=interval_coverage.RUN_SD,
     )
 
 
