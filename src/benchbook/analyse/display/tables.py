@@ -127,8 +127,9 @@ def summary_table(results: pd.DataFrame, by: Sequence[str] = ("target",)) -> pd.
             **{column: as_label(key) for column, key in zip(by, keys, strict=True)},
             "runs": rps.n,
             "req/s": rps.median,
-            "req/s CI": f"{fmt.count(rps.low)}–{fmt.count(rps.high)}" if rps.n else "–",
-            "CI level": fmt.level(rps.confidence).removesuffix(" CI"),
+            # one run has no interval: its 'range' would read as one
+            "req/s CI": f"{fmt.count(rps.low)}–{fmt.count(rps.high)}" if rps.n > 1 else "–",
+            "CI level": fmt.level(rps.confidence).removesuffix(" CI") if rps.n > 1 else "–",
         }
         row |= {label: group[col].median() for col, label in MEDIAN_COLUMNS.items() if col in group}
         row |= {label: int(valid[col].sum()) for col, label in TOTAL_COLUMNS.items()}

@@ -10,7 +10,7 @@ from benchbook.runs.durations import parse_duration
 from benchbook.runs.layout import REPO_ROOT
 from benchbook.runs.locust_output import steady_rps
 
-WRITE_COLUMNS = ["runs", "req/s", "req/s CI", "p99 ms", "server CPU %", "flags"]
+WRITE_COLUMNS = ["runs", "req/s", "req/s CI", "CI level", "p99 ms", "server CPU %", "flags"]
 # A Locust rate this close to what the users' wait allows (or above it) was set by the wait.
 REACHED = 0.95
 
