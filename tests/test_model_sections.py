@@ -37,7 +37,8 @@ def test_a_sweep_gives_curves_a_table_sentences_and_a_ratio_per_pair() -> None:
     models = sections.fit_sweep(sweep, [("go", "py"), ("go", "absent")], 100, 4.9)
     shown = sections.usl_section(models)
     assert [type(item).__name__ for item in shown] == ["Figure", "Markdown"]
-    assert "stops scaling at N*" in text(shown) and "the article's figure is 4.9×" in text(shown)
+    assert "peaks, as fitted, at N*" in text(shown)
+    assert "the article's figure is 4.9×" in text(shown)
     assert "; measured " in text(shown)  # the sweep's own rounds at 100 connections
     details = sections.usl_details(models)
     assert [type(item).__name__ for item in details] == ["Styler", "Figure", "Markdown"]

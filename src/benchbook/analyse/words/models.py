@@ -57,14 +57,15 @@ def _peak_words(fit: UslFit) -> str:
     if math.isnan(peak):
         return "stops scaling from the first connection (σ ≥ 1)"
     upper = "no peak at all" if math.isinf(high) else fmt.count(high)
+    # the fitted curve's top, not the measured knee (where gains fall below 5 % a step)
     return (
-        f"stops scaling at N* ≈ {fmt.count(peak)} connections (nominal {100 * LEVEL:.0f} % "
+        f"peaks, as fitted, at N* ≈ {fmt.count(peak)} connections (nominal {100 * LEVEL:.0f} % "
         f"interval {fmt.count(low)} to {upper})"
     )
 
 
 def usl_sentence(fit: UslFit) -> str:
-    """'go-iodelay stops scaling at N* ≈ 320 connections (…), because σ …'."""
+    """'go-iodelay peaks, as fitted, at N* ≈ 320 connections (…), because σ …'."""
     p = fit.params
     lam, sigma, kappa = (fit.interval(n) for n in ("lam", "sigma", "kappa"))
     return (
