@@ -168,7 +168,7 @@ NAME_AXES = ("target", "server", "tool_setting")
 
 WRITERS = {
     "p": fmt.p_number,
-    "ratio": fmt.significant,
+    "ratio": lambda v: fmt.significant(v, fmt.ratio_digits(v)),  # as sentences print it
     "ms": fmt.milliseconds,
     "pct": lambda v: f"{v:,.1f}",
     "count": lambda v: fmt.count(v) if abs(v) >= 100 or v == int(v) else fmt.significant(v),
