@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 from benchbook.analyse.findings.headlines import reproduction
-from benchbook.analyse.numbers.stats import compare
+from benchbook.analyse.numbers.stats import compare, compare_paired
 from benchbook.analyse.words.conclusions import (
     compare_targets,
     ratio_by_group,
@@ -59,6 +59,21 @@ def test_lower_latency_is_said_as_times_lower_not_a_fraction() -> None:
     # one direction in the sentence: the interval is "N× lower" too, never the ratio 0.03×
     assert "** than **py**'s (95 % CI 25–35× lower; medians" in sentence
     assert "ratio" not in sentence.split(";")[0] and " %, 95 % CI" not in sentence
+
+
+def test_the_medians_ratio_beside_a_paired_estimate_reads_in_the_leads_direction() -> None:
+    """Notebook 05 printed '1.56× lower … (their ratio 0.588×; …)': one time as 'N× lower'
+    and the other as a fraction, for one comparison."""
+    # ms, one value per round; three rounds on a slower machine, where Python slowed more
+    go = pd.Series([0.30, 0.31, 0.32, 0.60, 0.61, 0.62])
+    py = pd.Series([0.40, 0.41, 0.42, 1.50, 1.52, 1.55])
+    c = compare_paired(go, py)
+    medians = go.median() / py.median()
+    assert c.significant and c.ratio < 1 and abs(c.ratio / medians - 1) > 0.05
+    sentence = verdict(c, "go", "py", "lat_p50_ms", "ms")
+    assert sentence.startswith("**go**'s median latency was **1.82× lower** than **py**'s")
+    assert f"{1 / medians:.3f}" == "2.087"  # 0.460 vs 0.960 ms
+    assert "(their ratio 2.1× lower; the ratio above is that of the typical round" in sentence
 
 
 def test_a_lower_rate_is_said_as_a_share_of_the_other() -> None:

@@ -1,9 +1,8 @@
 """Written conclusions, generated from the statistics so they can never drift from them.
 
-Sentences say the answer first, in words a student reads without a glossary: "served
-14× the requests per second", "p99 latency 33× lower", "no significant difference".
-Every ratio comes with the interval that belongs to it (stats.ESTIMATOR), the level that
-interval reaches, the runs it rests on and the flags that change its meaning.
+Sentences say the answer first, in words a student reads without a glossary ("served 14×
+the requests per second", "p99 latency 33× lower"), every ratio with its interval
+(stats.ESTIMATOR) and the level it reaches, its runs and the flags that change its meaning.
 """
 
 import math
@@ -84,8 +83,8 @@ def verdict(c: Comparison, a: str, b: str, column: str, unit: str = "", brief: b
     if c.paired and c.median_b and _apart(c.ratio, c.median_a / c.median_b):
         # the paired estimate is the typical ratio within a round, not the medians' ratio
         medians += (
-            f" (their ratio {fmt.ratio(c.median_a / c.median_b)}; the ratio above is that "
-            "of the typical round, each round's two runs taken side by side)"
+            f" (their ratio {_directed(c.median_a / c.median_b, c, m)}; the ratio above is "
+            "that of the typical round, each round's two runs taken side by side)"
         )
     evidence = f"{medians}; {fmt.p_value(c.p_value)}; {runs_text(c)}"
     interval = fmt.ci(c.ratio_low, c.ratio_high, c.ratio_confidence)
@@ -133,6 +132,13 @@ def verdict(c: Comparison, a: str, b: str, column: str, unit: str = "", brief: b
 MEDIANS_APART = 1.05
 
 
+def _directed(value: float, c: Comparison, m: Metric) -> str:
+    """A ratio the way its sentence's lead words c's: a share or 'N× lower' below 1."""
+    if not c.significant or c.ratio >= 1:
+        return fmt.ratio(value)
+    return fmt.share(value) if m.higher_is_better else f"{fmt.ratio(1 / value)} lower"
+
+
 def _apart(estimate: float, medians_ratio: float) -> bool:
     if estimate <= 0 or medians_ratio <= 0:
         return False
@@ -161,13 +167,8 @@ RATE_UNDER_LITTLES_LAW = "its rate still counts the requests the load tool compl
 def flag_tally(results: pd.DataFrame, target: str) -> dict[str, str]:
     """Suspect flag → 'k/n' over the target's runs."""
     flags = with_derived(results).loc[lambda d: d["target"] == target, "flags"]
-    tally = {}
-    for item in flag_counts(flags).split(", "):
-        if item:
-            flag, share = item.rsplit(" ", 1)
-            if flag in SUSPECT_FLAGS:
-                tally[flag] = share
-    return tally
+    items = (item.rsplit(" ", 1) for item in flag_counts(flags).split(", ") if item)
+    return {flag: share for flag, share in items if flag in SUSPECT_FLAGS}
 
 
 def caution(
@@ -300,11 +301,8 @@ def incident_notes(data: pd.DataFrame) -> list[str]:
         name = reader_name(data, str(target))
         texts = [name + text[len(target) :] if text.startswith(target) else text for text in told]
         others = len(rows) - 1
-        more = (
-            f" (and in {others} more of its runs, each told in that run's results.csv)"
-            if others
-            else ""
-        )
+        more = f" (and in {others} more of its runs, each told in that run's results.csv)"
+        more = more if others else ""
         notes.append(f"What happened: {texts[0]}{more}.")
     return notes
 
