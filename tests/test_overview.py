@@ -1,6 +1,13 @@
 """Page 1's generated answer across experiments, from the headlines' own fields."""
 
-from benchbook.render.overview import language_tally, published_figures, sessions_sentence
+from types import SimpleNamespace
+
+from benchbook.render.overview import (
+    language_tally,
+    overview_sentences,
+    published_figures,
+    sessions_sentence,
+)
 
 
 def headline(label: str, ratio: float, languages=("go", "python"), **fields) -> dict:
@@ -30,7 +37,8 @@ def test_go_against_python_across_experiments() -> None:
     )
     assert sentence == (
         "Go was ahead of Python in 2 of the 2 like-for-like comparisons of requests per second "
-        "that reached a verdict, by 4.5× (Go net/http vs FastAPI (uvloop + httptools)) to 7.3× "
+        "that reached a verdict (a second load tool on the same servers not counted again), "
+        "by 4.5× (Go net/http vs FastAPI (uvloop + httptools)) to 7.3× "
         "(FastAPI (asyncio + h11) vs Go net/http); 1 more is a lower bound, at least 3.1× "
         "(one session): the load tool ran out before Go's server did; no difference could be "
         "shown for Go vs FastAPI under Locust."
@@ -52,11 +60,27 @@ def test_a_third_language_gets_its_own_tally_and_drops_nothing() -> None:
     )
     assert sentence == (
         "Go was ahead of Python in 1 of the 1 like-for-like comparisons of requests per second "
-        "that reached a verdict, by 4.5× (Go net/http vs FastAPI) to 4.5× (Go net/http vs "
+        "that reached a verdict (a second load tool on the same servers not counted again), "
+        "by 4.5× (Go net/http vs FastAPI) to 4.5× (Go net/http vs "
         "FastAPI). Go was ahead of zig in 0 of the 1 like-for-like comparisons of requests per "
-        "second that reached a verdict, by 0.800× (zig-hello vs Go net/http) to 0.800× (zig-hello "
+        "second that reached a verdict (a second load tool on the same servers not counted "
+        "again), by 0.800× (zig-hello vs Go net/http) to 0.800× (zig-hello "
         "vs Go net/http)."
     )
+
+
+def test_a_difference_something_else_set_is_not_counted_as_significant() -> None:
+    """Notebook 07's +10 ms link headline: pooled 1.01× (95 % CI 1.01–1.02×), significant,
+    but the link, not the servers, set both rates: no verdict, and not among the 14."""
+    link = headline("Go vs FastAPI over a 10 ms link", 1.01, set_by="the link")
+    found = [headline("Go vs FastAPI", 12.0), headline("Go vs FastAPI (uvloop)", 4.5), link]
+    (sentence,) = [
+        s
+        for s in overview_sentences([SimpleNamespace(findings=[{"headlines": found}])])
+        if s.startswith("Of ")
+    ]
+    assert sentence.startswith("Of 3 headline comparisons, 2 show a significant difference")
+    assert sentence.endswith("or set by something other than the servers.")
 
 
 def test_the_sessions_behind_the_headlines_are_counted() -> None:

@@ -23,13 +23,15 @@ def overview_sentences(sections: Sequence[Section]) -> list[str]:
     headlines = [h for f in all_findings for h in f["headlines"]]
     if not headlines:
         return []
-    significant = sum(1 for h in headlines if h.get("significant"))
+    # a difference where something other than the servers set the rates is no verdict
+    significant = sum(1 for h in headlines if h.get("significant") and not h.get("set_by"))
     answer = language_tally(headlines)
     sentences = [answer] if answer else []
     sentences += [
         f"Of {len(headlines)} headline comparisons, {significant} show a significant "
         "difference on this machine class; the others are no significant difference, too few "
-        "runs to tell, lower bounds, or within what an A/A control strays."
+        "runs to tell, lower bounds, within what an A/A control strays, or set by something "
+        "other than the servers."
     ]
     figures = published_figures(all_findings)
     if figures:
@@ -128,7 +130,8 @@ def pair_tally(pair: tuple[str, str], headlines: Sequence[dict], declared: Mappi
         ahead = sum(1 for ratio, _ in decided if ratio > 1)
         parts.append(
             f"{first} was ahead of {second} in {ahead} of the {len(decided)} like-for-like "
-            f"comparisons of requests per second that reached a verdict, by "
+            f"comparisons of requests per second that reached a verdict (a second load tool on "
+            f"the same servers not counted again), by "
             f"{ratio_text(low[0])} ({low[1]}) to {ratio_text(high[0])} ({high[1]})"
         )
     if bounds:
