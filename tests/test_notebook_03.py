@@ -41,7 +41,8 @@ def test_conclusion_states_the_verdict_its_caveats_and_the_crossover(rendered: s
         r"(\d runs? each|\d and \d runs|\d\+\d|cannot be ranked: no run)",
         rendered,
     )
-    assert "sc/cc per id: 2: " in rendered  # whether the ids agree, not only the pool
+    # whether the ids agree, not only the pool (this session's runs: no pooling per id)
+    assert "sc/cc per id, this session's runs: 2: " in rendered
     assert "GOMAXPROCS was 1" in rendered
     assert "With connections = 1" in rendered and "With connections = 4" in rendered
     assert "the article's sc/cc ratio was 1.07×" in rendered

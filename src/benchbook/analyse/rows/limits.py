@@ -235,7 +235,8 @@ def apart_brief(names: tuple[str, str], medians: tuple[float, float], why: str) 
     1.01× that measures the wait.' The ratio is of the medians printed beside it, so the
     two never disagree (the paired estimate may round differently)."""
     a, b = names
-    figures = f"{a} {fmt.count(medians[0])} vs {b} {fmt.count(medians[1])} req/s (medians)"
+    rates = f"{fmt.count(medians[0])} vs {b} {fmt.count(medians[1])}"
+    figures = f"{a} {rates} req/s (this session's medians)"
     measured = all(math.isfinite(m) and m > 0 for m in medians)
     ratio = medians[0] / medians[1] if measured else None
     of = f", a ratio of {fmt.ratio(ratio)} that describes what set them" if ratio else ""

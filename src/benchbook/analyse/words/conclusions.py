@@ -241,8 +241,8 @@ def compare_targets(
 
 
 def group_agreement(table: pd.DataFrame, a: str, b: str) -> str:
-    """Whether the groups of a comparison_table agree: 'Per id: 9 1.2× (p = 0.020); 5
-    1.1× (p = 0.310); … — only 9 is significant on its own.'"""
+    """Whether the groups of a comparison_table agree: 'sc/cc per id, this session's runs:
+    9: 1.2× (p = 0.020); 5: 1.1× (p = 0.310); … — only 9 significant on its own.'"""
     parts, significant = [], []
     for group, row in table.iterrows():
         parts.append(f"{group}: {fmt.ratio(row[f'{a}/{b}'])} ({fmt.p_value(row['p'])})")
@@ -254,7 +254,7 @@ def group_agreement(table: pd.DataFrame, a: str, b: str) -> str:
         agreement = f"only {', '.join(significant)} significant on its own"
     else:
         agreement = "none is significant on its own"
-    return f"{a}/{b} per {table.index.name}: {'; '.join(parts)} — {agreement}."
+    return f"{a}/{b} per {table.index.name}, this session's runs: {'; '.join(parts)} — {agreement}."
 
 
 def validity_notes(results: pd.DataFrame, ceilings_note: bool = True) -> list[str]:
