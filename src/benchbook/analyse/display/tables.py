@@ -305,15 +305,17 @@ def comparison_table(
 def grid_table(
     results: pd.DataFrame, rows: str, columns: Sequence[str], value: str
 ) -> pd.DataFrame:
-    """Median of ``value`` per ``rows`` × ``columns`` cell (valid runs), with its CI as
-    text: e.g. operations × (backend, transport) — notebook 05's 2 × 2 per operation."""
+    """Median of ``value`` per ``rows`` × ``columns`` cell (valid runs), with its 95 % CI
+    as text, or the level its runs reach when lower ('424 (384–488, 87.5 % CI)'): e.g.
+    operations × (backend, transport) — notebook 05's 2 × 2 per operation."""
     table = {}
     for keys, group in valid_rows(results).groupby([rows, *columns], sort=False):
         s = summarize(group[value])
         label = " ".join(str(k) for k in keys[1:])
+        below = "" if s.confidence >= fmt.TARGET_LEVEL else f", {fmt.level(s.confidence)}"
         table.setdefault(label, {})[keys[0]] = (
             f"{fmt.significant(s.median, 3)} ({fmt.significant(s.low, 3)}–"
-            f"{fmt.significant(s.high, 3)})"
+            f"{fmt.significant(s.high, 3)}{below})"
         )
     return pd.DataFrame(table)
 
