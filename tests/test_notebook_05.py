@@ -61,5 +61,5 @@ def test_nagles_wait_is_named_only_when_it_adds_tens_of_milliseconds() -> None:
     assert table.loc["CreateSession", "runs"] == "1 + 1"
     sentence = article_loop.nagle_sentence(table)
     create, health = sentence.split("; ")
-    assert "215× longer with Nagle on: the body's send waited" in create
+    assert "215× longer with Nagle on: the response's second send waited about as long" in create
     assert "2.1×, 0.403 ms per call: far less than a delayed acknowledgement" in health

@@ -115,7 +115,9 @@ def nagle_sentence(table: pd.DataFrame) -> str:
     """What the socket option changed, per operation, in words (from ``nagle_table``).
     The 404 server writes its headers and its body in two sends: with Nagle's algorithm
     on, the second waits until the first is acknowledged, and a client that delays its
-    ACK makes it wait. Whether that happened is read from the ratio, not assumed."""
+    ACK makes it wait. Whether that happened is read from the ratio, not assumed; it was
+    seen for a POST (CreateSession), not a GET (HealthCheck), which the same two sends
+    do not explain, so the sentence says how long the wait was, not whose it was."""
     parts = []
     for operation, row in table.iterrows():
         on, off = row["Nagle on: ms per call"], row["TCP_NODELAY: ms per call"]
@@ -127,8 +129,8 @@ def nagle_sentence(table: pd.DataFrame) -> str:
         added = on - off
         if added >= NAGLE_WAIT_MS:
             why = (
-                f"{fmt.ratio(change)} longer with Nagle on: the body's send waited for the "
-                "client's delayed acknowledgement"
+                f"{fmt.ratio(change)} longer with Nagle on: the response's second send waited "
+                "about as long as a delayed acknowledgement, tens of ms"
             )
         else:
             why = (
