@@ -4,6 +4,7 @@ the requests servers.toml gives them — the routes and checks of their Go count
 and profiled under load with perf, as their language declares."""
 
 import json
+import re
 import time
 import urllib.error
 import urllib.request
@@ -83,6 +84,9 @@ def test_a_profiled_phase_profiles_a_rust_server_with_perf(
     assert manifest["profilers"]["rust"].startswith("perf version")
     table = profiles.share_table(profiles.profiled_rows(run))
     assert list(table.columns) == ["rust-hello"] and table.loc["samples", "rust-hello"] > 0
-    assert profiles.answer_sentence(run).startswith(
-        "Under load (profiled phase), Rust hyper (tokio, 1 thread) spent"
+    # a short smoke profile may hold few samples: the sentence then says how many
+    assert re.match(
+        r"Under load \(profiled phase\), Rust hyper \(tokio, 1 thread\)"
+        r"( \(only \d+ samples: each share ±\d+ points\))? spent",
+        profiles.answer_sentence(run),
     )
