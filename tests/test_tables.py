@@ -53,3 +53,13 @@ def test_a_comparisons_n_says_which_test_its_p_comes_from() -> None:
     assert tables.comparison_table(data, "target", "a", "b").iloc[0]["n"] == "6 rounds"
     data["repetition"] = 0
     assert tables.comparison_table(data, "target", "a", "b").iloc[0]["n"] == "6+6"
+
+
+def test_a_server_with_a_service_shows_the_services_cpu_beside_its_own() -> None:
+    """Notebook 04's Go + Redis reads: 'set by server' at 74.9 % server CPU, as the rule
+    counts Redis's CPU with the server's; the table shows both."""
+    data = results({"go redis": [17000.0] * 3}, server_cpu_pct=[74.9] * 3,
+                   service_cpu_pct=[21.0] * 3)  # fmt: skip
+    shown = tables.formatted(tables.summary_table(data).T)
+    assert list(shown.loc["server CPU %"]) == ["74.9"]
+    assert list(shown.loc["service CPU %"]) == ["21.0"]

@@ -29,6 +29,8 @@ MEDIAN_COLUMNS = {
     "lat_p99_ms": "p99 ms",
     "lat_max_ms": "max ms",
     "server_cpu_pct": "server CPU %",
+    # its services' (Redis), where it has any: what set its rate counts their CPU with its own
+    "service_cpu_pct": "service CPU %",
     "server_rss_mb": "server RSS MB",
     "client_cpu_pct": "client CPU %",
     "headroom_pct": "% of tool ceiling",
