@@ -63,3 +63,12 @@ def test_a_server_with_a_service_shows_the_services_cpu_beside_its_own() -> None
     shown = tables.formatted(tables.summary_table(data).T)
     assert list(shown.loc["server CPU %"]) == ["74.9"]
     assert list(shown.loc["service CPU %"]) == ["21.0"]
+
+
+def test_one_level_for_every_row_is_printed_in_the_intervals_header() -> None:
+    data = results({"a": [100.0, 101, 99, 102], "b": [50.0, 51, 49, 52]})
+    shown = tables.level_in_header(tables.summary_table(data)[["req/s", "req/s CI", "CI level"]])
+    assert list(shown.columns) == ["req/s", "req/s 87.5 % CI"]  # 4 runs: min–max at 87.5 %
+    mixed = results({"a": [100.0, 101, 99, 102], "b": [50.0, 51, 49, 52, 50, 51]})
+    table = tables.summary_table(mixed)[["req/s", "req/s CI", "CI level"]]
+    assert tables.level_in_header(table).columns.tolist() == ["req/s", "req/s CI", "CI level"]

@@ -209,7 +209,19 @@ def formatted(table: pd.DataFrame) -> pd.DataFrame:
 def styled(table: pd.DataFrame) -> Styler:
     """The table with its numbers formatted for reading (see formatted) and its labels
     in words (see in_words)."""
-    return in_words(formatted(table)).style
+    return in_words(formatted(level_in_header(table))).style
+
+
+def level_in_header(table: pd.DataFrame) -> pd.DataFrame:
+    """A 'CI level' column that holds one level for every row goes into its interval's
+    header ('req/s 87.5 % CI'): the level is printed, in a column less."""
+    if not {"req/s CI", "CI level"} <= set(table.columns):
+        return table
+    levels = set(table["CI level"]) - {"–"}
+    if len(levels) != 1:
+        return table
+    (level,) = levels
+    return table.drop(columns="CI level").rename(columns={"req/s CI": f"req/s {level} CI"})
 
 
 def in_words(table: pd.DataFrame) -> pd.DataFrame:
