@@ -276,6 +276,9 @@ def test_capacity_comparison_is_a_ratio_with_its_interval_and_says_when_it_is_a_
                            "only a lower bound, as the load tool held go down")  # fmt: skip
     assert f"go's lowest run lay {fmt.ratio(go_low / py_high)} python's highest" in held
     assert "CI" not in held and "p =" not in held
+    # after the capacities' own sentences (notebook 06's body) the reason is not repeated
+    short = capacity_wording.capacity_comparison(caps, "go", "python", reasons_above=True)
+    assert "(its capacity above says why)" in short and len(short) < len(held)
     # The other way round the bound holds the ratio up: only an upper end holds.
     up = capacity_wording.capacity_comparison(caps, "python", "go")
     assert "**at most" in up and "CI" not in up and "p =" not in up

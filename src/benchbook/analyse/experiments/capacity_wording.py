@@ -117,12 +117,16 @@ def capacity_label(capacities: pd.DataFrame, a: str, b: str) -> str:
     return f"{na} vs {nb}: {SLO_RATE}{note}"
 
 
-def capacity_comparison(capacities: pd.DataFrame, a: str, b: str) -> str:
+def capacity_comparison(
+    capacities: pd.DataFrame, a: str, b: str, reasons_above: bool = False
+) -> str:
     """The capacity ratio a/b with its CI and p (stats.compare), in words. Where a side's
     capacities are only lower bounds there is no two-sided interval and no test: a's hold
     the ratio down, so this session's bound (a's lowest run over b's highest) is given,
     or why there is none as claims.bounds.sentence words it (the claim, over the class's
-    sessions, is the headline's); b's hold it up, so only an upper end is."""
+    sessions, is the headline's); b's hold it up, so only an upper end is.
+    ``reasons_above``: each side's capacity sentence (capacity_sentence) was printed just
+    before, with why it is a bound, so the comparison points to it instead of repeating it."""
     na, nb = reader_name(capacities, a), reader_name(capacities, b)
     valid = valid_rows(capacities).dropna(subset=[CAPACITY])
     va, vb = (valid.loc[valid["target"] == t, CAPACITY] for t in (a, b))
@@ -141,7 +145,8 @@ def capacity_comparison(capacities: pd.DataFrame, a: str, b: str) -> str:
     if bounded[a]:
         low, high = bounds.session_runs(valid, a, b, CAPACITY)
         bound = bounds.Bound(low / high, 1, low / high, bounds.own_spread(valid, b, CAPACITY))
-        why, runs = bound_reason(capacities, a), f"{fmt.count(low)} vs {fmt.count(high)} req/s"
+        why = "its capacity above says why" if reasons_above else bound_reason(capacities, a)
+        runs = f"{fmt.count(low)} vs {fmt.count(high)} req/s"
         if not bound.informative:
             return bounds.sentence(bound, (na, nb), SLO_RATE, why, runs)
         # one session's bound is not the claim: the headline's is, over the class's sessions
@@ -156,7 +161,9 @@ def capacity_comparison(capacities: pd.DataFrame, a: str, b: str) -> str:
         return (
             f"**{na}** reached **at most {fmt.ratio(at_most)} the {SLO_RATE}** of "
             f"**{nb}** in this one session ({na}'s highest run over {nb}'s lowest), as the "
-            f"load tool held {nb} down ({bound_reason(capacities, b)})."
+            f"load tool held {nb} down ("
+            + ("its capacity above says why" if reasons_above else bound_reason(capacities, b))
+            + ")."
         )
     c = compare(va, vb)
     numbers = f"{medians}; {fmt.p_value(c.p_value)}; {c.n_a}+{c.n_b} runs"

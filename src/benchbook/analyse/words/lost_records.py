@@ -188,9 +188,10 @@ def lost_records(results: pd.DataFrame) -> list[str]:
                 f"{fmt.count(e['checked'])}); {store}" + ("." if short else " — nothing lost.")
             )
         else:
+            of = "" if e["own"] == created else f" of the {fmt.count(e['own'])}"  # said above
             sentences.append(
                 f"{head}, each with an id of its own; none of the {fmt.count(e['checked'])} "
-                f"sampled of the {fmt.count(e['own'])} read back wrong, so at most about "
+                f"sampled{of} read back wrong, so at most about "
                 f"{fmt.count(e['high'])} lost ({_level(e)}{_summed(e)}); {store}."
             )
     return sentences
