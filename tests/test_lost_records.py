@@ -170,8 +170,7 @@ def test_no_loss_in_a_sample_says_it_was_a_sample() -> None:
     sentence = only(results)
     assert "nothing lost" not in sentence
     assert (
-        f"none of the 500 sampled read back wrong, so at most about {at_most} "
-        "lost (95 %)"
+        f"none of the 500 sampled read back wrong, so at most about {at_most} lost (95 %)"
     ) in sentence
     assert lost_summary(pd.DataFrame(results)) == (
         "Of the URLs created in the write runs: clean lost none in a sample of 500 "
