@@ -43,7 +43,8 @@ def test_duplicate_ids_only_are_counted_exactly() -> None:
     sentence = only([run("dup", 150, 140, 140, 130, 0)])
     assert sentence == (
         "**dup**: 150 URLs confirmed with 201 in 1 run; 10 lost (10 overwritten by a "
-        "later URL given the same id); the store's own count matches the confirmed ids."
+        "later URL given the same id; the 10 ids given out more than once keep one URL each, "
+        "not read back); the store's own count matches the confirmed ids."
     )
     assert lost_summary(pd.DataFrame([run("dup", 150, 140, 140, 130, 0)])) == (
         "Of the URLs created in the write runs: **dup** lost 10 of 150 URLs it had "

@@ -162,6 +162,10 @@ def lost_records(results: pd.DataFrame) -> list[str]:
                 how.append(
                     f"{fmt.count(e['duplicates'])} overwritten by a later URL given the same id"
                 )
+                shared = int(runs["distinct_ids"].sum()) - int(e["own"])
+                if e["exact"] and shared > 0:  # the count rests on them: say they went unread
+                    how.append(f"the {fmt.count(shared)} ids given out more than once keep one "
+                               "URL each, not read back")  # fmt: skip
             if e["wrong"] and e["exact"] and e["checked"] == 1:
                 how.append("the one URL with an id of its own read back wrong")
             elif e["wrong"] and e["exact"]:
