@@ -147,25 +147,22 @@ def sentence(bound: Bound, names: tuple[str, str], measure: str, why: str, runs:
     """The bound in words, or why there is none: the one place a bound is worded. ``runs``:
     this session's two runs the bound is the ratio of, worded ('9,540 vs 5,240 req/s')."""
     a, b = names
+    # the runs after a colon where they end a clause, in brackets after this session's ratio
+    listed, bracketed = (f": {runs}", f" ({runs})") if runs else ("", "")
+    here = f"this session alone: {fmt.ratio(bound.here)}{bracketed}"
     if not bound.informative:
-        where = f"in this session{': ' + runs if runs else ''}"
+        where = f"in this session{listed}"
         if bound.sessions > 1:
-            where = (
-                f"the lowest of {bound.sessions} sessions on this machine class; this session "
-                f"alone: {fmt.ratio(bound.here)}{f' ({runs})' if runs else ''}"
-            )
+            where = f"the lowest of {bound.sessions} sessions on this machine class; {here}"
         return (
             f"**No lower bound measurable** between **{a}** and **{b}** on {measure}: the load "
             f"tool was the limit ({why}); {a}'s lowest run lay {fmt.ratio(bound.value)} "
             f"{b}'s highest ({where}), no farther than {b}'s own runs differ "
             f"({fmt.ratio(bound.spread)}), so the runs show the tool's limit, not the servers'."
         )
-    how = f"its lowest run of {a} over its highest of {b}{': ' + runs if runs else ''}"
+    how = f"its lowest run of {a} over its highest of {b}{listed}"
     if bound.sessions > 1:
-        how = (
-            f"the lowest session's bound: its lowest run of {a} over its highest of {b}; this "
-            f"session alone: {fmt.ratio(bound.here)}{f' ({runs})' if runs else ''}"
-        )
+        how = f"the lowest session's bound: its lowest run of {a} over its highest of {b}; {here}"
     return (
         f"**{a}** reached **at least {fmt.ratio(bound.value)} the {measure}** of **{b}** "
         f"{sessions_text(bound.sessions)} ({how}): {why}."

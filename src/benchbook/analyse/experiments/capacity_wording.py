@@ -117,6 +117,11 @@ def capacity_label(capacities: pd.DataFrame, a: str, b: str) -> str:
     return f"{na} vs {nb}: {SLO_RATE}{note}"
 
 
+def _reason(capacities: pd.DataFrame, target: str, reasons_above: bool) -> str:
+    """Why ``target``'s capacity is a bound, or a pointer to its sentence just above."""
+    return "its capacity above says why" if reasons_above else bound_reason(capacities, target)
+
+
 def capacity_comparison(
     capacities: pd.DataFrame, a: str, b: str, reasons_above: bool = False
 ) -> str:
@@ -145,7 +150,7 @@ def capacity_comparison(
     if bounded[a]:
         low, high = bounds.session_runs(valid, a, b, CAPACITY)
         bound = bounds.Bound(low / high, 1, low / high, bounds.own_spread(valid, b, CAPACITY))
-        why = "its capacity above says why" if reasons_above else bound_reason(capacities, a)
+        why = _reason(capacities, a, reasons_above)
         runs = f"{fmt.count(low)} vs {fmt.count(high)} req/s"
         if not bound.informative:
             return bounds.sentence(bound, (na, nb), SLO_RATE, why, runs)
@@ -161,9 +166,7 @@ def capacity_comparison(
         return (
             f"**{na}** reached **at most {fmt.ratio(at_most)} the {SLO_RATE}** of "
             f"**{nb}** in this one session ({na}'s highest run over {nb}'s lowest), as the "
-            f"load tool held {nb} down ("
-            + ("its capacity above says why" if reasons_above else bound_reason(capacities, b))
-            + ")."
+            f"load tool held {nb} down ({_reason(capacities, b, reasons_above)})."
         )
     c = compare(va, vb)
     numbers = f"{medians}; {fmt.p_value(c.p_value)}; {c.n_a}+{c.n_b} runs"

@@ -44,7 +44,7 @@ def wait_sentence(waiting: pd.DataFrame, users: int) -> str:
     low, high = share.min(), share.max()
     shares = fmt.percent(low) if fmt.percent(low) == fmt.percent(high) else (
         fmt.share_interval(low, high))  # fmt: skip
-    reached = share.min() >= REACHED
+    reached = low >= REACHED
     return (
         f"Under Locust with the author's wait, {users} users sent {rates} req/s once running, "
         f"{shares} of what Little's law predicts from the wait (users ÷ (mean wait + mean "
