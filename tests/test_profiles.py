@@ -159,6 +159,28 @@ def test_a_loop_that_took_nearly_every_sample_says_what_it_hides() -> None:
     )
 
 
+def test_a_server_the_profiler_slowed_says_so_beside_its_shares() -> None:
+    """Notebook 04's Python shortener ran at 0.57× its measured rate while profiled."""
+    from benchbook.analyse.words import time_spent
+
+    ratios = {"python-shortener": 0.57, "go-shortener": 0.95, "unmeasured": float("nan")}
+    assert time_spent.slowed(ratios, {"python-shortener": "aiohttp + Redis"}) == (
+        " Profiling slowed aiohttp + Redis to 0.57× its measured rate: those shares are of a "
+        "slower server, one where the profiler's own cost weighs more."
+    )
+    assert time_spent.slowed({"go-shortener": 0.95}, {}) == ""
+
+
+def test_a_claim_says_what_its_category_counts_that_the_profiler_names_otherwise() -> None:
+    from benchbook.analyse.claims.profile_claims import CLAIMS, verdict
+
+    loop = next(c for c in CLAIMS if c.experiment == "01_io_concurrency")
+    assert verdict(loop, 0.07, 0.02) == (
+        "does not show it: 7 % of the samples (uvloop's C loop included, which py-spy charges "
+        "to the frame that entered it)"
+    )
+
+
 def test_go_pprof_raw_output_becomes_folded_stacks() -> None:
     from benchbook.measure.profilers.go import pprof_raw_to_folded
 

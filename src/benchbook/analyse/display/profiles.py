@@ -33,7 +33,7 @@ import pandas as pd
 from benchbook.analyse.claims.profile_claims import claim_rows
 from benchbook.analyse.numbers import formatting as fmt
 from benchbook.analyse.rows.names import reader_name, titled
-from benchbook.analyse.words.time_spent import OTHER, why
+from benchbook.analyse.words.time_spent import OTHER, slowed, why
 from benchbook.runs import outputs
 from benchbook.runs.layout import REPO_ROOT
 from benchbook.runs.sampling import RATE_HZ
@@ -205,6 +205,12 @@ def _path(stored: str) -> Path:
     return path if path.is_absolute() else REPO_ROOT / path
 
 
+def under_load(stacks: Iterable[tuple[list[str], int]]) -> int:
+    """The samples the shares are of: every sample but start-up's."""
+    counts = category_samples(stacks)
+    return sum(counts.values()) - counts.get(STARTUP, 0)
+
+
 def share_table(rows: pd.DataFrame) -> pd.DataFrame:
     """Categories as rows, profiled targets as columns: each target's share (0–1) of
     its samples under load; a last row gives the samples counted."""
@@ -213,26 +219,31 @@ def share_table(rows: pd.DataFrame) -> pd.DataFrame:
     for row in rows.itertuples():
         stacks = read_folded(_path(row.folded))
         columns[row.target] = shares(stacks)
-        counts = category_samples(stacks)
-        counted[row.target] = sum(counts.values()) - counts.get(STARTUP, 0)
+        counted[row.target] = under_load(stacks)
     table = pd.DataFrame(columns).reindex(list(CATEGORIES)).fillna(0.0)
     table.index.name = "category"
     return table.loc[table.max(axis=1) > 0].T.assign(samples=pd.Series(counted)).T
 
 
 def overhead_table(rows: pd.DataFrame, measured: pd.DataFrame) -> pd.DataFrame:
-    """Each profiled target's req/s while profiled beside the measured rounds' median
-    (the profiler's overhead, and a shorter window, in one ratio)."""
+    """Each profiled target's req/s while profiled beside the median of the measured
+    rounds under the same load tool (the profiler's overhead, and a shorter window, in one
+    ratio), and the samples under load that its shares are of (start-up left out, as in
+    share_table)."""
     table = []
     for row in rows.itertuples():
-        rounds = measured.loc[measured["target"] == row.target, "rps"]
+        same = measured["target"] == row.target
+        if "tool" in measured and isinstance(getattr(row, "tool", None), str):
+            same &= measured["tool"] == row.tool
+        rounds = measured.loc[same, "rps"]
         median = float(rounds.median()) if len(rounds) else float("nan")
         table.append({
             "target": row.target, "profiler": row.profiler,
             "req/s measured (median)": median,
             "req/s while profiled": float(row.rps_while_profiled),
             "profiled / measured": float(row.rps_while_profiled) / median if median else None,
-            "window s": row.window_s, "samples": row.samples,
+            "window s": row.window_s,
+            "samples under load": under_load(read_folded(_path(row.folded))),
             "unreadable stacks": getattr(row, "profiler_errors", None),
         })  # fmt: skip
     return pd.DataFrame(table).set_index("target") if table else pd.DataFrame()
@@ -308,7 +319,8 @@ def section(runs: object, experiment: str) -> list[object]:
             "{:,.0f}", subset=pd.IndexSlice[["samples"], :]
         ),
         Markdown(
-            why(table, reader_names(rows)) or "The profiles hold no samples taken under load."
+            (why(table, names := reader_names(rows)) + slowed(_slowdown(rows, runs), names))
+            or "The profiles hold no samples taken under load."
         ),
     ]
     claims = claim_rows(experiment, table)
@@ -322,6 +334,15 @@ def section(runs: object, experiment: str) -> list[object]:
     return shown + unprofiled
 
 
+def _slowdown(rows: pd.DataFrame, runs: object) -> dict[str, float]:
+    """Each profiled target's req/s while profiled ÷ its measured median (overhead_table)."""
+    found = [
+        r.results() for r in (runs if isinstance(runs, list) else [runs]) if hasattr(r, "results")
+    ]
+    table = overhead_table(rows, pd.concat(found, ignore_index=True)) if found else pd.DataFrame()
+    return table["profiled / measured"].dropna().to_dict() if not table.empty else {}
+
+
 def details(runs: object, measured: pd.DataFrame) -> list[object]:
     """The profiled phase's details, for the report's appendix: the profiler's cost, then
     each flame graph with a caption."""
@@ -332,13 +353,14 @@ def details(runs: object, measured: pd.DataFrame) -> list[object]:
         return []
     shown: list[object] = [
         Markdown(
-            "Profiler overhead: req/s in the profiled window beside the measured rounds' "
-            "median. One short window: a ratio below 1× is the profiler's cost plus noise "
-            "(the rounds' own spread, in the results above, says how much noise)."
+            "Profiler overhead: req/s in the profiled window beside the median of the "
+            "measured rounds under the same load tool. One short window: a ratio below 1× "
+            "is the profiler's cost plus noise (the rounds' own spread, in the results "
+            "above, says how much noise)."
         ),
         overhead_table(rows, measured).style.format(
             {"req/s measured (median)": "{:,.0f}", "req/s while profiled": "{:,.0f}",
-             "profiled / measured": "{:.2f}×", "window s": "{:g}", "samples": "{:,.0f}",
+             "profiled / measured": "{:.2f}×", "window s": "{:g}", "samples under load": "{:,.0f}",
              "unreadable stacks": "{:,.0f}"},
             na_rep="–",
         ),

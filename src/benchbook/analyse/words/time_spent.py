@@ -49,3 +49,22 @@ def why(table: pd.DataFrame, names: Mapping[str, str] | None = None) -> str:
 def _margin(samples: float) -> str:
     """The widest 95 % margin of a share of ``samples`` samples, in points (at 50 %)."""
     return f"{100 * 1.96 * 0.5 / samples**0.5:.0f} points"
+
+
+# Profiled at less than this share of its measured rate, a server's shares describe a
+# slower server than the one measured: the sentence says so.
+SLOWED = 0.8
+
+
+def slowed(ratios: Mapping[str, float], names: Mapping[str, str]) -> str:
+    """' Profiling slowed python-shortener to 0.57× its measured rate: its shares are of
+    that slower server, where the profiler's own cost weighs more.' ('' when none was)."""
+    slow = {t: r for t, r in ratios.items() if r == r and r < SLOWED}
+    if not slow:
+        return ""
+    # two decimals, as the appendix's overhead table prints the same ratio
+    listed = " and ".join(f"{names.get(t, t)} to {r:.2f}×" for t, r in slow.items())
+    return (
+        f" Profiling slowed {listed} its measured rate: those shares are of a slower server, "
+        "one where the profiler's own cost weighs more."
+    )
