@@ -11,6 +11,7 @@ from nbconvert.filters.markdown_mistune import markdown2html_mistune
 
 from benchbook.analyse.claims.verdict_kinds import Verdict
 from benchbook.analyse.numbers import formatting as fmt
+from benchbook.analyse.words import glossary
 from benchbook.analyse.words.findings_format import (
     LOWER_BOUND,
     missing,
@@ -38,18 +39,18 @@ def term_anchor(term: str) -> str:
     return "term-" + anchor_id(term.split(" (")[0].lower())
 
 
-# Notation an answer on page 1 may use, and the glossary term that explains it.
-GLOSSED = (("95 % CI", "interval"), ("at least", "lower bound"))
+# Notation an answer on page 1 may use (a pattern over its HTML, matching only the words
+# to link), and the glossary term that explains it: "at least" only as a ratio's lower bound.
+GLOSSED = ((re.escape("95 % CI"), "interval"), (glossary.LOWER_BOUND_USE, "lower bound"))
 
 
 def glossary_links(html: Markup) -> Markup:
     """Rendered text with the first use of each GLOSSED notation linked to its term."""
     text = str(html)
-    for notation, term in GLOSSED:
-        escaped = str(Markup.escape(notation))
+    for pattern, term in GLOSSED:
         text = re.sub(
-            rf"(?<!\w){re.escape(escaped)}(?![^<]*</a>)",
-            f'<a class="term" href="#{term_anchor(term)}">{escaped}</a>',
+            rf"(?<!\w)(?:{pattern})(?![^<]*</a>)",
+            lambda used, term=term: f'<a class="term" href="#{term_anchor(term)}">{used[0]}</a>',
             text,
             count=1,
         )
