@@ -132,7 +132,7 @@ def test_two_recorded_classes_through_replication_give_each_estimate_and_the_err
     spread = (model.pooled.predict_low, model.pooled.predict_high)
     text = statement(model.estimate(c), spread, HERE, runs, model.others, "a", "")
     (other,) = model.others
-    assert f"On {NEWER} (2 sessions; Go reference 0.42 s, Python 0.36 s)" in text
+    assert f"On {NEWER} (2 sessions; their mean Go reference 0.42 s, Python 0.36 s)" in text
     assert f"{(other.expected / other.estimate - 1) * 100:+.0f} % off" in text
 
 

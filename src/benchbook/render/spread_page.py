@@ -93,7 +93,9 @@ class MachineCensus:
     # left out (across_classes.check_over), and how many headlines that is.
     across: Check | None = None
     across_headlines: int = 0
-    failing: tuple[str, ...] = ()  # headlines where a held-out session fell outside
+    # Per class, the headlines where a held-out session fell outside (with how many of how
+    # many): the per-headline pages count this class's checks only, so the class is said.
+    failing: tuple[tuple[str, tuple[str, ...]], ...] = ()
     clusters: tuple[Cluster, ...] = ()  # the checks by machine and sitting
     # Each session predicted from the earlier ones of its class alone (three or more), as
     # an older report would have predicted it: checks, and how many fell inside.
@@ -124,7 +126,7 @@ def machine_census(
     pooled: dict[str, set[str]] = {}
     held: dict[str, list[dict]] = {}
     alone: set[str] = set()
-    failing = []
+    failing: dict[str, list[str]] = {}
     for headline in _headlines(sections):
         for run in headline.get("spread") or []:
             name = run.get("machine_class")
@@ -135,8 +137,11 @@ def machine_census(
         checks = [*(headline.get("held_out") or []), *(headline.get("held_out_elsewhere") or [])]
         for one in checks:
             held.setdefault(one.get("machine_class", ""), []).append(one)
-        if any(not c.get("inside") for c in checks):
-            failing.append(str(headline.get("label")))
+        for name in dict.fromkeys(c.get("machine_class", "") for c in checks):
+            mine = [c for c in checks if c.get("machine_class", "") == name]
+            if outside := sum(1 for c in mine if not c.get("inside")):
+                label = f"{headline.get('label')} ({outside} of {len(mine)})"
+                failing.setdefault(name, []).append(label)
     counts = tuple(
         ClassSessions(
             name,
@@ -155,7 +160,7 @@ def machine_census(
         len(alone),
         check_over(predicted),
         len(predicted),
-        tuple(failing),
+        tuple((name, tuple(labels)) for name, labels in failing.items()),
         clusters(held, where),
         len(forward),
         sum(forward),

@@ -19,7 +19,7 @@ from benchbook.analyse.words.findings_format import (
     ratio_with_ci,
     unpooled,
 )
-from benchbook.analyse.words.sessions import sd_text
+from benchbook.analyse.words.sessions import pooled_sentence, sd_text
 
 TEMPLATE_DIR = Path(__file__).resolve().parent / "report_template"
 
@@ -127,6 +127,18 @@ def unsaid_headlines(findings: dict) -> list[dict]:
     return [h for h in findings["headlines"] if not h.get("brief") or h["brief"] not in answer]
 
 
+def pooled_words(headline: dict) -> Markup:
+    """A pooled headline's estimate and intervals as its answer words them (a time below 1×
+    as 'N× lower'), so the sessions appendix prints one fact the way the answer does."""
+    text = pooled_sentence(
+        headline["pooled_ratio"],
+        (headline["pooled_low"], headline["pooled_high"]),
+        (headline["predict_low"], headline["predict_high"]),
+        str(headline.get("metric") or ""),
+    )
+    return Markup(str(Markup.escape(text)).replace(" %", "&nbsp;%"))
+
+
 @functools.cache
 def page_environment() -> jinja2.Environment:
     """The report's own templates (page, findings), autoescaped, with its filters."""
@@ -151,6 +163,7 @@ def page_environment() -> jinja2.Environment:
         p_value=lambda p: "—" if missing(p) else fmt.p_value(p),
         unpooled=unpooled,
         tau_spread=lambda tau: Markup(sd_text(tau**2).replace(" %", "&nbsp;%")),
+        pooled_sentence=pooled_words,
     )
     environment.globals["lower_bound"] = LOWER_BOUND  # a headline's reproduced_why
     return environment

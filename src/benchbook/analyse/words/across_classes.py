@@ -250,11 +250,13 @@ def _ratio_figure(estimate: float, low: float, high: float) -> str:
 
 
 def _other_sentence(other: OtherClass, figure: Callable[[float, float, float], str]) -> str:
-    """' On AMD EPYC (family 26, …), 2 CPUs (2 sessions; Go reference 0.40 s, Python
-    0.36 s): 6.0× (5.8–6.2×).' (the brackets' kind is said once: _brackets)"""
+    """' On AMD EPYC (family 26, …), 2 CPUs (2 sessions; their mean Go reference 0.40 s,
+    Python 0.36 s): 6.0× (5.8–6.2×).' The references are those sessions' mean, so one class
+    prints different values beside headlines with different sessions, and says whose they
+    are. (The brackets' kind is said once: _brackets.)"""
     speed = ""
     if other.go_s and other.python_s:
-        speed = f"; Go reference {other.go_s:.2f} s, Python {other.python_s:.2f} s"
+        speed = f"; their mean Go reference {other.go_s:.2f} s, Python {other.python_s:.2f} s"
     count = f"{other.sessions} session{'s' if other.sessions != 1 else ''}"
     return (
         f" On {other.machine_class} ({count}{speed}): "

@@ -101,6 +101,27 @@ def ranked_estimate(ratio: float, column: str, unit: str = "") -> str:
     return fmt.share(ratio) if m.higher_is_better else f"{fmt.ratio(1 / ratio)} lower"
 
 
+def pooled_sentence(
+    estimate: float,
+    interval: tuple[float, float],
+    predicted: tuple[float, float],
+    column: str,
+    unit: str = "",
+) -> str:
+    """'1.85× lower (95 % CI 1.64–2.08×); the next session should give 1.46–2.33× (95 %
+    prediction interval)': a pooled headline's estimate and both intervals, ranked (a share,
+    a time 'lower') where its CI excludes 1, as its answer words it; the one wording of them
+    wherever they print (here, and the sessions appendix)."""
+    low, high = interval
+    ranked = not low <= 1 <= high
+
+    def span(lo: float, hi: float) -> str:
+        return ranked_interval(estimate, lo, hi, column, unit) if ranked else fmt.interval(lo, hi)
+
+    figure = ranked_estimate(estimate, column, unit) if ranked else fmt.ratio(estimate)
+    return f"{figure} (95 % CI {span(low, high)}); {next_session(span(*predicted))}"
+
+
 def across(
     c: Comparison | None,
     sessions: Replication,
@@ -121,9 +142,6 @@ def across(
     pooled, predicted = sessions.pooled, sessions.predicted
     ranked = sessions.significant(c)
 
-    def figure(ratio: float) -> str:
-        return ranked_estimate(ratio, column, unit) if ranked else fmt.ratio(ratio)
-
     def span(low: float, high: float) -> str:
         if not ranked:
             return fmt.interval(low, high)
@@ -142,10 +160,10 @@ def across(
         text = f" {sessions.text().capitalize()}; {sessions.basis()}."
         spread = (c.ratio_low, c.ratio_high)
     else:
+        intervals = (pooled.low, pooled.high), (predicted.predict_low, predicted.predict_high)
         text = (
             f" Over {sessions.sessions} sessions on this machine class: "
-            f"{figure(pooled.estimate)} (95 % CI {span(pooled.low, pooled.high)}); "
-            f"{next_session(span(predicted.predict_low, predicted.predict_high))}."
+            f"{pooled_sentence(pooled.estimate, *intervals, column, unit)}."
         )
         spread = (predicted.predict_low, predicted.predict_high)
 
