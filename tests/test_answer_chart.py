@@ -3,6 +3,7 @@ the report puts it (page 1, above the summary table; each notebook's answer box)
 
 import html
 import re
+import textwrap
 from pathlib import Path
 
 import nbformat
@@ -15,6 +16,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_outp
 from benchbook.analyse.claims.verdict_kinds import Verdict
 from benchbook.analyse.display.answer_chart import (
     ARTICLE,
+    LABEL_WIDTH,
     answer_chart,
     badge,
     limits,
@@ -87,7 +89,7 @@ def test_one_row_per_headline_under_its_question() -> None:
     assert labels == [
         "Go net/http vs FastAPI (asyncio + h11)",
         "Go net/http vs FastAPI (uvloop + httptools)",  # the label before its first ":"
-        "Python backend, HealthCheck",
+        "Python backend, HealthCheck: HTTP vs gRPC time per call",  # whole: no sides before ":"
         "a vs b",
     ]
     texts = [t.get_text() for t in ax.texts]
@@ -100,9 +102,9 @@ def test_one_row_per_headline_under_its_question() -> None:
 
 
 def test_long_labels_wrap_and_rows_stack_top_down() -> None:
-    long = {"label": "x" * 20 + " " + "y" * 30 + " " + "z" * 30 + ": requests per second"}
+    long = {"label": "x" * 20 + " vs " + "y" * 30 + " " + "z" * 30 + ": requests per second"}
     found, total = rows([("", [long, NONE])])
-    assert found[0].text.split("\n") == ["x" * 20, "y" * 30, "z" * 30]
+    assert found[0].text.split("\n") == ["x" * 20 + " vs", "y" * 30, "z" * 30]
     assert found[0].y < found[1].y < total
 
 
@@ -209,7 +211,9 @@ def test_the_report_puts_the_chart_on_page_1_and_in_each_answer_box(tmp_path: Pa
     for _, headlines in GROUPS:
         for headline in headlines:
             assert html.escape(headline["label"], quote=False) in svg  # its row's title
-            assert f">{html.escape(short_label(headline), quote=False)}</text>" in svg
+            wrapped = textwrap.wrap(short_label(headline), LABEL_WIDTH, break_on_hyphens=False)
+            for line in wrapped:  # its row's lines
+                assert f">{html.escape(line, quote=False)}</text>" in svg
     boxes = re.findall(r'<aside class="answer-box".*?</aside>', page, re.S)
     assert len(boxes) == 2
     for box, (_, headlines) in zip(boxes, GROUPS, strict=True):
@@ -228,3 +232,9 @@ def test_a_row_label_keeps_a_colon_inside_the_comparison() -> None:
         == "Go + Redis vs aiohttp + Redis (same storage: the language apart)"
     )
     assert short_label({"label": "a vs b"}) == "a vs b"
+
+
+def test_a_row_whose_comparison_names_no_two_sides_keeps_the_whole_label() -> None:
+    """'Python backend, HealthCheck' alone would not say what the ratio is of."""
+    label = "Python backend, HealthCheck: HTTP vs gRPC time per call"
+    assert short_label({"label": label}) == label

@@ -56,8 +56,12 @@ class Row:
 
 
 def short_label(headline: Mapping) -> str:
-    """A headline's row label: what it compares, without its metric."""
-    return comparison(str(headline.get("label") or ""))
+    """A headline's row label: what it compares, without its metric; the whole label where
+    that part names no two sides ('Python backend, HealthCheck: HTTP vs gRPC time per
+    call'), so every row says what its ratio is of."""
+    label = str(headline.get("label") or "")
+    compared = comparison(label)
+    return compared if " vs " in compared else label
 
 
 def badge(verdict: str | None) -> tuple[str, str]:
@@ -281,7 +285,11 @@ def _frame(ax: Axes, found: list[Row], total: float, headlines: list[Mapping]) -
     ax.set_axisbelow(True)
     ax.set_facecolor("none")  # the group bands show through
     ax.axvline(1, zorder=1.5, **ONE)
-    ax.set_xlabel("ratio of the first named to the second (×, log scale)", fontsize=7)
+    ax.set_xlabel(
+        "ratio of the first named to the second (×, log scale); for a time or a latency, "
+        "below 1× means the first was faster",
+        fontsize=7,
+    )
     across = blended_transform_factory(ax.figure.transFigure, ax.transData)
     for row in found:
         if row.headline is None:
