@@ -54,6 +54,13 @@ def test_the_articles_tool_as_the_limit_answers_no() -> None:
     text = answers.under_the_articles_tool([article, headline(10.0)], "wrk")
     assert text.startswith("No: under the article's settings the load tool, not the servers")
     assert "With wrk, Go served 10× (95 % CI 9.0–11×) FastAPI's" in text
+    # shorter runs than the article's are said where the answer invokes its settings
+    short = answers.under_the_articles_tool(
+        [article, headline(10.0)], "wrk", runs="2 runs of 15 s a server, not its five of 30 s"
+    )
+    assert short.startswith(
+        "No: under the article's settings (2 runs of 15 s a server, not its five of 30 s) the "
+    )
 
 
 def test_an_answers_figures_are_sorted_by_what_they_rest_on() -> None:
@@ -103,8 +110,13 @@ def test_a_pooled_gain_beside_a_session_that_could_not_show_it_says_why() -> Non
     crossover = headline(1.30, n="4+4", p=0.343, pooled_ratio=1.33, pooled_low=1.27,
                          pooled_high=1.39, sessions=8)  # fmt: skip
     pooled = headline(0.83, metric="rps", pooled_ratio=0.83, pooled_low=0.81, pooled_high=0.86)
-    text = answers.fan_out([pooled, crossover], cores="on 1 core (GOMAXPROCS 1)")
+    text = answers.fan_out([pooled, crossover], cores="on 1 core (GOMAXPROCS 1)",
+                           crossover_at="10,000 units of work a lookup, 1 connection")  # fmt: skip
     assert "with the server on 1 core (GOMAXPROCS 1)" in text
+    assert (  # one setting of a sweep, as measured: not a rule about idle servers
+        "Fan-out paid at one setting of the sweep, 10,000 units of work a lookup, 1 "
+        "connection, its server unpinned and sharing the machine's cores with wrk: "
+    ) in text
     assert text.endswith(
         "1.33× (95 % CI 1.27–1.39×), pooled over 8 sessions; one session alone (4+4 runs) "
         "could not tell it from no difference (p = 0.343)."
@@ -124,7 +136,7 @@ def test_a_difference_the_interval_cannot_tell_from_none_is_said_to_be_none() ->
     assert "took" not in said
     crossover = headline(0.967, significant=False, ci_low=0.543, ci_high=1.66, ci_level=0.95)
     said = answers.fan_out([headline(1.0, significant=False), crossover], "on 1 core")
-    assert "No significant difference either way" in said and "does not pay" not in said
+    assert "No significant difference either way" in said and "did not pay" not in said
 
 
 def test_the_shortener_answer_gives_reads_then_writes_as_a_share_then_losses() -> None:
@@ -155,15 +167,17 @@ def test_the_load_tool_answer_ranks_no_tools_whose_rates_are_level() -> None:
     bound = headline(22.0, reproduced_why="a lower bound", sessions=5,
                      sides=("wrk", "locust HttpUser x1"))  # fmt: skip
     assert answers.load_tools([bound], ceilings) == (
-        "wrk and bombardier, level at 76,701 and 76,306 req/s (this session's medians): the "
-        "server, not the tools, set both rates, so which can go faster is not known. Against "
-        "the same server, wrk reached at least 22× (the lowest of 5 sessions on this machine "
-        "class) locust HttpUser x1's rate."
+        "wrk and bombardier, level, at 76,701 and 76,306 req/s (this session's medians): the "
+        "server, not the tools, set both rates, so each can do more and which can do the most "
+        "is not known here. The other settings: vegeta 38,359, locust HttpUser x1 2,113 req/s, "
+        "each at its own limit. Against the same server, wrk reached at least 22× (the lowest "
+        "of 5 sessions on this machine class) locust HttpUser x1's rate."
     )
     alone = replace(ceilings, by_setting=ceilings.by_setting | {"bombardier": 60_000.0})
     assert answers.load_tools([bound], alone).startswith(
         "wrk, at 76,701 req/s (this session's median): the server, not wrk, set that rate, "
-        "so wrk can do more. "
+        "so wrk can do more. The other settings: bombardier 60,000 (held back by the server), "
+        "vegeta 38,359, locust HttpUser x1 2,113 req/s. "
     )
     behind = replace(bound, reproduced_why="", significant=False, ratio=1.01)
     assert "wrk was not ahead of every Locust setting" in answers.load_tools([behind], ceilings)

@@ -98,14 +98,21 @@ def test_the_answer_says_the_lead_was_gone_before_the_link() -> None:
     gaps = {0: 3.2, 1: 1.7, limit.far_rtt: 0.62}  # gRPC's median time minus HTTP's, ms
     text = answers.over_a_network([rate, protocol], limit, 4.9, gaps, (0.024, 0.22))
     assert text.startswith(
-        "Little of it: with nothing added, requests still went through the link's proxy, and "
+        "Little of Go's lead, and a delay is not what took it; gRPC had none to keep: with "
+        "nothing added, requests still went through the link's proxy, and "
         "with 10 in flight Go served 1.26× FastAPI's requests per second (6,300 vs 5,000 "
         "req/s; one session's medians), far below the article's 4.9×: each request took about "
         "1.59 and 2.00 ms (in flight ÷ rate), at least 1.59× the 1 ms it waits, and with so "
         "few in flight a server's rate is in flight ÷ that time, so the proxy's path and the "
-        "few requests in flight, not the network's delay, had taken most of the lead before "
-        "any delay was added; "
+        "few requests in flight had taken most of the lead before any delay was added; "
     )
+    assert "over a link adding 10 ms, 1.01× (812 vs 800 req/s; one session's medians)" in text
+    pooled = replace(rate, pooled_ratio=1.01, pooled_low=1.005, pooled_high=1.02, sessions=6)
+    text_pooled = answers.over_a_network([pooled, protocol], limit, 4.9, gaps, (0.024, 0.22))
+    assert (  # the pooled figure the chart plots, this session's medians beside it
+        "over a link adding 10 ms, 1.01× (95 % CI 1.00–1.02×) over 6 sessions on this machine "
+        "class (this session's medians: "
+    ) in text_pooled
     assert f"caps both near {caps[0]:,.0f}–{caps[1]:,.0f} req/s: the link, not the servers" in text
     # the gap in ms at every delay, then why no delay tells the protocols from the clients
     assert (

@@ -697,7 +697,7 @@ def test_the_summary_gives_a_reason_only_where_the_badge_and_answer_do_not(
     no_figure = HEADLINE | {
         "reproduced": "no article figure",
         "article": "",
-        "reproduced_why": "the article gives no figure to compare",
+        "reproduced_why": "the article gives no ratio of these two to compare",
     }
     too_few = HEADLINE | {
         "reproduced": "too few runs",
@@ -710,9 +710,9 @@ def test_the_summary_gives_a_reason_only_where_the_badge_and_answer_do_not(
     assert summary.count('class="summary-experiment"') == 1 and "rowspan" not in summary
     assert summary.count('class="summary-headline"') == 3
     assert "same direction, larger here" in summary  # why "reproduced" with 10× vs 4.9×
-    assert "gives no figure" not in summary and "cannot show" not in summary
+    assert "gives no ratio" not in summary and "cannot show" not in summary
     table = page[page.index("findings-table") :]  # the notebook's own table keeps them all
-    assert "gives no figure" in table and "cannot show" in table
+    assert "gives no ratio" in table and "cannot show" in table
 
 
 def test_eight_experiments_chart_fits_the_first_page_and_their_answers_the_second(

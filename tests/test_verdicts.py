@@ -62,7 +62,7 @@ LOOP_404_FAR = Explanation(
     ("c", "kwargs", "expected", "why"),
     [
         # 1. no figure
-        (paired(2.0), {"article_ratio": None}, NO_ARTICLE, "no figure"),
+        (paired(2.0), {"article_ratio": None}, NO_ARTICLE, "no ratio of these two"),
         # 2. a condition that sets the result differs: it wins over everything below
         (paired(1.02), {"article_ratio": 4.9, "different_conditions": "a 10 ms link caps "
          "every server near 900 req/s"}, DIFFERENT_CONDITIONS, "900 req/s; 4.9× in the article"),

@@ -41,7 +41,7 @@ class Verdict(Enum):
     )  # fmt: skip
     NO_ARTICLE = Kind(
         "no article figure", "–", "no article", MUTED,
-        "the article gives no figure to compare", self_explained=True,
+        "the article gives no ratio of these two to compare", self_explained=True,
     )  # fmt: skip
     TOO_FEW_RUNS = Kind(
         "too few runs", "?", "too few runs", MUTED,

@@ -53,7 +53,7 @@ def reproduction(
     """Whether the article's figure reproduced here, by meaning, and why: the rules of
     the module's docstring, in their order."""
     if article_ratio is None:
-        return Verdict.NO_ARTICLE.label, "the article gives no figure to compare"
+        return Verdict.NO_ARTICLE.label, "the article gives no ratio of these two to compare"
     article = fmt.ratio(article_ratio)
     if different_conditions or set_by:
         reason = different_conditions or set_by

@@ -5,11 +5,9 @@ The ceilings themselves, and each row's headroom, are measure.calibration's."""
 import pandas as pd
 
 from benchbook.analyse.display.tables import summary_table
-from benchbook.analyse.numbers import formatting as fmt
 from benchbook.analyse.rows.counted import valid_rows
 from benchbook.analyse.rows.limits import side_limit
 from benchbook.analyse.rows.names import titled
-from benchbook.analyse.words.headroom import LEVEL_WITH
 from benchbook.runs.calibration import Ceilings
 from benchbook.runs.limits import Limit
 
@@ -67,9 +65,10 @@ def limits_sentence(table: pd.DataFrame) -> str:
 
 
 def ceilings_sentence(ceilings: Ceilings) -> str:
-    """'Load-tool ceilings …: wrk: 22,133 req/s; …', fastest first, with how many times
-    each slower setting falls below the fastest the tool itself held back (the method
-    sections cite this)."""
+    """'Load-tool ceilings …: wrk: 22,133 req/s; …', fastest first (the method sections
+    cite this). No setting is put as 'N× below' another: the settings ran against
+    different servers (an HTTP one, and a gRPC one for gRPC's tool), so a ratio of two of
+    them could compare servers as much as tools."""
     skipped = (
         " Newer calibration runs not used: " + "; ".join(ceilings.skipped) + "."
         if ceilings.skipped
@@ -83,16 +82,10 @@ def ceilings_sentence(ceilings: Ceilings) -> str:
             f"(`make report` does).{skipped}"
         )
     ranked = sorted(ceilings.by_setting.items(), key=lambda item: -item[1])
-    # "N× below" only against a ceiling the tool itself set: one the server held back is a
-    # lower bound, and a ratio to it would be too
-    top, top_rps = next(((s, r) for s, r in ranked if s in ceilings.tool_bound), ("", 0.0))
     parts = [
-        (
-            f"{setting}: {rps:,.0f} req/s"
-            if setting in ceilings.tool_bound
-            else f"{setting}: at least {rps:,.0f} req/s (held back by the server)"
-        )
-        + (f", {fmt.ratio(top_rps / rps)} below {top}" if top_rps / rps >= LEVEL_WITH else "")
+        f"{setting}: {rps:,.0f} req/s"
+        if setting in ceilings.tool_bound
+        else f"{setting}: at least {rps:,.0f} req/s (held back by the server)"
         for setting, rps in ranked
     ]
     # the calibration names its targets by label, comma-separated (measure.calibration)

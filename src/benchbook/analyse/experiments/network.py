@@ -162,7 +162,7 @@ def ratio_sentence(ratios: dict[int, float], a: str, b: str, what: str) -> str:
         f"{fmt.ratio(r)} {'with nothing added' if rtt == 0 else f'at +{rtt} ms'}"
         for rtt, r in sorted(ratios.items())
     ]
-    return f"{a} / {b}, {what}: " + ", ".join(parts) + " (ratios of medians)."
+    return f"{a} / {b}, {what}: " + ", ".join(parts) + " (this session's ratios of medians)."
 
 
 def littles_law_caps(

@@ -82,17 +82,38 @@ def load_tools(headlines: Sequence[Headline], ceilings: Ceilings) -> str:
     rates = " and ".join(fmt.count(rps) for _, rps in fastest)
     held = all(setting not in ceilings.tool_bound for setting, _ in fastest)
     if len(fastest) > 1:
-        top = f"{names}, level at {rates} req/s (this session's medians)"
-        why = "the server, not the tools, set both rates, so which can go faster is not known"
+        top = f"{names}, level, at {rates} req/s (this session's medians)"
+        why = (
+            "the server, not the tools, set both rates, so each can do more and which can do "
+            "the most is not known here"
+        )
     else:
         top = f"{names}, at {rates} req/s (this session's median)"
         why = f"the server, not {names}, set that rate, so {names} can do more"
     top += f": {why}" if held else ""
+    top += _other_settings(ceilings, {setting for setting, _ in fastest})
     parts = [f"{figure(h)} {h.sides[1]}'s rate" for h in headlines]
     against = " and ".join(parts)
     if all(ahead(h) for h in headlines):
         return f"{top}. Against the same server, wrk reached {against}."
     return f"{top}. Against the same server, wrk was not ahead of every Locust setting: {against}."
+
+
+def _other_settings(ceilings: Ceilings, shown: set[str]) -> str:
+    """'. The other settings: vegeta 38,359, …, locust HttpUser x1 2,113 req/s, each at its
+    own limit' ('' when none): the answer's figure for every setting the question asks about."""
+    others = sorted(
+        ((s, rps) for s, rps in ceilings.by_setting.items() if s not in shown), key=lambda i: -i[1]
+    )
+    if not others:
+        return ""
+    listed = ", ".join(
+        f"{setting} {fmt.count(rps)}"
+        + ("" if setting in ceilings.tool_bound else " (held back by the server)")
+        for setting, rps in others
+    )
+    own = all(setting in ceilings.tool_bound for setting, _ in others)
+    return f". The other settings: {listed} req/s" + (", each at its own limit" if own else "")
 
 
 def how_much_faster(headlines: Sequence[Headline], condition: str) -> str:
@@ -105,24 +126,28 @@ def how_much_faster(headlines: Sequence[Headline], condition: str) -> str:
     return f"By {' and '.join(parts)}, {condition}. {elsewhere}".strip()
 
 
-def under_the_articles_tool(headlines: Sequence[Headline], tool: str) -> str:
+def under_the_articles_tool(headlines: Sequence[Headline], tool: str, runs: str = "") -> str:
     """Notebook 02: is Go ahead under the article's load tool (the first headline), or is
-    the tool the limit; then Go against FastAPI under ``tool`` (the second)."""
+    the tool the limit; then Go against FastAPI under ``tool`` (the second). ``runs``: how
+    the runs differ from the article's, where they do ('2 runs of 15 s a server, not its
+    five of 30 s')."""
     article, other = headlines[0], headlines[1]
+    settings = "the article's settings" + (f" ({runs})" if runs else "")
     if Verdict.of(article.reproduced) is Verdict.DIFFERENT_CONDITIONS:
-        lead = "No: under the article's settings the load tool, not the servers, set the rate"
+        lead = f"No: under {settings} the load tool, not the servers, set the rate"
     elif ahead(article):
-        lead = f"Yes, by {figure(article)}"
+        lead = f"Yes, by {figure(article)}" + (f", under {settings}" if runs else "")
     else:
-        lead = f"No measurable difference under the article's settings ({figure(article)})"
+        lead = f"No measurable difference under {settings} ({figure(article)})"
     if other.set_by:
         return f"{lead}. With {tool}, {other.set_by}."
     return f"{lead}. With {tool}, Go served {figure(other)} FastAPI's requests per second."
 
 
-def fan_out(headlines: Sequence[Headline], cores: str) -> str:
+def fan_out(headlines: Sequence[Headline], cores: str, crossover_at: str = "costly lookups") -> str:
     """Notebook 03: is fan-out slower (the pooled headline, its server on ``cores``: 'on 1
-    core (GOMAXPROCS 1)'), and when does it pay (the crossover's, unpinned)."""
+    core (GOMAXPROCS 1)'), and whether it paid at the sweep's one headline setting
+    (``crossover_at``: '10,000 units of work a lookup, 1 connection'; its server unpinned)."""
     pooled, crossover = headlines
     if Verdict.of(pooled.reproduced) is Verdict.NOT_RESOLVABLE or not ahead(pooled):
         lead = (
@@ -132,14 +157,15 @@ def fan_out(headlines: Sequence[Headline], cores: str) -> str:
     else:
         lead = f"Yes, with the server {cores}, sequential was faster by {figure(pooled)}"
     if ahead(crossover):
-        pays = "Fan-out pays"
+        pays = "Fan-out paid"
     elif crossover.significant:
-        pays = "Fan-out does not pay even"
+        pays = "Fan-out did not pay even"
     else:
         pays = "No significant difference either way, even"
     return (
-        f"{lead}. {pays} with costly lookups on an idle server free to use every core: "
-        f"{figure(crossover)}{pooled_beyond_one_session(crossover)}."
+        f"{lead}. {pays} at one setting of the sweep, {crossover_at}, its server unpinned and "
+        f"sharing the machine's cores with wrk: {figure(crossover)}"
+        f"{pooled_beyond_one_session(crossover)}."
     )
 
 
@@ -258,27 +284,46 @@ def over_a_network(
         f"{fmt.ratio(min(took) / limit.wait_ms)} the {limit.wait_ms:g} ms it waits, and with so "
         "few in flight a server's rate is in flight ÷ that time"
         + (
-            ", so the proxy's path and the few requests in flight, not the network's delay, "
-            "had taken most of the lead before any delay was added"
+            ", so the proxy's path and the few requests in flight had taken most of the lead "
+            "before any delay was added"
             if gone
             else ""
         )
     )
-    low, high = limit.far_caps
-    capped = min(limit.far) >= LINK_SET_THE_RATE * low
-    # the same kind of figure as the near one, as the notebook's own headline gives it
-    far = (
-        f"over a link adding {limit.far_rtt} ms, {fmt.ratio(limit.far_ratio)} "
-        f"({fmt.count(limit.far[0])} vs {fmt.count(limit.far[1])} req/s; one session's medians)"
-    ) + (
-        f", where Little's law caps both near {fmt.count(low)}–{fmt.count(high)} req/s: the "
-        "link, not the servers, set that rate"
-        if capped
-        else ""
+    far = _far_link(rate, limit)
+    most = ahead(rate) and _most_left(rate, article_ratio)
+    lead = f"{'Most' if most else 'Little'} of Go's lead" + (
+        ", and a delay is not what took it" if gone and not most else ""
     )
-    lead = "Most of it" if ahead(rate) and _most_left(rate, article_ratio) else "Little of it"
+    if all(gap > 0 for gap in protocol_gap_ms.values()):
+        lead += "; gRPC had none to keep"
     return f"{lead}: {near}; {far}. " + _protocols(
         protocol, protocol_gap_ms, limit.far_rtt, client_cpu_ms
+    )
+
+
+def _far_link(rate: Headline, limit: InFlightLimit) -> str:
+    """Notebook 07's far link: the headline's own figure (pooled, as the chart beside the
+    answers plots it, with this session's medians; else this session's ratio of medians),
+    and whether Little's law's cap there says the link set both rates."""
+    low, high = limit.far_caps
+    capped = min(limit.far) >= LINK_SET_THE_RATE * low
+    this_session = f"{fmt.count(limit.far[0])} vs {fmt.count(limit.far[1])} req/s"
+    pooled = rate.pooled_ratio is not None
+    return (
+        f"over a link adding {limit.far_rtt} ms, "
+        + (
+            f"{figure(rate)} {bounds.sessions_text(rate.sessions)} (this session's medians: "
+            f"{this_session})"
+            if pooled
+            else f"{fmt.ratio(limit.far_ratio)} ({this_session}; one session's medians)"
+        )
+        + (
+            f", where Little's law caps both near {fmt.count(low)}–{fmt.count(high)} req/s: the "
+            "link, not the servers, set that rate"
+            if capped
+            else ""
+        )
     )
 
 

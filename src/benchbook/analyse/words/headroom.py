@@ -24,8 +24,8 @@ def headroom_note(results: pd.DataFrame) -> str:
     headroom = results["headroom"].dropna()
     if headroom.empty:
         return (
-            "No run has a load-tool headroom: no calibration from this machine measured its "
-            "tool at its own limit (notebook 00 says which)."
+            "No run has a load-tool headroom: this machine's calibration measured none of "
+            "their tool settings at its own limit (notebook 00 says which settings it did)."
         )
     near = int((headroom >= NEAR_CEILING_HEADROOM).sum())
     above = int((headroom > 1).sum())
