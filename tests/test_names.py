@@ -3,7 +3,7 @@
 import pandas as pd
 
 from benchbook.analyse.findings.headlines import headline
-from benchbook.analyse.rows.names import language, reader_name, titled
+from benchbook.analyse.rows.names import language, reader_name, reader_names, renamed, titled
 from benchbook.runs.layout import REPO_ROOT
 from benchbook.runs.store import Run
 from benchbook.runs.titles import Titles
@@ -68,3 +68,38 @@ def test_a_label_alone_is_named_by_the_variant_it_names() -> None:
     assert (language("go-iodelay"), language("python-hello redis"), language("wrk")) == (
         "go", "python", ""
     )  # fmt: skip
+
+
+def test_a_tables_labels_are_named_with_their_rows_and_never_two_as_one() -> None:
+    # notebook 06's four servers: two Go servers titled "Go net/http", told apart by the
+    # wait their rows record; a server's id with one target there named as that target
+    maxima = Run(STORED / "20261122T140424Z-06_open_loop_maxima-a2dd").results()
+    labels = ["go-iodelay", "go-hello", "python-hello", "python-iodelay"]
+    assert reader_names(labels, maxima) == {
+        "go-iodelay": "Go net/http with a 1 ms sleep",
+        "go-hello": "Go net/http",
+        "python-hello": "FastAPI (uvicorn's defaults)",
+        "python-iodelay": "FastAPI (uvloop + httptools) with a 1 ms sleep",
+    }
+    # without rows the two Go servers would share a name: both keep their labels
+    assert reader_names(labels) == {
+        "python-hello": "FastAPI (uvicorn's defaults)",
+        "python-iodelay": "FastAPI",
+    }
+    assert reader_names(["wrk", "go", 4, "go-fanout /cc/9"]) == {
+        "go-fanout /cc/9": "Go (gorilla/mux, /cc/9)"
+    }
+
+
+def test_a_label_inside_a_header_or_a_cell_is_named_and_a_path_is_not() -> None:
+    names = {"go-hello": "Go net/http", "python-hello": "FastAPI (uvicorn's defaults)"}
+    assert renamed("here go-hello / python-hello", names) == (
+        "here Go net/http / FastAPI (uvicorn's defaults)"
+    )
+    assert renamed("go-hello/python-hello", names) == "Go net/http / FastAPI (uvicorn's defaults)"
+    assert renamed("go-hello higher", names) == "Go net/http higher"
+    assert renamed("go-hello load tool 2/2; python-hello server 6/6", names) == (
+        "Go net/http load tool 2/2; FastAPI (uvicorn's defaults) server 6/6"
+    )
+    assert renamed("round01/go-hello.log", names) == "round01/go-hello.log"
+    assert renamed("go-hellos", names) == "go-hellos" and renamed(4.0, names) == 4.0

@@ -26,7 +26,7 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> str:
 @pytest.mark.slow
 def test_every_path_is_measured_and_compared_per_id_and_pooled(rendered: str) -> None:
     for path in ("/sc/9", "/cc/9", "/sc/5", "/cc/5", "/sc/2", "/cc/2"):
-        assert f"go-fanout {path}" in rendered
+        assert f"Go (gorilla/mux, {path})" in rendered  # the results table's column
     assert "sc/cc" in rendered and "verdict" in rendered and "pooled" in rendered
     assert descendants() == []
 

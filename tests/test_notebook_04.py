@@ -12,10 +12,12 @@ def executed(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict]:
 @pytest.mark.slow
 def test_reads_writes_and_the_worker_sweep_are_measured(executed) -> None:
     text, _ = executed
-    for target in ("go-shortener bolt get", "go-shortener redis get",
-                   "python-shortener redis workers=1 get", "python-shortener redis workers=2 get",
-                   "go-shortener bolt create", "python-shortener redis aof create"):  # fmt: skip
-        assert target in text, target
+    for target in ("Go net/http + bbolt (get requests)", "Go net/http + Redis (get requests)",
+                   "aiohttp + Redis (gunicorn, 1 worker, get requests)",
+                   "aiohttp + Redis (gunicorn, 2 workers, get requests)",
+                   "Go net/http + bbolt (create requests)",
+                   "aiohttp + Redis AOF (gunicorn, create requests)"):  # fmt: skip
+        assert target in text, target  # each target as its tables name it
     assert "store commits per request" in text  # the header, in words
     assert descendants() == []
 

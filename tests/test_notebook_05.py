@@ -41,7 +41,9 @@ def test_the_two_by_two_benchstat_and_the_network_path_are_shown(executed) -> No
     for column in ("python http", "python grpc", "go http", "go grpc"):
         assert column in text, column
     assert "sec/op" in text and "vs base" in text  # benchstat's own table
-    assert "python-governance-grpc HealthCheck" in text and "go-governance-http HealthCheck" in text
+    # the network path's table names its servers as a reader knows them
+    assert "Python grpc.aio (HealthCheck)" in text
+    assert "Go net/http (HTTP/JSON, HealthCheck)" in text
     assert descendants() == []
 
 

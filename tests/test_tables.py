@@ -72,3 +72,34 @@ def test_one_level_for_every_row_is_printed_in_the_intervals_header() -> None:
     mixed = results({"a": [100.0, 101, 99, 102], "b": [50.0, 51, 49, 52, 50, 51]})
     table = tables.summary_table(mixed)[["req/s", "req/s CI", "CI level"]]
     assert tables.level_in_header(table).columns.tolist() == ["req/s", "req/s CI", "CI level"]
+
+
+def test_a_tables_servers_are_named_as_a_reader_knows_them() -> None:
+    """Its axis of targets, and with the rows it was made from every target or server its
+    headers and cells name: notebook 02's comparison of the servers, notebook 04's
+    article pair against what was reproduced (a header built from two targets)."""
+    data = results({"go-hello": [60000.0, 61000, 59000, 62000, 60500, 61500],
+                    "python-hello": [5400.0, 5500, 5300, 5600, 5450, 5350]})  # fmt: skip
+    data["server"] = data["target"]
+    summary = tables.styled(tables.summary_table(data).T).data
+    assert list(summary.columns) == ["Go net/http", "FastAPI (uvicorn's defaults)"]
+    assert summary.loc["req/s", "Go net/http"] == "60,750"  # formatted before it was named
+    gap = tables.styled(tables.comparison_table(data, "server", "go-hello", "python-hello"), data)
+    assert list(gap.data.columns[:3]) == [
+        "Go net/http median", "FastAPI (uvicorn's defaults) median",
+        "Go net/http / FastAPI (uvicorn's defaults)",
+    ]  # fmt: skip
+    first = gap.data.iloc[0]
+    assert first["verdict"] == "Go net/http higher"
+    # each number written by the label it had: 'net/http' in a name is no ratio
+    unnamed = tables.formatted(tables.comparison_table(data, "server", "go-hello", "python-hello"))
+    assert first["Go net/http median"] == "60,750"
+    assert (
+        first["Go net/http / FastAPI (uvicorn's defaults)"]
+        == unnamed.iloc[0]["go-hello/python-hello"]
+    )
+    versus = pd.DataFrame({"here go-hello / python-hello": [11.0]}, index=["req/s"])
+    assert list(tables.styled(versus, data).data.columns) == [
+        "here Go net/http / FastAPI (uvicorn's defaults)"
+    ]
+    assert list(tables.styled(versus).data.columns) == ["here go-hello / python-hello"]

@@ -21,6 +21,7 @@ from benchbook.analyse.rows.counted import (
     with_derived,
 )
 from benchbook.analyse.rows.limits import subject
+from benchbook.analyse.rows.names import reader_names, renamed
 from benchbook.runs.limits import SERVER_SET, Limit
 
 MEDIAN_COLUMNS = {
@@ -206,10 +207,36 @@ def formatted(table: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def styled(table: pd.DataFrame) -> Styler:
-    """The table with its numbers formatted for reading (see formatted) and its labels
-    in words (see in_words)."""
-    return in_words(formatted(level_in_header(table))).style
+def styled(table: pd.DataFrame, rows: pd.DataFrame | None = None) -> Styler:
+    """The table with its numbers formatted for reading (see formatted), its labels in
+    words (see in_words) and its servers by the names a reader knows (see by_name; pass
+    the ``rows`` it was made from, so a server that waits says so)."""
+    return by_name(in_words(formatted(level_in_header(table))), rows).style
+
+
+def by_name(table: pd.DataFrame, rows: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The table with every target and server its labels and text name by the name a
+    reader knows (rows.names): its axes of names ('go-hello', 'go-fanout /cc/9') and, in
+    any label or cell, the targets and servers of ``rows`` ('here go-hello / python-hello'
+    → 'here Go net/http / FastAPI (uvicorn's defaults)'). After formatting: a name's
+    slash ('net/http') would read as a ratio."""
+    labels = [
+        value
+        for axis in (table.index, table.columns)
+        for level, name in enumerate(axis.names)
+        if words(name) in [words(axis_name) for axis_name in NAME_AXES]  # in words already
+        for value in axis.get_level_values(level)
+    ]
+    if rows is not None:
+        labels += [*rows.get("target", ()), *rows.get("server", ())]
+    names = reader_names(labels, rows)
+    if not names:
+        return table
+
+    def name(value: object) -> object:
+        return renamed(value, names)
+
+    return table.rename(index=name, columns=name).map(name)
 
 
 def level_in_header(table: pd.DataFrame) -> pd.DataFrame:
@@ -224,12 +251,15 @@ def level_in_header(table: pd.DataFrame) -> pd.DataFrame:
     return table.drop(columns="CI level").rename(columns={"req/s CI": f"req/s {level} CI"})
 
 
+def words(label: object) -> object:
+    """A label as a reader reads it: 'store_commits_per_request' → 'store commits per
+    request'."""
+    return label.replace("_", " ") if isinstance(label, str) else label
+
+
 def in_words(table: pd.DataFrame) -> pd.DataFrame:
     """The table with every column label and axis name as a reader reads it: the code's
     'store_commits_per_request' as 'store commits per request'."""
-
-    def words(label: object) -> object:
-        return label.replace("_", " ") if isinstance(label, str) else label
 
     shown = table.rename(columns=words)
     shown.columns.names = [words(name) for name in shown.columns.names]

@@ -1,8 +1,9 @@
 """The names a reader knows for what was measured: "FastAPI (uvloop + httptools)" for the
 target "python-iodelay uvloop+httptools", from the registry's titles (servers.toml).
-Tables keep the target labels (they match the run's files); answers use these names."""
+Answers and tables use these names; the run's files and code keep the target labels."""
 
 import re
+from collections.abc import Iterable, Mapping
 
 import pandas as pd
 
@@ -104,3 +105,55 @@ def language(target: str, titles: Titles | None = None) -> str:
     titles = titles or Titles.load()
     server = target.split(" ", 1)[0]
     return titles.servers[server].language if server in titles.servers else ""
+
+
+def reader_names(
+    labels: Iterable[object], rows: pd.DataFrame | None = None, titles: Titles | None = None
+) -> dict[str, str]:
+    """Each of ``labels`` that names a registered server (a target, or a server's id) by
+    the name a reader knows: a target of ``rows`` by ``reader_name``, a server's id with
+    one target there by that target's name, any other by ``titled`` with the wait its
+    server's rows record. Labels of different things whose names would be one (the
+    hello-world and the 1 ms sleep Go servers, named without their rows) keep their
+    labels: one name means one server. Only the labels that change are returned."""
+    titles = titles or Titles.load()
+    rows = rows if rows is not None else pd.DataFrame()
+    found: dict[str, tuple[str, str]] = {}  # label → (name, the target it stands for)
+    for label in dict.fromkeys(x for x in labels if isinstance(x, str)):
+        server = label.split(" ", 1)[0]
+        if server in titles.servers:
+            found[label] = _name_of(label, server, rows, titles)
+    named_as: dict[str, set[str]] = {}
+    for name, target in found.values():
+        named_as.setdefault(name, set()).add(target)
+    return {
+        label: name
+        for label, (name, _) in found.items()
+        if name != label and len(named_as[name]) == 1
+    }
+
+
+def _name_of(label: str, server: str, rows: pd.DataFrame, titles: Titles) -> tuple[str, str]:
+    """(``label``'s name, the target it stands for): see ``reader_names``."""
+    if "target" in rows and label in set(rows["target"]):
+        return reader_name(rows, label, titles), label
+    mine = rows[rows["server"] == server] if {"server", "target"} <= set(rows) else rows[:0]
+    targets = list(dict.fromkeys(mine["target"])) if "target" in mine else []
+    if label == server and len(targets) == 1:
+        return reader_name(rows, targets[0], titles), targets[0]
+    waits = mine["server_waits"] if "server_waits" in mine else []
+    waited = next((w for w in waits if isinstance(w, str) and w), "")
+    declared = titles.servers[server].waits is not None
+    return titled(label, server, titles=titles, waits=waited if declared else ""), label
+
+
+def renamed(text: object, names: Mapping[str, str]) -> object:
+    """``text`` with each label of ``names`` in it by its name: 'here go-hello' → 'here Go
+    net/http', a ratio's 'go-hello/python-hello' → 'Go net/http / FastAPI (uvicorn's
+    defaults)'. Anything but text, and a label inside a path, as it is."""
+    if not isinstance(text, str) or not names:
+        return text
+    labels = "|".join(map(re.escape, sorted(names, key=len, reverse=True)))
+    if ratio := re.fullmatch(f"({labels})/({labels})", text):
+        return f"{names[ratio[1]]} / {names[ratio[2]]}"
+    return re.sub(rf"(?<![\w/.-])({labels})(?![\w/-])", lambda m: names[m[1]], text)
