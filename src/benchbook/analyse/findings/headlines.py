@@ -64,6 +64,7 @@ class Headline:
     reproduced: str
     reproduced_why: str
     spread: list[dict] = field(default_factory=list)
+    classes: str = ""  # the other machine classes, for the sessions appendix (words.sessions)
     # The smallest ratio an A/A control in the same rounds resolves (None: no control), and
     # the control's own figures it comes from (_control_band): its estimate and the
     # interval printed for it (the next session's prediction, else this session's CI).
@@ -195,10 +196,11 @@ def headline(
     note = caution(data, [a, b], column, dict(zip((a, b), names, strict=True)), plain=True)
     worded = apart and apart_brief(names, side_medians(data, a, b, column), apart)
     said = worded or brief(c, *names, column, unit, band, sessions)
+    beyond, classes = across(c, sessions, column, unit, runs, go_side, limit)
     return Headline(
         label=label, brief=said + (f" {note}" if note else ""),  # no "served N×" if apart
-        verdict=worded or compare_targets(data, a, b, column, unit, names)
-        + across(c, sessions, column, unit, runs, go_side, limit),
+        verdict=worded or compare_targets(data, a, b, column, unit, names) + beyond,
+        classes="" if worded else classes,
         **_session_fields(c),
         significant=bool(c and sessions.significant(c) and not sessions.within_band(c, band)),
         article=article, article_ratio=article_ratio, resolvable=band, control=control,

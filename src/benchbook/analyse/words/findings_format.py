@@ -44,6 +44,7 @@ section, and renders the output itself in place as a table of the headlines. Its
           "like_for_like": true,       # false: the sides differ beyond language (storage)
           "cross_check": false,        # the same servers under a second load tool
           "set_by": "",                # why the rates compare no servers (rows.limits)
+          "classes": "On … (2 sessions): 6.0× (5.8–6.2×). …",  # the other machine classes
           "spread": [                  # every stored run of the experiment, oldest first
             {"run_id": "…", "date": "2026-11-22 04:09", "machine": "hostname (2 CPUs)",
              "speed": "0.51→0.52, 0.53→0.53", "go_s": 0.515, "python_s": 0.53,

@@ -130,15 +130,16 @@ def across(
     runs: Sequence[dict] = (),
     go_side: str = "",
     limit: str = "",
-) -> str:
-    """What the sessions say beyond this one: the pooled estimate and the prediction for
-    the next session on this class, or that it is not yet replicated; and the other
-    machine classes (across_classes.statement; ``runs``: spread's rows, ``go_side`` and
-    ``limit``: whether and why not the speed-reference model applies). A difference is
-    worded on the scale its brief ranks it on (brief), so a headline prints one interval
-    one way wherever it appears."""
+) -> tuple[str, str]:
+    """What the sessions say beyond this one, in two parts: the pooled estimate and the
+    prediction for the next session on this class, or that it is not yet replicated (for
+    the verdict, which then points to the second); and the other machine classes
+    (across_classes.statement, for the sessions appendix; ``runs``: spread's rows,
+    ``go_side`` and ``limit``: whether and why not the speed-reference model applies). A
+    difference is worded on the scale its brief ranks it on (brief), so a headline prints
+    one interval one way wherever it appears."""
     if c is None or sessions.sessions == 0:
-        return ""
+        return "", ""
     pooled, predicted = sessions.pooled, sessions.predicted
     ranked = sessions.significant(c)
 
@@ -168,10 +169,11 @@ def across(
         spread = (predicted.predict_low, predicted.predict_high)
 
     other_class = partial(_other_class, ranked=ranked, column=column, unit=unit)
-    return text + statement(
+    others = statement(
         sessions.estimate(c), spread, sessions.machine_class, runs, sessions.others, go_side,
         limit, other_class,
-    )  # fmt: skip
+    ).strip()  # fmt: skip
+    return text + (" Other machine classes: Appendix C." if others else ""), others
 
 
 def _other_class(estimate: float, low: float, high: float, ranked: bool, column: str,
