@@ -114,8 +114,8 @@ def test_a_pooled_gain_beside_a_session_that_could_not_show_it_says_why() -> Non
                            crossover_at="10,000 units of work a lookup, 1 connection")  # fmt: skip
     assert "with the server on 1 core (GOMAXPROCS 1)" in text
     assert (  # one setting of a sweep, as measured: not a rule about idle servers
-        "Fan-out paid at one setting of the sweep, 10,000 units of work a lookup, 1 "
-        "connection, its server unpinned and sharing the machine's cores with wrk: "
+        "Fan-out paid at one sweep setting (10,000 units of work a lookup, 1 connection, the "
+        "server sharing the cores with wrk): "
     ) in text
     assert text.endswith(
         "1.33× (95 % CI 1.27–1.39×), pooled over 8 sessions; one session alone (4+4 runs) "
@@ -167,17 +167,16 @@ def test_the_load_tool_answer_ranks_no_tools_whose_rates_are_level() -> None:
     bound = headline(22.0, reproduced_why="a lower bound", sessions=5,
                      sides=("wrk", "locust HttpUser x1"))  # fmt: skip
     assert answers.load_tools([bound], ceilings) == (
-        "wrk and bombardier, level, at 76,701 and 76,306 req/s (this session's medians): the "
-        "server, not the tools, set both rates, so each can do more and which can do the most "
-        "is not known here. The other settings: vegeta 38,359, locust HttpUser x1 2,113 req/s, "
-        "each at its own limit. Against the same server, wrk reached at least 22× (the lowest "
-        "of 5 sessions on this machine class) locust HttpUser x1's rate."
+        "wrk 76,701 and bombardier 76,306 req/s, level and held back by the server, so each can "
+        "do more; vegeta 38,359, locust HttpUser x1 2,113 req/s, each at its own limit (this "
+        "session's medians). Against the same server, wrk reached at least 22× (the lowest of 5 "
+        "sessions on this machine class) locust HttpUser x1's rate."
     )
     alone = replace(ceilings, by_setting=ceilings.by_setting | {"bombardier": 60_000.0})
     assert answers.load_tools([bound], alone).startswith(
-        "wrk, at 76,701 req/s (this session's median): the server, not wrk, set that rate, "
-        "so wrk can do more. The other settings: bombardier 60,000 (held back by the server), "
-        "vegeta 38,359, locust HttpUser x1 2,113 req/s. "
+        "wrk 76,701 req/s, held back by the server, so it can do more; bombardier 60,000 (held "
+        "back by the server), vegeta 38,359, locust HttpUser x1 2,113 req/s (this session's "
+        "medians). "
     )
     behind = replace(bound, reproduced_why="", significant=False, ratio=1.01)
     assert "wrk was not ahead of every Locust setting" in answers.load_tools([behind], ceilings)

@@ -74,24 +74,19 @@ def apart(h: Headline) -> str:
 
 
 def load_tools(headlines: Sequence[Headline], ceilings: Ceilings) -> str:
-    """Notebook 00: which load tools produced the most requests per second (``ceilings``:
-    this run's medians; settings within LEVEL_WITH of the fastest are not ranked), then
+    """Notebook 00: every tool setting's rate (``ceilings``: this run's medians), the
+    fastest first (settings within LEVEL_WITH of the fastest are level, not ranked), then
     wrk against each Locust setting (the headlines)."""
     fastest = headroom.fastest(ceilings)
-    names = " and ".join(setting for setting, _ in fastest)
-    rates = " and ".join(fmt.count(rps) for _, rps in fastest)
-    held = all(setting not in ceilings.tool_bound for setting, _ in fastest)
-    if len(fastest) > 1:
-        top = f"{names}, level, at {rates} req/s (this session's medians)"
-        why = (
-            "the server, not the tools, set both rates, so each can do more and which can do "
-            "the most is not known here"
-        )
-    else:
-        top = f"{names}, at {rates} req/s (this session's median)"
-        why = f"the server, not {names}, set that rate, so {names} can do more"
-    top += f": {why}" if held else ""
+    top = " and ".join(f"{setting} {fmt.count(rps)}" for setting, rps in fastest) + " req/s"
+    several = len(fastest) > 1
+    if all(setting not in ceilings.tool_bound for setting, _ in fastest):
+        top += (", level and" if several else ",") + " held back by the server, so "
+        top += f"{'each' if several else 'it'} can do more"
+    elif several:
+        top += ", level"
     top += _other_settings(ceilings, {setting for setting, _ in fastest})
+    top += f" (this session's median{'s' if len(ceilings.by_setting) > 1 else ''})"
     parts = [f"{figure(h)} {h.sides[1]}'s rate" for h in headlines]
     against = " and ".join(parts)
     if all(ahead(h) for h in headlines):
@@ -100,8 +95,8 @@ def load_tools(headlines: Sequence[Headline], ceilings: Ceilings) -> str:
 
 
 def _other_settings(ceilings: Ceilings, shown: set[str]) -> str:
-    """'. The other settings: vegeta 38,359, …, locust HttpUser x1 2,113 req/s, each at its
-    own limit' ('' when none): the answer's figure for every setting the question asks about."""
+    """'; vegeta 38,359, …, locust HttpUser x1 2,113 req/s, each at its own limit' ('' when
+    none): the answer's figure for every setting the question asks about."""
     others = sorted(
         ((s, rps) for s, rps in ceilings.by_setting.items() if s not in shown), key=lambda i: -i[1]
     )
@@ -113,7 +108,7 @@ def _other_settings(ceilings: Ceilings, shown: set[str]) -> str:
         for setting, rps in others
     )
     own = all(setting in ceilings.tool_bound for setting, _ in others)
-    return f". The other settings: {listed} req/s" + (", each at its own limit" if own else "")
+    return f"; {listed} req/s" + (", each at its own limit" if own else "")
 
 
 def how_much_faster(headlines: Sequence[Headline], condition: str) -> str:
@@ -163,8 +158,8 @@ def fan_out(headlines: Sequence[Headline], cores: str, crossover_at: str = "cost
     else:
         pays = "No significant difference either way, even"
     return (
-        f"{lead}. {pays} at one setting of the sweep, {crossover_at}, its server unpinned and "
-        f"sharing the machine's cores with wrk: {figure(crossover)}"
+        f"{lead}. {pays} at one sweep setting ({crossover_at}, the server sharing the cores "
+        f"with wrk): {figure(crossover)}"
         f"{pooled_beyond_one_session(crossover)}."
     )
 
