@@ -276,8 +276,7 @@ def over_a_network(
         + (f", far below the article's {fmt.ratio(article_ratio)}" if gone else "")
         + f": each request took about {fmt.milliseconds(took[0])} and "
         f"{fmt.milliseconds(took[1])} ms (in flight ÷ rate), at least "
-        f"{fmt.ratio(min(took) / limit.wait_ms)} the {limit.wait_ms:g} ms it waits, and with so "
-        "few in flight a server's rate is in flight ÷ that time"
+        f"{fmt.ratio(min(took) / limit.wait_ms)} the {limit.wait_ms:g} ms it waits"
         + (
             ", so the proxy's path and the few requests in flight had taken most of the lead "
             "before any delay was added"
@@ -338,8 +337,7 @@ def _protocols(
     if all(gap > 0 for gap in gap_ms.values()):
         seen = (
             "At every delay gRPC's median time per health check was the longer: the Python "
-            f"backend's HTTP/JSON answered sooner by {gaps(False)} (differences of medians), "
-            "so the article's gRPC lead was not seen here"
+            f"backend's HTTP/JSON answered sooner by {gaps(False)} (differences of medians)"
         )
     elif all(gap < 0 for gap in gap_ms.values()):
         seen = (
