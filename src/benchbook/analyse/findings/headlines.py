@@ -204,9 +204,7 @@ def headline(
         **_session_fields(c),
         significant=bool(c and sessions.significant(c) and not sessions.within_band(c, band)),
         article=article, article_ratio=article_ratio, resolvable=band, control=control,
-        reproduced=reproduced, reproduced_why=why,
-        **shared,
-        **_sessions_fields(sessions),
+        reproduced=reproduced, reproduced_why=why, **shared, **_sessions_fields(sessions),
     )  # fmt: skip
 
 
