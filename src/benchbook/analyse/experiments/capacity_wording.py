@@ -158,8 +158,9 @@ def capacity_comparison(
         return (
             f"**{na}** against **{nb}**, {SLO_RATE}: only a lower bound, as the load tool "
             f"held {na} down ({why}); in this session {na}'s lowest run lay "
-            f"{fmt.ratio(bound.here)} {nb}'s highest ({runs}; the bound over this machine "
-            "class's sessions is the Conclusion's)."
+            f"{fmt.ratio(bound.here)} the most {nb}'s best run can have reached, the rate at "
+            f"which it broke the SLO ({runs}; the bound over this machine class's sessions is "
+            "the Conclusion's)."
         )
     if bounded[b]:
         at_most = 1 / bounds.session_bound(valid, b, a, CAPACITY)  # a's highest over b's lowest
