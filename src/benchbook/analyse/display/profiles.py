@@ -311,19 +311,19 @@ def section(runs: object, experiment: str) -> list[object]:
     rows = with_profiles(recorded)
     if rows.empty:
         return unprofiled
-    table = share_table(rows)
+    table, names = share_table(rows), reader_names(rows)  # shown by reader names; kept by id
     shares_index = [c for c in table.index if c != "samples"]
     shown: list[object] = [
         Markdown("Share of each server's CPU samples under load, by category:"),
-        table.style.format(fmt.percent, subset=pd.IndexSlice[shares_index, :]).format(
-            "{:,.0f}", subset=pd.IndexSlice[["samples"], :]
-        ),
+        table.rename(columns=names)
+        .style.format(fmt.percent, subset=pd.IndexSlice[shares_index, :])
+        .format("{:,.0f}", subset=pd.IndexSlice[["samples"], :]),
         Markdown(
-            (why(table, names := reader_names(rows)) + slowed(_slowdown(rows, runs), names))
+            (why(table, names) + slowed(_slowdown(rows, runs), names))
             or "The profiles hold no samples taken under load."
         ),
     ]
-    claims = claim_rows(experiment, table)
+    claims = claim_rows(experiment, table, names)
     if not claims.empty:
         # A Styler without its index: a row label "0" means nothing to a reader, and a
         # Styler prints every cell whole where a DataFrame's repr cuts long text.
@@ -358,7 +358,7 @@ def details(runs: object, measured: pd.DataFrame) -> list[object]:
             "is the profiler's cost plus noise (the rounds' own spread, in the results "
             "above, says how much noise)."
         ),
-        overhead_table(rows, measured).style.format(
+        overhead_table(rows, measured).rename(index=reader_names(rows)).style.format(
             {"req/s measured (median)": "{:,.0f}", "req/s while profiled": "{:,.0f}",
              "profiled / measured": "{:.2f}×", "window s": "{:g}", "samples under load": "{:,.0f}",
              "unreadable stacks": "{:,.0f}"},
