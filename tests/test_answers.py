@@ -34,14 +34,19 @@ def test_how_much_faster_starts_with_by_and_no_difference_with_not() -> None:
 
 
 def test_the_protocol_answer_follows_the_direction_of_the_times() -> None:
-    http_faster = [headline(0.5, metric="ns_per_op", label="Python: HTTP vs gRPC")]
-    assert answers.faster_protocol(http_faster + [headline(0.8, metric="ns_per_op")]) == (
-        "No: in 2 of the 2 headline comparisons, HTTP/JSON took less time per call than gRPC "
-        "(its time 2.00× and 1.25× lower than gRPC's)."  # in the headlines' order
+    def call(ratio: float, name: str, **fields) -> Headline:
+        return headline(ratio, metric="ns_per_op", label=f"{name}: HTTP vs gRPC", **fields)
+
+    http_faster = [call(0.5, "Python, HealthCheck")]
+    both_http = http_faster + [call(0.8, "Python, CreateSession")]
+    assert answers.faster_protocol(both_http, "one at a time, over loopback") == (
+        "No: for Python, HealthCheck and Python, CreateSession, called one at a time, over "
+        "loopback, HTTP/JSON took less time per call than gRPC (its time 2.00× and 1.25× "
+        "lower)."  # in the headlines' order, each call named
     )
-    one_unclear = http_faster + [headline(0.9, metric="ns_per_op", significant=False)]
+    one_unclear = http_faster + [call(0.9, "Go, HealthCheck", significant=False)]
     assert answers.faster_protocol(one_unclear).endswith(
-        "in the other, neither was significantly faster."
+        "; for Go, HealthCheck, neither was significantly faster."
     )
     grpc_faster = [headline(3.0, metric="ns_per_op", label="Python: HTTP vs gRPC")]
     assert answers.faster_protocol(grpc_faster).startswith("Yes, gRPC was faster")
@@ -59,7 +64,7 @@ def test_the_articles_tool_as_the_limit_answers_no() -> None:
         [article, headline(10.0)], "wrk", runs="2 runs of 15 s a server, not its five of 30 s"
     )
     assert short.startswith(
-        "No: under the article's settings (2 runs of 15 s a server, not its five of 30 s) the "
+        "No: under the article's users and wait (2 runs of 15 s a server, not its five of 30 s) "
     )
 
 
@@ -152,6 +157,8 @@ def test_the_shortener_answer_gives_reads_then_writes_as_a_share_then_losses() -
         "Redis (gunicorn, 4 workers, get requests). Writing, Go + bbolt served 17 % (95 % CI "
         "16–19 %) of the requests per second of Go + Redis. Nothing was lost."
     )
+    kept = answers.reads_and_losses([reads, article, writes], lost="", storage="a disk sync each")
+    assert kept.endswith("16–19 %) of the requests per second of Go + Redis (a disk sync each).")
     unsure = replace(writes, significant=False, pooled_ratio=None)
     assert "Writing, Go + bbolt against Go + Redis: 0.17" in answers.reads_and_losses(
         [reads, article, unsure], lost=""

@@ -17,7 +17,7 @@ def test_the_articles_404_loop_is_reproduced_and_explains_only_what_it_reproduce
     text, found = executed
     assert "In this session the article's loop reports CreateSession over HTTP **" in text
     assert "over the sessions behind the verdict:" in text
-    assert "100% of its HTTP calls failed" in text
+    assert "100 % of its HTTP calls failed" in text
     assert "http-not-found failed verification, so it is not benchmarked" in text
     (health, create, _) = found["headlines"]
     # Both of the article's rows timed 404 answers, by the article's own account; that

@@ -113,6 +113,10 @@ def test_the_answer_says_the_lead_was_gone_before_the_link() -> None:
         "over a link adding 10 ms, 1.01× (95 % CI 1.00–1.02×) over 6 sessions on this machine "
         "class (this session's medians: "
     ) in text_pooled
+    # the link set both rates: no interval for them, as the Conclusion prints none
+    apart = replace(pooled, set_by="the link set both rates, not the servers")
+    text_apart = answers.over_a_network([apart, protocol], limit, 4.9, gaps, (0.024, 0.22))
+    assert "over a link adding 10 ms, 1.01× (812 vs 800 req/s; one session's medians)" in text_apart
     assert f"caps both near {caps[0]:,.0f}–{caps[1]:,.0f} req/s: the link, not the servers" in text
     # the gap in ms at every delay, then why no delay tells the protocols from the clients
     assert (

@@ -103,3 +103,20 @@ def test_a_tables_servers_are_named_as_a_reader_knows_them() -> None:
         "here Go net/http / FastAPI (uvicorn's defaults)"
     ]
     assert list(tables.styled(versus).data.columns) == ["here go-hello / python-hello"]
+
+
+def test_a_limit_that_set_only_some_runs_says_in_how_many() -> None:
+    """Notebook 03's crossover: cc's runs split 2/2 between nothing measured and its server,
+    so 'nothing measured set cc's' alone would contradict the row's own set-by cell."""
+    from benchbook.analyse.display.tables import _not_set_by
+
+    rows = pd.DataFrame({
+        "target": ["cc"] * 4 + ["sc"] * 4,
+        "limit": ["none", "none", "server", "server"] + ["server"] * 4,
+    })  # fmt: skip
+    said = _not_set_by(rows, "target", ["cc", "sc"], "servers", "rps")
+    assert said == "nothing measured set cc's in 2 of 4 runs; each server's CPU set sc's"
+    both = rows.assign(limit="load tool")
+    assert _not_set_by(both, "target", ["cc", "sc"], "servers", "rps") == (
+        "the load tool set both rates"
+    )

@@ -78,17 +78,23 @@ def _not_set_by(
     if column not in RATE_COLUMNS:
         return ""
     wanted = SERVER_SET if what == "servers" else (Limit.LOAD_TOOL,)
-    found = {}
+    found, runs = {}, {}
     for side in sides:
         limits = valid.loc[valid[split] == side, "limit"] if "limit" in valid else pd.Series()
         if limits.empty:
             return ""
-        found[side] = limits.value_counts().index[0]
+        counts = limits.value_counts()
+        found[side], runs[side] = counts.index[0], (int(counts.iloc[0]), len(limits))
     if all(limit in wanted for limit in found.values()):
         return ""
-    if len(set(found.values())) == 1:
+
+    def share(side: str) -> str:  # a limit that set only some runs says in how many
+        n, of = runs[side]
+        return "" if n == of else f" in {n} of {of} runs"
+
+    if len(set(found.values())) == 1 and all(not share(side) for side in sides):
         return f"{subject(next(iter(found.values())))} set both rates"
-    return "; ".join(f"{subject(limit)} set {side}'s" for side, limit in found.items())
+    return "; ".join(f"{subject(limit)} set {side}'s{share(side)}" for side, limit in found.items())
 
 
 def in_reading_order(groups: Iterable, first_level: pd.Series) -> list:

@@ -160,7 +160,7 @@ def what_it_timed(
     return (
         f"In this session the article's loop reports CreateSession over HTTP "
         f"**{fmt.ratio(ratio)} slower** than over gRPC (median ns/op){sessions}, while "
-        f"{failed:.0%} of its HTTP calls failed: it timed 404 answers, each taking "
+        f"{fmt.percent(failed)} of its HTTP calls failed: it timed 404 answers, each taking "
         f"{fmt.milliseconds(failed_call_ms)} ms here — the time of that 404 server's answer, "
         "not of HTTP. These rows are flagged `bad_response` and ranked nowhere.\n\n"
         "**Nagle's algorithm, measured** (the same loop, same rounds, the 404 server with "

@@ -127,7 +127,7 @@ def under_the_articles_tool(headlines: Sequence[Headline], tool: str, runs: str 
     the runs differ from the article's, where they do ('2 runs of 15 s a server, not its
     five of 30 s')."""
     article, other = headlines[0], headlines[1]
-    settings = "the article's settings" + (f" ({runs})" if runs else "")
+    settings = f"the article's users and wait ({runs})" if runs else "the article's settings"
     if Verdict.of(article.reproduced) is Verdict.DIFFERENT_CONDITIONS:
         lead = f"No: under {settings} the load tool, not the servers, set the rate"
     elif ahead(article):
@@ -175,9 +175,10 @@ def pooled_beyond_one_session(h: Headline) -> str:
     )
 
 
-def reads_and_losses(headlines: Sequence[Headline], lost: str) -> str:
-    """Notebook 04: Go against Python on the same storage (the first headline), and
-    whether URLs were kept."""
+def reads_and_losses(headlines: Sequence[Headline], lost: str, storage: str = "") -> str:
+    """Notebook 04: Go against Python on the same storage (the first headline), the writes
+    of one storage against another (the third; ``storage``: how the two keep a write, which
+    the ratio is of), and whether URLs were kept."""
     same_storage = headlines[0]
     if same_storage.set_by:
         lead = apart(same_storage).removesuffix(".")
@@ -192,35 +193,36 @@ def reads_and_losses(headlines: Sequence[Headline], lost: str) -> str:
             "No measurable difference in reads from the same storage (a Redis of its own "
             f"each): {figure(same_storage)}"
         )
-    writes = _writes(headlines[2]) if len(headlines) > 2 else ""
+    writes = _writes(headlines[2], storage) if len(headlines) > 2 else ""
     return " ".join(part for part in (f"{lead}.", writes, lost) if part)
 
 
-def _writes(h: Headline) -> str:
+def _writes(h: Headline, storage: str) -> str:
     """Notebook 04's writes (its third headline: one storage against another, the same
-    server)."""
+    server), with how each keeps a write where given."""
     if h.set_by:
         return apart(h)
+    kept = f" ({storage})" if storage else ""
     if not h.significant or (estimate(h) or 1) >= 1:
-        return f"Writing, {h.sides[0]} against {h.sides[1]}: {figure(h)}."
+        return f"Writing, {h.sides[0]} against {h.sides[1]}: {figure(h)}{kept}."
     served = f"{ranked(h)} of the requests per second"
-    return f"Writing, {h.sides[0]} served {served} of {h.sides[1]}."
+    return f"Writing, {h.sides[0]} served {served} of {h.sides[1]}{kept}."
 
 
-def faster_protocol(headlines: Sequence[Headline]) -> str:
+def faster_protocol(headlines: Sequence[Headline], scope: str = "") -> str:
     """Notebook 05: is gRPC faster than HTTP/JSON (each ratio is HTTP's time per call over
-    gRPC's: above 1, gRPC was faster)."""
+    gRPC's: above 1, gRPC was faster), naming the calls compared; ``scope``: how they were
+    called ('one at a time, over loopback'), which the answer holds for."""
     grpc_faster = [h for h in headlines if h.significant and (estimate(h) or 0) > 1]
     http_faster = [h for h in headlines if h.significant and 0 < (estimate(h) or 1) < 1]
     if http_faster and not grpc_faster:
         lower = [1 / (estimate(h) or 1) for h in http_faster]  # as each conclusion says it
-        others = len(headlines) - len(http_faster)
-        rest = "" if not others else "; in the other" + (f" {others}" if others > 1 else "")
-        rest += ", neither was significantly faster" if others else ""
+        others = [comparison(h.label) for h in headlines if all(h is not f for f in http_faster)]
+        rest = f"; for {_listed(others)}, neither was significantly faster" if others else ""
+        called = f", called {scope}" if scope else ""
         return (
-            f"No: in {len(http_faster)} of the {len(headlines)} headline comparisons, HTTP/JSON "
-            f"took less time per call than gRPC (its time {_listed(lower)} lower than "
-            f"gRPC's){rest}."
+            f"No: for {_listed([comparison(h.label) for h in http_faster])}{called}, HTTP/JSON "
+            f"took less time per call than gRPC (its time {_listed(lower)} lower){rest}."
         )
     parts = "; ".join(f"{comparison(h.label)}: {figure(h)}" for h in headlines)
     if grpc_faster and not http_faster:
@@ -228,9 +230,10 @@ def faster_protocol(headlines: Sequence[Headline]) -> str:
     return f"It depends on the backend (HTTP's time per call over gRPC's: {parts})."
 
 
-def _listed(ratios: Sequence[float]) -> str:
-    """'1.52×, 1.67× and 1.87×': each estimate, not a range that would read as an interval."""
-    said = [fmt.ratio(r) for r in ratios]
+def _listed(items: Sequence[float | str]) -> str:
+    """'1.52×, 1.67× and 1.87×': each estimate, not a range that would read as an interval
+    (or each name, 'a, b and c')."""
+    said = [fmt.ratio(r) if isinstance(r, float | int) else r for r in items]
     return said[0] if len(said) == 1 else f"{', '.join(said[:-1])} and {said[-1]}"
 
 
@@ -298,12 +301,13 @@ def over_a_network(
 
 def _far_link(rate: Headline, limit: InFlightLimit) -> str:
     """Notebook 07's far link: the headline's own figure (pooled, as the chart beside the
-    answers plots it, with this session's medians; else this session's ratio of medians),
-    and whether Little's law's cap there says the link set both rates."""
+    answers plots it, with this session's medians; else, or where something other than the
+    servers set the rates and no interval is printed for them, this session's ratio of
+    medians), and whether Little's law's cap there says the link set both rates."""
     low, high = limit.far_caps
     capped = min(limit.far) >= LINK_SET_THE_RATE * low
     this_session = f"{fmt.count(limit.far[0])} vs {fmt.count(limit.far[1])} req/s"
-    pooled = rate.pooled_ratio is not None
+    pooled = rate.pooled_ratio is not None and not rate.set_by
     return (
         f"over a link adding {limit.far_rtt} ms, "
         + (

@@ -54,7 +54,7 @@ def one_process_rounds(restart: bool, which: str = "") -> str:
     if restart:
         return ""
     return (
-        f"Unlike the note's, this notebook's {which + ' ' if which else ''}rounds start and "
-        "warm up the servers once for all rounds, so their repetitions sample what changes "
-        "between runs of one process."
+        f"Unlike the method note's rounds, this notebook's {which + ' ' if which else ''}rounds "
+        "start and warm up the servers once for all rounds, so their repetitions sample what "
+        "changes between runs of one process."
     )
