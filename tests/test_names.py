@@ -3,7 +3,7 @@
 import pandas as pd
 
 from benchbook.analyse.findings.headlines import headline
-from benchbook.analyse.rows.names import language, reader_name, reader_names, renamed, titled
+from benchbook.analyse.rows.names import distinct_names, language, reader_name, renamed, titled
 from benchbook.runs.layout import REPO_ROOT
 from benchbook.runs.store import Run
 from benchbook.runs.titles import Titles
@@ -75,18 +75,18 @@ def test_a_tables_labels_are_named_with_their_rows_and_never_two_as_one() -> Non
     # wait their rows record; a server's id with one target there named as that target
     maxima = Run(STORED / "20261122T140424Z-06_open_loop_maxima-a2dd").results()
     labels = ["go-iodelay", "go-hello", "python-hello", "python-iodelay"]
-    assert reader_names(labels, maxima) == {
+    assert distinct_names(labels, maxima) == {
         "go-iodelay": "Go net/http with a 1 ms sleep",
         "go-hello": "Go net/http",
         "python-hello": "FastAPI (uvicorn's defaults)",
         "python-iodelay": "FastAPI (uvloop + httptools) with a 1 ms sleep",
     }
     # without rows the two Go servers would share a name: both keep their labels
-    assert reader_names(labels) == {
+    assert distinct_names(labels) == {
         "python-hello": "FastAPI (uvicorn's defaults)",
         "python-iodelay": "FastAPI",
     }
-    assert reader_names(["wrk", "go", 4, "go-fanout /cc/9"]) == {
+    assert distinct_names(["wrk", "go", 4, "go-fanout /cc/9"]) == {
         "go-fanout /cc/9": "Go (gorilla/mux, /cc/9)"
     }
 

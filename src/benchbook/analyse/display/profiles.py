@@ -351,6 +351,7 @@ def details(runs: object, measured: pd.DataFrame) -> list[object]:
     rows = with_profiles(profiled_rows(runs))
     if rows.empty:
         return []
+    names = reader_names(rows)
     shown: list[object] = [
         Markdown(
             "Profiler overhead: req/s in the profiled window beside the median of the "
@@ -358,14 +359,14 @@ def details(runs: object, measured: pd.DataFrame) -> list[object]:
             "is the profiler's cost plus noise (the rounds' own spread, in the results "
             "above, says how much noise)."
         ),
-        overhead_table(rows, measured).rename(index=reader_names(rows)).style.format(
+        overhead_table(rows, measured).rename(index=names).style.format(
             {"req/s measured (median)": "{:,.0f}", "req/s while profiled": "{:,.0f}",
              "profiled / measured": "{:.2f}×", "window s": "{:g}", "samples under load": "{:,.0f}",
              "unreadable stacks": "{:,.0f}"},
             na_rep="–",
         ),
     ]  # fmt: skip
-    graphs, names = flame_graphs(rows), reader_names(rows)
+    graphs = flame_graphs(rows)
     for target, svg in graphs:
         shown += [
             SVG(data=static_flame_graph(outputs.read_bytes(svg))),

@@ -3,6 +3,7 @@ every number formatted for reading (formatting) by the label of its row or colum
 
 import re
 from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from numbers import Number
 
 import numpy as np
@@ -21,7 +22,7 @@ from benchbook.analyse.rows.counted import (
     with_derived,
 )
 from benchbook.analyse.rows.limits import subject
-from benchbook.analyse.rows.names import reader_names, renamed
+from benchbook.analyse.rows.names import distinct_names, renamed
 from benchbook.runs.limits import SERVER_SET, Limit
 
 MEDIAN_COLUMNS = {
@@ -235,13 +236,10 @@ def by_name(table: pd.DataFrame, rows: pd.DataFrame | None = None) -> pd.DataFra
     ]
     if rows is not None:
         labels += [*rows.get("target", ()), *rows.get("server", ())]
-    names = reader_names(labels, rows)
+    names = distinct_names(labels, rows)
     if not names:
         return table
-
-    def name(value: object) -> object:
-        return renamed(value, names)
-
+    name = partial(renamed, names=names)
     return table.rename(index=name, columns=name).map(name)
 
 

@@ -142,7 +142,7 @@ def under_the_articles_tool(headlines: Sequence[Headline], tool: str, runs: str 
 def fan_out(headlines: Sequence[Headline], cores: str, crossover_at: str = "costly lookups") -> str:
     """Notebook 03: is fan-out slower (the pooled headline, its server on ``cores``: 'on 1
     core (GOMAXPROCS 1)'), and whether it paid at the sweep's one headline setting
-    (``crossover_at``: '10,000 units of work a lookup, 1 connection'; its server unpinned)."""
+    (``crossover_at``: '10,000 scans per lookup, 1 connection'; its server unpinned)."""
     pooled, crossover = headlines
     if Verdict.of(pooled.reproduced) is Verdict.NOT_RESOLVABLE or not ahead(pooled):
         lead = (
@@ -216,7 +216,7 @@ def faster_protocol(headlines: Sequence[Headline], scope: str = "") -> str:
     grpc_faster = [h for h in headlines if h.significant and (estimate(h) or 0) > 1]
     http_faster = [h for h in headlines if h.significant and 0 < (estimate(h) or 1) < 1]
     if http_faster and not grpc_faster:
-        lower = [1 / (estimate(h) or 1) for h in http_faster]  # as each conclusion says it
+        lower = [fmt.ratio(1 / (estimate(h) or 1)) for h in http_faster]  # as each says it
         others = [comparison(h.label) for h in headlines if all(h is not f for f in http_faster)]
         rest = f"; for {_listed(others)}, neither was significantly faster" if others else ""
         called = f", called {scope}" if scope else ""
@@ -230,11 +230,10 @@ def faster_protocol(headlines: Sequence[Headline], scope: str = "") -> str:
     return f"It depends on the backend (HTTP's time per call over gRPC's: {parts})."
 
 
-def _listed(items: Sequence[float | str]) -> str:
-    """'1.52×, 1.67× and 1.87×': each estimate, not a range that would read as an interval
-    (or each name, 'a, b and c')."""
-    said = [fmt.ratio(r) if isinstance(r, float | int) else r for r in items]
-    return said[0] if len(said) == 1 else f"{', '.join(said[:-1])} and {said[-1]}"
+def _listed(items: Sequence[str]) -> str:
+    """'a, b and c': each item, as '1.52×, 1.67× and 1.87×' lists each estimate rather than
+    a range that would read as an interval."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 def stalls_and_capacity(headlines: Sequence[Headline], tail: str) -> str:

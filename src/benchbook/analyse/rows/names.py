@@ -107,7 +107,7 @@ def language(target: str, titles: Titles | None = None) -> str:
     return titles.servers[server].language if server in titles.servers else ""
 
 
-def reader_names(
+def distinct_names(
     labels: Iterable[object], rows: pd.DataFrame | None = None, titles: Titles | None = None
 ) -> dict[str, str]:
     """Each of ``labels`` that names a registered server (a target, or a server's id) by
@@ -134,7 +134,7 @@ def reader_names(
 
 
 def _name_of(label: str, server: str, rows: pd.DataFrame, titles: Titles) -> tuple[str, str]:
-    """(``label``'s name, the target it stands for): see ``reader_names``."""
+    """(``label``'s name, the target it stands for): see ``distinct_names``."""
     if "target" in rows and label in set(rows["target"]):
         return reader_name(rows, label, titles), label
     mine = rows[rows["server"] == server] if {"server", "target"} <= set(rows) else rows[:0]

@@ -57,8 +57,8 @@ SLOWED = 0.8
 
 
 def slowed(ratios: Mapping[str, float], names: Mapping[str, str]) -> str:
-    """' Profiling slowed python-shortener to 0.57× its measured rate: its shares are of
-    that slower server, where the profiler's own cost weighs more.' ('' when none was)."""
+    """' Profiling slowed aiohttp + Redis to 0.57× its measured rate: those shares are of a
+    slower server, …' (names: target → the name a reader knows; '' when none was slowed)."""
     slow = {t: r for t, r in ratios.items() if r == r and r < SLOWED}
     if not slow:
         return ""
