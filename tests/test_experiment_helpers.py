@@ -49,12 +49,13 @@ def test_the_wait_sentence_says_what_the_users_sent_or_that_runs_were_too_short(
     waiting = pd.DataFrame({"measured req/s": [44.0, 52.0], "measured/predicted": [1.0, 1.2]})
     assert shortener.wait_sentence(waiting, 200) == (
         "Under Locust with the author's wait, 200 users sent 44–52 req/s once running, "
-        "100–120 % of what Little's law predicts from the wait (users ÷ (mean wait + mean "
-        "response)): the rate reached the wait's limit, so the wait, not Locust, set it."
+        "100–120 % of the long-run rate Little's law gives for users that wait (users ÷ "
+        "(mean wait + mean response); a short run's random waits can put it a little above or "
+        "below): the rate was the wait's, so the wait, not Locust, set it."
     )
     short = pd.DataFrame({"measured req/s": [30.0], "measured/predicted": [0.7]})
     said = shortener.wait_sentence(short, 200)
-    assert said.endswith("(users ÷ (mean wait + mean response)).") and "set it" not in said
+    assert said.endswith("can put it a little above or below).") and "set it" not in said
     empty = pd.DataFrame({"measured req/s": [float("nan")], "measured/predicted": [float("nan")]})
     assert "too short to settle" in shortener.wait_sentence(empty, 200)
 
@@ -110,3 +111,30 @@ def test_capacity_of_is_capacity_runs_at_the_same_objective(
 def test_the_article_loops_servers_are_named_once_in_order() -> None:
     backends = {"a": {"http": "x", "grpc": "y"}, "b": {"http": "z", "grpc": "y"}}
     assert article_loop.servers(backends) == ["x", "y", "z"]
+
+
+def worker_rows(many: list[float], one: list[float]) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {"run_id": "r", "repetition": i + 1, "target": t, "server": t, "rps": v, "flags": "",
+             "err_connect": 0, "err_read": 0, "err_write": 0, "err_timeout": 0, "non_2xx": 0,
+             "requests": 1000, "headroom": None, "incident": ""}
+            for t, vs in (("w4", many), ("w1", one))
+            for i, v in enumerate(vs)
+        ]
+    )  # fmt: skip
+
+
+def test_the_workers_caveat_is_said_only_where_the_articles_count_was_not_the_best() -> None:
+    faster = worker_rows([4000.0, 4100, 4050, 3990], [3000.0, 3100, 3050, 2990])
+    assert shortener.workers_caveat(faster, "w4", "w1", 4) == ""
+    level = worker_rows([4000.0, 3000, 4050, 3990], [3000.0, 4100, 3950, 4010])
+    assert shortener.workers_caveat(level, "w4", "w1", 4) == (
+        "aiohttp ran the article's 4 gunicorn workers; with 1 it was not measurably slower in "
+        "this session's runs, so Go's lead over aiohttp's best setting may be smaller"
+    )
+    slower = worker_rows([3000.0, 3100, 3050, 2990], [4000.0, 4100, 4050, 3990])
+    assert shortener.workers_caveat(slower, "w4", "w1", 4).endswith(
+        "with 1 it served 1.33× as much in this session's runs, so Go's lead over aiohttp's "
+        "best setting is smaller"
+    )

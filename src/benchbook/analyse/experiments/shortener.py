@@ -5,7 +5,8 @@ import pandas as pd
 
 from benchbook.analyse.display.tables import summary_table
 from benchbook.analyse.numbers import formatting as fmt
-from benchbook.analyse.rows.counted import valid_rows
+from benchbook.analyse.numbers.pairing import comparison
+from benchbook.analyse.rows.counted import counted_rows, valid_rows, with_derived
 from benchbook.runs.durations import parse_duration
 from benchbook.runs.layout import REPO_ROOT
 from benchbook.runs.locust_output import steady_rps
@@ -33,6 +34,24 @@ def writes_table(results: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+def workers_caveat(results: pd.DataFrame, many: str, one: str, workers: int) -> str:
+    """Whether a read ratio against aiohttp with ``workers`` gunicorn workers (``many``, the
+    article's count) is against its best setting: '' when one worker (``one``) served
+    measurably less in this session's runs (or was not measured), else what one did."""
+    c = comparison(counted_rows(with_derived(results)), many, one)
+    if c is None or (c.significant and c.ratio > 1):
+        return ""
+    one_did, lead = (
+        (f"served {fmt.ratio(1 / c.ratio)} as much", "is")
+        if c.significant
+        else ("was not measurably slower", "may be")
+    )
+    return (
+        f"aiohttp ran the article's {workers} gunicorn workers; with 1 it {one_did} in this "
+        f"session's runs, so Go's lead over aiohttp's best setting {lead} smaller"
+    )
+
+
 def wait_sentence(waiting: pd.DataFrame, users: int) -> str:
     """What the users sent once running against what Little's law predicts from their wait
     (waiting_users' table: the range over its servers, as it prints them), or that the
@@ -47,19 +66,16 @@ def wait_sentence(waiting: pd.DataFrame, users: int) -> str:
     reached = low >= REACHED
     return (
         f"Under Locust with the author's wait, {users} users sent {rates} req/s once running, "
-        f"{shares} of what Little's law predicts from the wait (users ÷ (mean wait + mean "
-        "response))"
-        + (
-            ": the rate reached the wait's limit, so the wait, not Locust, set it."
-            if reached
-            else "."
-        )
+        f"{shares} of the long-run rate Little's law gives for users that wait (users ÷ "
+        "(mean wait + mean response); a short run's random waits can put it a little above "
+        "or below)"
+        + (": the rate was the wait's, so the wait, not Locust, set it." if reached else ".")
     )
 
 
 def waiting_users(results: pd.DataFrame, mean_wait_s: float) -> pd.DataFrame:
     """Little's law for users that wait: U users, each sending one request per (mean
-    wait + mean response time), can send at most U ÷ that many requests per second.
+    wait + mean response time), send U ÷ that many requests per second in the long run.
     Per target: the prediction from the measured response time, and the rate measured
     once every user was running and past its first wait (steady_rps)."""
     rows = []

@@ -100,12 +100,14 @@ def sentence(
 
 
 def _reached(said: str, first: tuple[str, Comparison], rest: list[tuple[str, Comparison]]) -> str:
-    """The no-GC server ``said`` with a server as fast as it (``first``): no ceiling
-    above that one, and the others' shares of its rate."""
+    """The no-GC server ``said`` with a server not significantly slower (``first``): no
+    ceiling measurably above that one (its share's interval holds 100 %, so the words claim
+    no equality), and the others' shares of its rate."""
     name, c = first
     others = "".join(f"; {other} reached {_share(o, 'of its rate ')}" for other, o in rest)
-    reached = f"{name} no less: {_share(c, 'of it ')}"
-    return f"{said}, and {reached}, so it set no ceiling above {name}{others}."
+    share = _share(c, "of it ")
+    reached = f"{name} reached {share}, a share these runs cannot tell from all of it"
+    return f"{said}, and {reached}, so it set no ceiling measurably above {name}{others}."
 
 
 def _share(c: Comparison, of: str = "") -> str:

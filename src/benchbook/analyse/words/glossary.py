@@ -62,7 +62,9 @@ PLAIN_TERMS = (
      "in 100 took longer; p90 leaves out one in 10; p50 is the median"),
     ("Little's law", "requests in flight = requests per second × the time each takes; with "
      "c connections that each wait d per request, no server exceeds c ÷ d requests per "
-     "second, and a run whose numbers break the law lost time somewhere unmeasured"),
+     "second; U users who each wait Z between answers of R send U ÷ (Z + R) per second in "
+     "the long run (a short run a little above or below); a run whose numbers break the "
+     "law lost time somewhere unmeasured"),
     ("what set the rate", "for every run, the limit its requests per second met, from what "
      "was measured while it ran: the server's own CPU (near all of its cores); the load tool "
      "(its CPU near all of its cores, or near the most it produced in notebook 00); the "
