@@ -3,7 +3,7 @@ numbers: constructed headlines, as analyse.findings makes them."""
 
 from dataclasses import replace
 
-from benchbook.analyse.findings import answer_note, answers
+from benchbook.analyse.findings import answer_note, answers, figures
 from benchbook.analyse.findings.headlines import Headline
 from benchbook.runs.calibration import Ceilings
 
@@ -18,12 +18,18 @@ def headline(ratio: float, significant: bool = True, metric: str = "rps", **fiel
 
 def test_a_figure_is_pooled_where_there_is_a_model_and_a_bound_says_at_least() -> None:
     pooled = headline(7.0, pooled_ratio=7.8, pooled_low=7.4, pooled_high=8.2)
-    assert answers.figure(pooled) == "7.8× (95 % CI 7.4–8.2×)"
+    assert figures.figure(pooled) == "7.8× (95 % CI 7.4–8.2×)"
+    # with a model for the next session, the interval its verdict is judged on beside it
+    modelled = replace(pooled, predict_low=6.9, predict_high=8.8)
+    assert figures.figure(modelled) == "7.8× (95 % CI 7.4–8.2×; next session 6.9–8.8×)"
+    lower = headline(0.5, metric="ns_per_op", pooled_ratio=0.5, pooled_low=0.45,
+                     pooled_high=0.55, predict_low=0.4, predict_high=0.625)  # fmt: skip
+    assert figures.ranked(lower) == "2.00× lower (95 % CI 1.82–2.22×; next session 1.60–2.50×)"
     bound = headline(2.1, reproduced_why="a lower bound", sessions=8)
-    assert answers.figure(bound) == "at least 2.1× (the lowest of 8 sessions on this machine class)"
+    assert figures.figure(bound) == "at least 2.1× (the lowest of 8 sessions on this machine class)"
     unmeasurable = replace(bound, ratio=None)  # a bound within the other side's own spread
-    assert "at least" not in answers.figure(unmeasurable)
-    assert answers.figure(headline(2.0)).startswith("2.00× (95 % CI 1.80–2.20×")
+    assert "at least" not in figures.figure(unmeasurable)
+    assert figures.figure(headline(2.0)).startswith("2.00× (95 % CI 1.80–2.20×")
 
 
 def test_how_much_faster_starts_with_by_and_no_difference_with_not() -> None:
@@ -54,17 +60,25 @@ def test_the_protocol_answer_follows_the_direction_of_the_times() -> None:
     assert answers.faster_protocol(both).startswith("It depends on the backend")
 
 
-def test_the_articles_tool_as_the_limit_answers_no() -> None:
+def test_the_articles_tool_as_the_limit_answers_not_comparable() -> None:
     article = headline(1.0, significant=False, reproduced="different conditions: not comparable")
     text = answers.under_the_articles_tool([article, headline(10.0)], "wrk")
-    assert text.startswith("No: under the article's settings the load tool, not the servers")
-    assert "With wrk, Go served 10× (95 % CI 9.0–11×) FastAPI's" in text
+    # the verdict's own words: the article's settings measured the load tool, not a gap
+    assert text.startswith(
+        "Not comparable: under the article's settings the load tool, not the servers, set both"
+    )
+    assert "With wrk, Go served 10× (95 % CI 9.0–11×) the requests per second of FastAPI." in text
+    named = answers.under_the_articles_tool(
+        [article, headline(10.0)], "wrk", python="FastAPI with its access log on"
+    )
+    assert named.endswith("the requests per second of FastAPI with its access log on.")
     # shorter runs than the article's are said where the answer invokes its settings
     short = answers.under_the_articles_tool(
         [article, headline(10.0)], "wrk", runs="2 runs of 15 s a server, not its five of 30 s"
     )
     assert short.startswith(
-        "No: under the article's users and wait (2 runs of 15 s a server, not its five of 30 s) "
+        "Not comparable: under the article's users and wait (2 runs of 15 s a server, not its "
+        "five of 30 s) "
     )
 
 
@@ -72,19 +86,19 @@ def test_an_answers_figures_are_sorted_by_what_they_rest_on() -> None:
     pooled = headline(7.0, pooled_ratio=7.8, pooled_low=7.4, pooled_high=8.2)
     bound = headline(31.0, reproduced_why="a lower bound")
     session = headline(1.27)
-    assert answer_note.figure_kinds(f"By {answers.figure(pooled)}.", [pooled]) == {"pooled"}
-    assert answer_note.figure_kinds(f"It reached {answers.figure(bound)}.", [bound]) == {"bound"}
+    assert answer_note.figure_kinds(f"By {figures.figure(pooled)}.", [pooled]) == {"pooled"}
+    assert answer_note.figure_kinds(f"It reached {figures.figure(bound)}.", [bound]) == {"bound"}
     # a bound no session supports is worded without a figure: it is no bound of the note's
     unsupported = replace(bound, ratio=None)
-    assert answers.figure(unsupported) == (
+    assert figures.figure(unsupported) == (
         "no lower bound: the load tool held it back, and in this session its lowest run does "
         "not clear the other side's highest by more than the other side's own runs differ"
     )
-    assert answer_note.figure_kinds(f"Go: {answers.figure(unsupported)}.", [unsupported]) == set()
+    assert answer_note.figure_kinds(f"Go: {figures.figure(unsupported)}.", [unsupported]) == set()
     # a condition ("waits 1 ms") is no figure; a ratio of medians is one session's
     assert answer_note.figure_kinds("Yes, when every request waits 1 ms.", []) == set()
     assert answer_note.figure_kinds("1.27× with nothing added.", []) == {"one session"}
-    assert answer_note.figure_kinds(f"{answers.figure(session)}.", [session]) == {"one session"}
+    assert answer_note.figure_kinds(f"{figures.figure(session)}.", [session]) == {"one session"}
     assert answer_note.figure_kinds("lost 12,797 of 48,471 URLs", []) == {"one session"}
     # a pooled estimate printed bare, without its interval
     assert answer_note.figure_kinds("in 3 of 3 comparisons, 7.8× at most", [pooled]) == {
@@ -138,7 +152,10 @@ def test_a_difference_the_interval_cannot_tell_from_none_is_said_to_be_none() ->
     tail = "A closed loop hid the stall."
     said = answers.stalls_and_capacity([headline(1.0), unclear], tail)
     assert "Go against FastAPI: no significant difference (3.4× (95 % CI 0.906–12.5×))" in said
-    assert "took" not in said
+    assert "took" not in said and "Within each server's p99 objective" in said
+    # one objective for every server: its value is part of the answer
+    said = answers.stalls_and_capacity([headline(1.0), unclear], tail, "p99 at most 20 ms")
+    assert "Within the p99 objective (p99 at most 20 ms), Go against FastAPI" in said
     crossover = headline(0.967, significant=False, ci_low=0.543, ci_high=1.66, ci_level=0.95)
     said = answers.fan_out([headline(1.0, significant=False), crossover], "on 1 core")
     assert "No significant difference either way" in said and "did not pay" not in said

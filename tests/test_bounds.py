@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from benchbook.analyse.claims import bounds
-from benchbook.analyse.findings import answers
+from benchbook.analyse.findings import answers, figures
 from benchbook.analyse.findings.headlines import bound_headline
 from benchbook.analyse.numbers import formatting as fmt
 from benchbook.analyse.numbers.pairing import comparison
@@ -93,7 +93,7 @@ def test_a_bound_from_a_run_where_the_tool_gave_out_among_the_other_sides_runs_i
     h = bound_headline("go vs py", valid, "go", "py", ("Go", "FastAPI"), why, "rps")
     assert "at least" not in h.brief and "No lower bound measurable" in h.brief and why in h.brief
     assert h.ratio is None
-    assert "at least" not in answers.figure(h)
+    assert "at least" not in figures.figure(h)
     tail = answers.stalls_and_capacity([h, h], "Stalls.")
     assert "at least" not in tail and "no lower bound: the load tool held it back" in tail
     # The same runs with Go's lowest above every FastAPI run by more than they differ.

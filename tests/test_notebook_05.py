@@ -44,6 +44,8 @@ def test_the_two_by_two_benchstat_and_the_network_path_are_shown(executed) -> No
     # the network path's table names its servers as a reader knows them
     assert "Python grpc.aio (HealthCheck)" in text
     assert "Go net/http (HTTP/JSON, HealthCheck)" in text
+    # the answer says what the article's own figure timed: calls that failed
+    assert "of its HTTP calls failed with 404: its large figure timed failed calls" in text
     assert descendants() == []
 
 

@@ -102,9 +102,9 @@ def test_the_answer_says_the_lead_was_gone_before_the_link() -> None:
         "nothing added, requests still went through the link's proxy, and "
         "with 10 in flight Go served 1.26× FastAPI's requests per second (6,300 vs 5,000 "
         "req/s; one session's medians), far below the article's 4.9×: each request took about "
-        "1.59 and 2.00 ms (in flight ÷ rate), at least 1.59× the 1 ms it waits, so the proxy's "
-        "path and the few requests in flight had taken most of the lead before any delay was "
-        "added; "
+        "1.59 and 2.00 ms (in flight ÷ rate), at least 1.59× the 1 ms it waits, so most of the "
+        "lead was gone before any delay was added; these runs do not tell how much of it the "
+        "proxy's path took and how much the few requests in flight; "
     )
     assert "over a link adding 10 ms, 1.01× (812 vs 800 req/s; one session's medians)" in text
     pooled = replace(rate, pooled_ratio=1.01, pooled_low=1.005, pooled_high=1.02, sessions=6)

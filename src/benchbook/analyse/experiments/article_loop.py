@@ -146,6 +146,20 @@ def servers(backends: dict[str, dict[str, str]]) -> list[str]:
     return list(dict.fromkeys(s for b in backends.values() for s in b.values()))
 
 
+def failed_calls_caveat(style: pd.DataFrame) -> str:
+    """For the answer: what the article's large figure was of, from this session's re-run of
+    its loop ('' when its HTTP calls did not fail)."""
+    failed = style.loc["CreateSession", (ERRORS_PER_CALL, "http")]
+    if not failed > 0:
+        return ""
+    return (
+        f"The article's loop, re-run here, reports CreateSession over HTTP "
+        f"{fmt.ratio(http_over_grpc(style, 'CreateSession'))} slower than over gRPC, but "
+        f"{fmt.percent(failed)} of its HTTP calls failed with 404: its large figure timed "
+        "failed calls, not HTTP."
+    )
+
+
 def what_it_timed(
     style: pd.DataFrame, nagle: pd.DataFrame, pooled: Explanation | None = None
 ) -> str:

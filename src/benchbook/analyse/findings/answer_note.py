@@ -7,7 +7,7 @@ import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 
-from benchbook.analyse.findings.answers import figure, ranked
+from benchbook.analyse.findings.figures import figure, ranked
 from benchbook.analyse.findings.headlines import Headline
 from benchbook.analyse.numbers import formatting as fmt
 from benchbook.analyse.words.findings_format import LOWER_BOUND
@@ -79,8 +79,9 @@ def answers_note(kinds: Sequence[set[str]]) -> str:
         for kind in (POOLED, POOLED_BARE, BOUND, ONE_SESSION)
     }
     claims = {
-        POOLED: "the estimate pooled over this machine class's sessions and its 95 % CI; the "
-        "chart adds the prediction interval for the next session and the article's figure.",
+        POOLED: "the estimate pooled over this machine class's sessions, its 95 % CI and the "
+        "range the next session should fall in (its 95 % prediction interval, on which the "
+        "verdict against the article is judged); the chart adds the article's figure.",
         POOLED_BARE: "pooled estimates without their intervals, which Appendix B prints.",
         BOUND: 'a lower bound ("at least"): one side was held back (by the server it loaded, '
         "or by its load tool), so each session's runs put the gap above its own bound; the "

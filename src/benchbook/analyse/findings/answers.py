@@ -11,66 +11,14 @@ from collections.abc import Sequence
 from benchbook.analyse.claims import bounds
 from benchbook.analyse.claims.in_flight import InFlightLimit
 from benchbook.analyse.claims.verdict_kinds import Verdict
+from benchbook.analyse.findings.figures import ahead, apart, estimate, figure, ranked
 from benchbook.analyse.findings.headlines import Headline
 from benchbook.analyse.numbers import formatting as fmt
 from benchbook.analyse.numbers.pairing import runs_of
 from benchbook.analyse.numbers.stats import ALPHA
 from benchbook.analyse.words import headroom
 from benchbook.analyse.words.findings_format import LOWER_BOUND, comparison
-from benchbook.analyse.words.sessions import ranked_estimate, ranked_interval
 from benchbook.runs.calibration import Ceilings
-
-
-def figure(h: Headline) -> str:
-    """'7.8× (95 % CI 7.4–8.2×)': pooled over this class's sessions where three or more
-    make a model, else this session's; a bound as bounds.figure words it."""
-    if h.reproduced_why == LOWER_BOUND:
-        return bounds.figure(h.ratio, h.sessions)
-    if h.pooled_ratio is not None:
-        return f"{fmt.ratio(h.pooled_ratio)} (95 % CI {fmt.interval(h.pooled_low, h.pooled_high)})"
-    if h.ratio is None:
-        return "no comparison"
-    if h.ci_low is None or h.ci_high is None:
-        return fmt.ratio(h.ratio)
-    return f"{fmt.ratio(h.ratio)} ({fmt.level(h.ci_level)} {fmt.interval(h.ci_low, h.ci_high)})"
-
-
-def ranked(h: Headline) -> str:
-    """``figure`` on the scale the headline's own sentence ranks it on, so one fact reads
-    one way: '17 % (95 % CI 16–19 %)' for a rate below the other's, '1.06× lower (95 % CI
-    1.03–1.08×)' for a time below the other's; otherwise as ``figure``."""
-    value = estimate(h)
-    pooled = h.pooled_ratio is not None
-    low, high = (h.pooled_low, h.pooled_high) if pooled else (h.ci_low, h.ci_high)
-    if value is None or value >= 1 or low is None or high is None or not h.significant:
-        return figure(h)
-    level = fmt.level(0.95 if pooled else h.ci_level)
-    return (
-        f"{ranked_estimate(value, h.metric)} ({level} "
-        f"{ranked_interval(value, low, high, h.metric)})"
-    )
-
-
-def estimate(h: Headline) -> float | None:
-    """The ratio a reader should quote: pooled where there is a model, else this session's."""
-    return h.pooled_ratio if h.pooled_ratio is not None else h.ratio
-
-
-def ahead(h: Headline) -> bool:
-    """The first side is significantly ahead: a rate higher, a time lower (or a bound) —
-    never where something other than the sides compared set the rates (``set_by``)."""
-    value = estimate(h)
-    if value is None or h.set_by:
-        return False
-    if h.reproduced_why == LOWER_BOUND:
-        return True
-    higher = value > 1
-    return h.significant and (higher if h.metric in ("rps", "") else not higher)
-
-
-def apart(h: Headline) -> str:
-    """What set a headline's rates when the sides it compares did not, as a sentence."""
-    return f"{h.set_by[0].upper()}{h.set_by[1:]}."
 
 
 def load_tools(headlines: Sequence[Headline], ceilings: Ceilings) -> str:
@@ -121,22 +69,24 @@ def how_much_faster(headlines: Sequence[Headline], condition: str) -> str:
     return f"By {' and '.join(parts)}, {condition}. {elsewhere}".strip()
 
 
-def under_the_articles_tool(headlines: Sequence[Headline], tool: str, runs: str = "") -> str:
+def under_the_articles_tool(
+    headlines: Sequence[Headline], tool: str, runs: str = "", python: str = "FastAPI"
+) -> str:
     """Notebook 02: is Go ahead under the article's load tool (the first headline), or is
     the tool the limit; then Go against FastAPI under ``tool`` (the second). ``runs``: how
     the runs differ from the article's, where they do ('2 runs of 15 s a server, not its
-    five of 30 s')."""
+    five of 30 s'); ``python``: the Python side as the reader should know it."""
     article, other = headlines[0], headlines[1]
     settings = f"the article's users and wait ({runs})" if runs else "the article's settings"
     if Verdict.of(article.reproduced) is Verdict.DIFFERENT_CONDITIONS:
-        lead = f"No: under {settings} the load tool, not the servers, set the rate"
+        lead = f"Not comparable: under {settings} the load tool, not the servers, set both rates"
     elif ahead(article):
         lead = f"Yes, by {figure(article)}" + (f", under {settings}" if runs else "")
     else:
         lead = f"No measurable difference under {settings} ({figure(article)})"
     if other.set_by:
         return f"{lead}. With {tool}, {other.set_by}."
-    return f"{lead}. With {tool}, Go served {figure(other)} FastAPI's requests per second."
+    return f"{lead}. With {tool}, Go served {figure(other)} the requests per second of {python}."
 
 
 def fan_out(headlines: Sequence[Headline], cores: str, crossover_at: str = "costly lookups") -> str:
@@ -175,10 +125,13 @@ def pooled_beyond_one_session(h: Headline) -> str:
     )
 
 
-def reads_and_losses(headlines: Sequence[Headline], lost: str, storage: str = "") -> str:
-    """Notebook 04: Go against Python on the same storage (the first headline), the writes
-    of one storage against another (the third; ``storage``: how the two keep a write, which
-    the ratio is of), and whether URLs were kept."""
+def reads_and_losses(
+    headlines: Sequence[Headline], lost: str, storage: str = "", workers: str = ""
+) -> str:
+    """Notebook 04: Go against Python on the same storage (the first headline; ``workers``:
+    what Python's worker count means for it, where it matters), the writes of one storage
+    against another (the third; ``storage``: how the two keep a write, which the ratio is
+    of), and whether URLs were kept."""
     same_storage = headlines[0]
     if same_storage.set_by:
         lead = apart(same_storage).removesuffix(".")
@@ -187,6 +140,7 @@ def reads_and_losses(headlines: Sequence[Headline], lost: str, storage: str = ""
         lead = (
             f"Reading from the same storage (a Redis of its own each), {go} served "
             f"{figure(same_storage)} the requests per second of {python}"
+            + (f" ({workers})" if workers else "")
         )
     else:
         lead = (
@@ -209,10 +163,17 @@ def _writes(h: Headline, storage: str) -> str:
     return f"Writing, {h.sides[0]} served {served} of {h.sides[1]}{kept}."
 
 
-def faster_protocol(headlines: Sequence[Headline], scope: str = "") -> str:
+def faster_protocol(headlines: Sequence[Headline], scope: str = "", article: str = "") -> str:
     """Notebook 05: is gRPC faster than HTTP/JSON (each ratio is HTTP's time per call over
     gRPC's: above 1, gRPC was faster), naming the calls compared; ``scope``: how they were
-    called ('one at a time, over loopback'), which the answer holds for."""
+    called ('one at a time, over loopback'), which the answer holds for; ``article``: what
+    the article's own figure timed, a sentence said after the answer."""
+    answer = _protocol_answer(headlines, scope)
+    return f"{answer} {article}" if article else answer
+
+
+def _protocol_answer(headlines: Sequence[Headline], scope: str) -> str:
+    """faster_protocol's answer to the question itself."""
     grpc_faster = [h for h in headlines if h.significant and (estimate(h) or 0) > 1]
     http_faster = [h for h in headlines if h.significant and 0 < (estimate(h) or 1) < 1]
     if http_faster and not grpc_faster:
@@ -236,9 +197,10 @@ def _listed(items: Sequence[str]) -> str:
     return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
-def stalls_and_capacity(headlines: Sequence[Headline], tail: str) -> str:
+def stalls_and_capacity(headlines: Sequence[Headline], tail: str, objective: str = "") -> str:
     """Notebook 06: what a closed loop misses, and the capacities at the latency objective
-    (every headline after the first, the freeze server's)."""
+    (every headline after the first, the freeze server's; ``objective``: its value, 'p99
+    at most 20 ms', where one holds for every server)."""
     parts = []
     for h in headlines[1:]:
         if h.ratio is None:
@@ -249,7 +211,8 @@ def stalls_and_capacity(headlines: Sequence[Headline], tail: str) -> str:
             parts.append(
                 f"{h.sides[0]} against {h.sides[1]}: no significant difference ({figure(h)})"
             )
-    return f"{tail} Within the p99 objective, {'; '.join(parts)}."
+    within = f"the p99 objective ({objective})" if objective else "each server's p99 objective"
+    return f"{tail} Within {within}, {'; '.join(parts)}."
 
 
 def over_a_network(
@@ -280,8 +243,8 @@ def over_a_network(
         f"{fmt.milliseconds(took[1])} ms (in flight ÷ rate), at least "
         f"{fmt.ratio(min(took) / limit.wait_ms)} the {limit.wait_ms:g} ms it waits"
         + (
-            ", so the proxy's path and the few requests in flight had taken most of the lead "
-            "before any delay was added"
+            ", so most of the lead was gone before any delay was added; these runs do not "
+            "tell how much of it the proxy's path took and how much the few requests in flight"
             if gone
             else ""
         )
