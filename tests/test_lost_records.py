@@ -64,8 +64,8 @@ def test_a_sample_with_wrong_reads_is_scaled_to_the_run_with_its_interval() -> N
         "the store's own count is 60 short of the confirmed ids."
     )
     assert lost_summary(pd.DataFrame(results)) == (
-        f"Of the URLs created in the write runs: **lossy** lost about 100 ({lo}–{hi}) of "
-        "2,000 URLs it had confirmed with 201."
+        "Of the URLs created in the write runs: **lossy** lost about 100 (95 % interval "
+        f"{lo}–{hi}) of 2,000 URLs it had confirmed with 201."
     )
 
 
@@ -175,7 +175,7 @@ def test_no_loss_in_a_sample_says_it_was_a_sample() -> None:
     ) in sentence
     assert lost_summary(pd.DataFrame(results)) == (
         "Of the URLs created in the write runs: clean lost none in a sample of 500 "
-        f"(at most about {at_most})."
+        f"(at most about {at_most}, 95 % upper bound)."
     )
 
 

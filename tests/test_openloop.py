@@ -202,6 +202,10 @@ def test_an_invalid_run_never_counts_and_leaves_only_a_lower_bound() -> None:
         200, "at least", "invalid")  # fmt: skip
     sentence = capacity_wording.capacity_sentence(caps, "a")
     assert "1 of 2 runs it is **only a lower bound**" in sentence
+    # the median of bounds is a floor of the median, and the lowest run's floor is named
+    assert "a median capacity of **at least" in sentence and "the lowest run's is at least 200" in (
+        sentence
+    )
     assert "the run at 400 req/s was invalid (bad_response 1/1)" in sentence
 
 

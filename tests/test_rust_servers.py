@@ -87,6 +87,6 @@ def test_a_profiled_phase_profiles_a_rust_server_with_perf(
     # a short smoke profile may hold few samples: the sentence then says how many
     assert re.match(
         r"Under load \(profiled phase\), Rust hyper \(tokio, 1 thread\)"
-        r"( \(only \d+ samples: each share ±\d+ points\))? spent",
+        r"( \(only \d+ samples: each share ±\d+ points, 95 %\))? spent",
         profiles.answer_sentence(run),
     )

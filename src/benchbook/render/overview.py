@@ -36,8 +36,9 @@ def overview_sentences(sections: Sequence[Section]) -> list[str]:
     figures = published_figures(all_findings)
     if figures:
         sentences.append(
-            f"The articles published {len(figures)} figures, each held against what this "
-            "machine class measured: " + "; ".join(figures) + "."
+            f"The articles' {len(figures)} headline ratios, each held against what this "
+            "machine class measured (their other claims, such as latencies and rates, are "
+            "held against it in the notebooks themselves): " + "; ".join(figures) + "."
         )
     sentences.append(sessions_sentence(headlines))
     return sentences

@@ -287,7 +287,7 @@ def _frame(ax: Axes, found: list[Row], total: float, headlines: list[Mapping]) -
     ax.axvline(1, zorder=1.5, **ONE)
     ax.set_xlabel(
         "ratio of the first named to the second (×, log scale); for a time or a latency, "
-        "below 1× means the first was faster",
+        "below 1× means the first measured less time",
         fontsize=7,
     )
     across = blended_transform_factory(ax.figure.transFigure, ax.transData)

@@ -150,7 +150,7 @@ def usl_details(models: UslModels) -> list[object]:
     ]
     lines = [wording.holdout_sentence(fit) for fit in models.fits.values()]
     lines += [s for fit in models.fits.values() for s in wording.contradiction_sentences(fit)]
-    table = tables.styled(wording.usl_table(models.shapes))
+    table = tables.styled(wording.usl_table(models.shapes), models.sweep)
     return [table, *shown, Markdown(bullets(lines))]
 
 

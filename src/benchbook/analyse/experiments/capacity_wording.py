@@ -73,9 +73,16 @@ def capacity_sentence(capacities: pd.DataFrame, target: str) -> str:
     if len(bounded):
         # each bounded run is below its true capacity, so their median is a floor too,
         # and an interval around it would claim an upper end no run measured
+        lowest = fmt.count(valid_rows(runs)[CAPACITY].min())
         sentence = (
-            f"{head}: **at least {fmt.count(s.median)} req/s** (the median of its {s.n} "
-            f"runs, {len(bounded)} of them only lower bounds, so no interval)"
+            f"{head}: a median capacity of **at least {fmt.count(s.median)} req/s** (the "
+            f"median of its {s.n} runs, {len(bounded)} of them only lower bounds, so no "
+            "interval"
+            + (
+                f"; the lowest run's is at least {lowest})"
+                if lowest != fmt.count(s.median)
+                else ")"
+            )
         )
     else:
         interval = (f"{fmt.level(s.confidence)} {fmt.count(s.low)}–{fmt.count(s.high)} req/s"

@@ -9,6 +9,7 @@ import math
 
 import pandas as pd
 
+from benchbook.analyse.claims.published import OF_MEDIANS
 from benchbook.analyse.numbers import formatting as fmt
 from benchbook.analyse.numbers.pairing import comparison, count_text, needed, runs_text, too_few
 from benchbook.analyse.numbers.stats import ALPHA, ESTIMATOR, PAIRED_ESTIMATOR, Comparison
@@ -364,9 +365,9 @@ def against_published(table: pd.DataFrame, metric_label: str, article_ratio: str
     """
     row = table.loc[metric_label]
     ours = [
-        f"{fmt.ratio(row[col])} ({' / '.join(map(named, col.removeprefix('here ').split(' / ')))})"
+        f"{fmt.ratio(row[col])} ({' / '.join(map(named, sides.split(' / ')))})"
         for col in table.columns
-        if col.startswith("here ") and " / " in col
+        if col.startswith("here ") and " / " in (sides := col[5:].removesuffix(OF_MEDIANS))
     ]
     return (
         f"For {metric_label}, the article's {article_ratio.removeprefix('article ')} ratio was "

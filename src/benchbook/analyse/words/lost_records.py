@@ -217,19 +217,19 @@ def lost_summary(results: pd.DataFrame) -> str:
         elif e["lost"] and _found_only(e):
             losing.append(
                 f"**{name}** lost at least {fmt.count(e['low'])} (at most about "
-                f"{fmt.count(e['high'])}) of {created}"
+                f"{fmt.count(e['high'])}, {_level(e)} upper bound) of {created}"
             )
         elif e["lost"]:
             losing.append(
-                f"**{name}** lost about {fmt.count(e['lost'])} ({fmt.count(e['low'])}–"
-                f"{fmt.count(e['high'])}) of {created}"
+                f"**{name}** lost about {fmt.count(e['lost'])} ({_level(e)} interval "
+                f"{fmt.count(e['low'])}–{fmt.count(e['high'])}) of {created}"
             )
         elif e["exact"]:
             kept.append(name)
         else:
             sampled.append(
                 f"{name} lost none in a sample of {fmt.count(e['checked'])} (at most about "
-                f"{fmt.count(e['high'])})"
+                f"{fmt.count(e['high'])}, {_level(e)} upper bound)"
             )
     parts = []
     if losing:

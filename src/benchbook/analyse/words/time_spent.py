@@ -39,7 +39,9 @@ def why(table: pd.DataFrame, names: Mapping[str, str] | None = None) -> str:
             name = (names or {}).get(target, target)
             samples = table[target].get("samples")
             if samples is not None and samples < FEW_SAMPLES:
-                name += f" (only {fmt.count(samples)} samples: each share ±{_margin(samples)})"
+                name += (
+                    f" (only {fmt.count(samples)} samples: each share ±{_margin(samples)}, 95 %)"
+                )
             parts.append(f"{name} spent {said}")
     if not parts:
         return ""
