@@ -120,7 +120,8 @@ def test_the_answer_says_the_lead_was_gone_before_the_link() -> None:
     assert f"caps both near {caps[0]:,.0f}–{caps[1]:,.0f} req/s: the link, not the servers" in text
     # the gap in ms at every delay, then why no delay tells the protocols from the clients
     assert (
-        "At every delay gRPC's median time per health check was the longer: the Python "
+        "In this session, at every delay gRPC's median time per health check was the longer: "
+        "the Python "
         "backend's HTTP/JSON answered sooner by 3.20 ms with nothing added, 1.70 ms at +1 ms, "
         "0.620 ms at +10 ms (differences of medians). But HTTP/JSON and gRPC are timed by "
         "different clients (wrk and ghz)"

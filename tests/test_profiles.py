@@ -184,6 +184,19 @@ def test_a_cause_the_profiler_cannot_see_is_neither_refuted_nor_confirmed() -> N
     assert verdict(loop, 0.35, 0.07) == "supports it"
 
 
+def test_a_share_above_its_reference_by_less_than_sampling_gives_supports_nothing() -> None:
+    """Notebook 03: 10 % against 6 % of about 300 samples each is 1.8 standard errors
+    apart, within what sampling alone gives; with ten times the samples it is not."""
+    from benchbook.analyse.claims.profile_claims import CLAIMS, verdict
+
+    fan_out = next(c for c in CLAIMS if c.experiment == "03_goroutine_fanout")
+    assert verdict(fan_out, 0.10, 0.06, (305, 305)) == (
+        "cannot tell: 10 % of the samples against the reference's 6 %, a gap within what "
+        "sampling alone gives (95 %)"
+    )
+    assert verdict(fan_out, 0.10, 0.06, (3050, 3050)) == "partly supports it"
+
+
 def test_go_pprof_raw_output_becomes_folded_stacks() -> None:
     from benchbook.measure.profilers.go import pprof_raw_to_folded
 

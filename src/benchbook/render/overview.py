@@ -149,9 +149,13 @@ def pair_tally(pair: tuple[str, str], headlines: Sequence[dict], declared: Mappi
 def sessions_sentence(headlines: Sequence[dict]) -> str:
     """How many sessions of this machine class stand behind the headlines, and how the
     prediction rule held when each session was left out."""
-    # 3+ sessions, and a comparison of what they compare (a row set by something else
-    # prints no interval, so it is not counted as giving one)
-    modelled = [h for h in headlines if not missing(h.get("pooled_ratio")) and not h.get("set_by")]
+    # 3+ sessions: a prediction interval, which Appendix C draws for each (one whose rates
+    # something else set is counted too: its verdict is "not comparable", not its interval)
+    modelled = [
+        h
+        for h in headlines
+        if not missing(h.get("pooled_ratio")) and not missing(h.get("predict_low"))
+    ]
     held = [s for h in headlines for s in h.get("held_out") or []]
     if not modelled:
         text = (
@@ -162,7 +166,8 @@ def sessions_sentence(headlines: Sequence[dict]) -> str:
         counts = [h.get("sessions") or 1 for h in modelled]
         text = (
             f"{len(modelled)} of {len(headlines)} headlines rest on {min(counts)}–{max(counts)} "
-            "sessions of this machine class and give a 95 % prediction interval for the next one"
+            "sessions of this machine class and have a 95 % prediction interval for the next one, "
+            "drawn in Appendix C"
         )
     if held:
         inside = sum(1 for s in held if s.get("inside"))

@@ -49,11 +49,31 @@ CLAIMS = (
 )  # fmt: skip
 
 
+def _samples(table: pd.DataFrame, part: str) -> float | None:
+    """The samples behind the shares of the targets whose label holds ``part``."""
+    columns = [c for c in table.columns if part in c]
+    if not columns or "samples" not in table.index:
+        return None
+    return float(table.loc["samples", columns].sum())
+
+
 def _mean_share(table: pd.DataFrame, category: str, part: str) -> float | None:
     columns = [c for c in table.columns if part in c]
     if not columns or category not in table.index:
         return 0.0 if columns else None
     return float(table.loc[category, columns].mean())
+
+
+def _beyond_noise(
+    share: float, reference: float, samples: tuple[float | None, float | None]
+) -> bool:
+    """The share lies above the reference's by more than 1.96 standard errors of their
+    difference (two sampled proportions); True where the sample counts are not known."""
+    n, m = samples
+    if not n or not m:
+        return True
+    spread = (share * (1 - share) / n + reference * (1 - reference) / m) ** 0.5
+    return share - reference > 1.96 * spread
 
 
 def claim_rows(
@@ -78,17 +98,32 @@ def claim_rows(
             "their share": fmt.percent(share) if share is not None else "–",
             "reference": named(claim.reference) if claim.reference else "–",
             "its share": fmt.percent(reference) if reference is not None else "–",
-            "the profile": verdict(claim, share, reference),
+            "the profile": verdict(claim, share, reference, (
+                _samples(table, claim.subject), _samples(table, claim.reference)
+                if claim.reference else None)),
         })  # fmt: skip
     return pd.DataFrame(rows)
 
 
-def verdict(claim: Claim, share: float | None, reference: float | None) -> str:
+def verdict(
+    claim: Claim,
+    share: float | None,
+    reference: float | None,
+    samples: tuple[float | None, float | None] = (None, None),
+) -> str:
     """'supports it' at SUPPORT_SHARE or more (and above the reference, when the claim
-    has one), 'partly supports it' at PARTLY_SHARE or more, otherwise says why not."""
+    has one, by more than the two shares' sampling noise: ``samples`` behind each),
+    'partly supports it' at PARTLY_SHARE or more, otherwise says why not."""
     if share is None:
         return f"not profiled (no target named '{claim.subject}')"
     above = reference is None or share > reference
+    if above and reference is not None and not _beyond_noise(share, reference, samples):
+        if share >= PARTLY_SHARE:
+            return (
+                f"cannot tell: {fmt.percent(share)} of the samples against the reference's "
+                f"{fmt.percent(reference)}, a gap within what sampling alone gives (95 %)"
+            )
+        above = False
     if share >= SUPPORT_SHARE and above:
         return "supports it"
     if share >= PARTLY_SHARE and above:

@@ -36,8 +36,8 @@ class Verdict(Enum):
     SOMETHING_ELSE = Kind(
         "the article measured something else", "≠", "measured else", WARN,
         "reproducing what the article timed instead gives an interval that holds its "
-        f"figure with each end moved {fmt.ratio(EXPLAINS_WITHIN)} outward (what the "
-        "article's machine may differ by)",
+        f"figure with each end moved {fmt.ratio(EXPLAINS_WITHIN)} outward (machines of one "
+        "kind differ by 20–30 % between CPU generations, so the article's may)",
     )  # fmt: skip
     NO_ARTICLE = Kind(
         "no article figure", "–", "no article", MUTED,

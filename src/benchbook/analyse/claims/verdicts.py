@@ -129,6 +129,6 @@ def _unexplained(measured_else: Explanation | None, article: str) -> str:
     return (
         f"; what the article timed instead gives {measured_else.figure()} here, an interval "
         f"that does not reach the article's {article} even with each end moved "
-        f"{fmt.ratio(EXPLAINS_WITHIN)} outward (what the article's machine may differ by): it "
-        "does not explain this figure"
+        f"{fmt.ratio(EXPLAINS_WITHIN)} outward (machines of one kind differ by 20–30 % "
+        "between CPU generations, so the article's may): it does not explain this figure"
     )

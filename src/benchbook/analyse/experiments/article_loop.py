@@ -146,18 +146,27 @@ def servers(backends: dict[str, dict[str, str]]) -> list[str]:
     return list(dict.fromkeys(s for b in backends.values() for s in b.values()))
 
 
-def failed_calls_caveat(style: pd.DataFrame) -> str:
+def failed_calls_caveat(style: pd.DataFrame, nagle: pd.DataFrame) -> str:
     """For the answer: what the article's large figure was of, from this session's re-run of
-    its loop ('' when its HTTP calls did not fail)."""
+    its loop ('' when its HTTP calls did not fail), and how long a failed call took with
+    Nagle's algorithm off (``nagle``: nagle_table), where that removed tens of ms."""
     failed = style.loc["CreateSession", (ERRORS_PER_CALL, "http")]
     if not failed > 0:
         return ""
-    return (
-        f"The article's loop, re-run here, reports CreateSession over HTTP "
+    said = (
+        f"The article's loop, re-run in this session, reports CreateSession over HTTP "
         f"{fmt.ratio(http_over_grpc(style, 'CreateSession'))} slower than over gRPC, but "
         f"{fmt.percent(failed)} of its HTTP calls failed with 404: its large figure timed "
-        "failed calls, not HTTP."
+        "failed calls, not HTTP"
     )
+    if "CreateSession" in nagle.index:
+        on, off = nagle.loc["CreateSession", ["Nagle on: ms per call", "TCP_NODELAY: ms per call"]]
+        if on - off >= NAGLE_WAIT_MS:
+            said += (
+                f", and each took {fmt.milliseconds(on)} ms because the 404 server's second "
+                f"send waited under Nagle's algorithm ({fmt.milliseconds(off)} ms without it)"
+            )
+    return said + "."
 
 
 def what_it_timed(

@@ -111,4 +111,5 @@ def tail_sentence(freeze: pd.DataFrame, period_s: float) -> str:
         "a p99 leaves out"
     )
     lead = "hid part of" if hid else "saw"
-    return f"A closed loop {lead} the stall: {said[0]}, and {said[1]}; {why}."
+    timed = "as wrk timed them (before its own correction, which the notebook weighs too)"
+    return f"A closed loop {lead} the stall: {timed}, {said[0]}, and {said[1]}; {why}."

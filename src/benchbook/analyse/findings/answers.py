@@ -302,17 +302,19 @@ def _protocols(
 
     if all(gap > 0 for gap in gap_ms.values()):
         seen = (
-            "At every delay gRPC's median time per health check was the longer: the Python "
+            "In this session, at every delay gRPC's median time per health check was the "
+            "longer: the Python "
             f"backend's HTTP/JSON answered sooner by {gaps(False)} (differences of medians)"
         )
     elif all(gap < 0 for gap in gap_ms.values()):
         seen = (
-            "At every delay gRPC's median time per health check was the shorter, by "
+            "In this session, at every delay gRPC's median time per health check was the "
+            "shorter, by "
             f"{gaps(False)} (differences of medians)"
         )
     else:
         seen = (
-            "gRPC's median time per health check minus HTTP/JSON's was "
+            "In this session, gRPC's median time per health check minus HTTP/JSON's was "
             f"{gaps(True)} (differences of medians)"
         )
     if protocol.significant and (estimate(protocol) or 1) < 1:

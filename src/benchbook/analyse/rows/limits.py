@@ -239,7 +239,7 @@ def apart_brief(names: tuple[str, str], medians: tuple[float, float], why: str) 
     figures = f"{a} {rates} req/s (this session's medians)"
     measured = all(math.isfinite(m) and m > 0 for m in medians)
     ratio = medians[0] / medians[1] if measured else None
-    of = f", a ratio of {fmt.ratio(ratio)} that describes what set them" if ratio else ""
+    of = f", a ratio of medians of {fmt.ratio(ratio)} that describes what set them" if ratio else ""
     return f"**Not a comparison of the servers.** {why[0].upper()}{why[1:]}: {figures}{of}."
 
 

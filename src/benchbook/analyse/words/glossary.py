@@ -28,8 +28,9 @@ PLAIN_TERMS = (
     ("round", "every server measured once, in a random order, each started afresh unless "
      "its experiment keeps one process for all rounds (its setup says which); a ratio taken "
      "within a round cancels what the machine did that minute"),
-    ("session", "one finished run of an experiment (all its rounds) on one machine: one "
-     "`make report`; a run killed half-way is never a session"),
+    ("session", "one finished run of one experiment (all its rounds) on one machine; one "
+     "`make report` makes a session of each experiment it runs (a notebook runs one or "
+     "several); a run killed half-way is never a session"),
     ("machine class", "machines with the same CPU (vendor, family, model, stepping) and the "
      "same number of cores; a newer CPU generation is another class, whatever the machine's "
      "name"),
@@ -89,7 +90,10 @@ PLAIN_TERMS = (
      "sent and never timed: its percentiles miss most of the stall"),
     ("Hodges–Lehmann estimate", "the ratio the report prints for a comparison: the median "
      "of every average of two per-round log-ratios (paired rounds), or of every ratio of a "
-     "run of one side to a run of the other; one wild run cannot move it far"),
+     "run of one side to a run of the other; one wild run cannot move it far; a ratio of "
+     "medians, as the articles give theirs, can differ from it in the last digit"),
+    ("N× lower", "a ratio of times below 1, in words: 1 ÷ the ratio, so a table's 0.643× "
+     "(the first's time over the second's) reads 1.56× lower; its interval is inverted too"),
     ("signed-rank and Mann-Whitney tests", "the tests behind p: the Wilcoxon signed-rank "
      "test where both sides were measured in the same rounds (it compares round by round), "
      "the Mann-Whitney U test where they cannot be paired (it compares every run of one "
@@ -190,6 +194,7 @@ TERMS_IN_USE = (
     (r"\bSLO\b", "SLO (service-level objective)"),
     (r"coordinated omission", "coordinated omission"),
     (r"Hodges-Lehmann|Hodges–Lehmann", "Hodges–Lehmann estimate"),
+    (r"× lower\b", "N× lower"),
     (r"\bceiling\b", "ceiling"),
     (r"speed reference", "machine-speed reference"),
     (r"signed-rank|Mann-Whitney", "signed-rank and Mann-Whitney tests"),

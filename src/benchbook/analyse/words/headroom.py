@@ -55,7 +55,7 @@ def _cpu_not_rate(results: pd.DataFrame) -> str:
     if not (flags.str.contains("client_bound") & below).any():
         return ""
     return (
-        " A tool's own CPU (`client_bound`), not this share, says whether it was at its limit: "
-        "the ceiling was measured with every answer back at once, and slower answers cost a "
-        "tool more CPU per request."
+        " A run far below its tool's ceiling can still have had the tool at its limit, as its "
+        "own CPU (`client_bound`) shows here: the ceiling was measured with every answer back "
+        "at once, and slower answers cost a tool more CPU per request."
     )
