@@ -43,8 +43,8 @@ def test_each_server_is_placed_on_the_ceiling_with_its_paired_interval() -> None
     assert ceiling_scale.ceiling_targets(rows(), declared) == ["c-iodelay"]
     assert ceiling_scale.sentence(rows(), declared=declared) == (
         "c-iodelay, compiled with no garbage collector, set the ceiling here at 10,010 req/s "
-        "(median; its CPU set its rate in 6 of 6 runs): Go net/http reaches 80 % of the "
-        "ceiling (95 % CI 79–81 %), "
+        "(this session's median; its CPU set its rate in 6 of 6 runs): Go net/http reaches "
+        "80 % of the ceiling (95 % CI 79–81 %), "
         "FastAPI (uvicorn's defaults) 20 % (95 % CI 19–21 %)."
     )
 
@@ -61,8 +61,8 @@ def test_the_registrys_rust_server_is_the_ceiling_of_a_run() -> None:
     assert ceiling_scale.ceiling_targets(rust) == ["rust-iodelay"]
     assert ceiling_scale.sentence(rust).startswith(
         "Rust hyper (tokio, 1 thread), compiled with no garbage collector, set the ceiling here "
-        "at 10,010 req/s (median; its CPU set its rate in 6 of 6 runs): Go net/http reaches "
-        "80 % of the ceiling"
+        "at 10,010 req/s (this session's median; its CPU set its rate in 6 of 6 runs): Go "
+        "net/http reaches 80 % of the ceiling"
     )
 
 
@@ -71,7 +71,8 @@ def test_a_ceiling_the_load_tool_held_down_makes_every_share_an_upper_bound() ->
     declared = load_languages() | {"c": C}
     limited = rows(client_cpu_pct=97.0, server_cpu_pct=60.0, flags="client_bound;short_run")
     assert ceiling_scale.sentence(limited, declared=declared) == (
-        "c-iodelay, compiled with no garbage collector, reached 10,010 req/s here (median), "
+        "c-iodelay, compiled with no garbage collector, reached 10,010 req/s here (this "
+        "session's median), "
         "but the load tool (wrk at 97 % of its core) set that rate in 6 of 6 runs: the "
         "ceiling lies higher, so each share of it is an upper bound: Go net/http at most 81 % "
         "(the upper end of the 95 % CI of the 80 % measured, round by round), FastAPI "
@@ -134,7 +135,8 @@ def test_a_server_as_fast_as_the_no_gc_server_is_not_placed_below_a_ceiling() ->
     level.loc[go, "rps"] = level.loc[go, "rps"] * wobble
     said = ceiling_scale.sentence(level, declared=declared)
     assert said.startswith(
-        "c-iodelay, compiled with no garbage collector, reached 10,010 req/s here (median; "
+        "c-iodelay, compiled with no garbage collector, reached 10,010 req/s here (this "
+        "session's median; "
         "its CPU set its rate in 6 of 6 runs), and Go net/http reached 100 % of it "
     )
     assert (

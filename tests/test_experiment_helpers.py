@@ -48,7 +48,8 @@ def test_the_wait_sentence_says_what_the_users_sent_or_that_runs_were_too_short(
     # each server's figures as the table prints them: a range, never their median
     waiting = pd.DataFrame({"measured req/s": [44.0, 52.0], "measured/predicted": [1.0, 1.2]})
     assert shortener.wait_sentence(waiting, 200) == (
-        "Under Locust with the author's wait, 200 users sent 44–52 req/s once running, "
+        "Under Locust with the author's wait, in this session's runs 200 users sent 44–52 req/s "
+        "once running, "
         "100–120 % of the long-run rate Little's law gives for users that wait (users ÷ "
         "(mean wait + mean response); a short run's random waits can put it a little above or "
         "below): the rate was the wait's, so the wait, not Locust, set it."

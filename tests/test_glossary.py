@@ -132,3 +132,10 @@ def test_only_the_first_bound_of_an_answer_is_linked_after_a_records_at_least() 
     assert linked(html) == ["at least"]
     assert "lost at least 10,134" in html and 'lower-bound">at least</a> 22×' in html
     assert '<a class="term" href="#term-interval">95 % CI</a>' in html
+
+
+def test_a_time_worded_lower_links_to_its_convention_once() -> None:
+    answer = "HTTP/JSON took less time (1.85× lower, 95 % CI 1.6–2.1×); gRPC 1.50× lower."
+    html = str(glossary_links(Markup(answer)))
+    assert re.findall(r'href="#term-n-lower">([^<]*)</a>', html) == ["1.85× lower"]
+    assert html.endswith("gRPC 1.50× lower.")

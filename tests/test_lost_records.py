@@ -47,7 +47,7 @@ def test_duplicate_ids_only_are_counted_exactly() -> None:
         "not read back); the store's own count matches the confirmed ids."
     )
     assert lost_summary(pd.DataFrame([run("dup", 150, 140, 140, 130, 0)])) == (
-        "Of the URLs created in the write runs: **dup** lost 10 of 150 URLs it had "
+        "Of the URLs created in this session's write runs: **dup** lost 10 of 150 URLs it had "
         "confirmed with 201."
     )
 
@@ -64,7 +64,7 @@ def test_a_sample_with_wrong_reads_is_scaled_to_the_run_with_its_interval() -> N
         "the store's own count is 60 short of the confirmed ids."
     )
     assert lost_summary(pd.DataFrame(results)) == (
-        "Of the URLs created in the write runs: **lossy** lost about 100 (95 % interval "
+        "Of the URLs created in this session's write runs: **lossy** lost about 100 (95 % interval "
         f"{lo}–{hi}) of 2,000 URLs it had confirmed with 201."
     )
 
@@ -160,7 +160,7 @@ def test_no_loss_when_everything_was_read_back() -> None:
         "confirmed ids — nothing lost."
     )
     assert lost_summary(pd.DataFrame(results)) == (
-        "Of the URLs created in the write runs: clean lost none."
+        "Of the URLs created in this session's write runs: clean lost none."
     )
 
 
@@ -174,7 +174,7 @@ def test_no_loss_in_a_sample_says_it_was_a_sample() -> None:
         f"none of the 500 sampled read back wrong, so at most about {at_most} lost (95 %)"
     ) in sentence
     assert lost_summary(pd.DataFrame(results)) == (
-        "Of the URLs created in the write runs: clean lost none in a sample of 500 "
+        "Of the URLs created in this session's write runs: clean lost none in a sample of 500 "
         f"(at most about {at_most}, 95 % upper bound)."
     )
 

@@ -45,8 +45,8 @@ def test_the_two_by_two_benchstat_and_the_network_path_are_shown(executed) -> No
     assert "Python grpc.aio (HealthCheck)" in text
     assert "Go net/http (HTTP/JSON, HealthCheck)" in text
     # page 1's answer says what the article's own figure timed: calls that failed
-    assert "of its HTTP calls failed with 404: its large figure timed failed calls" in (
-        found["plain"]
+    assert (
+        "of its HTTP calls failed with 404: its large figure timed failed calls" in (found["plain"])
     )
     assert descendants() == []
 

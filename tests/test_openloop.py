@@ -345,16 +345,17 @@ def test_load_table_and_hockey_stick_chart() -> None:
     fig = plots.hockey_stick(runs, ["go-hello", "python-hello"], slos, "t", marks)
     (ax,) = fig.axes
     labels = ax.get_legend().get_texts()
+    go, python = "Go net/http", "FastAPI (uvicorn's defaults)"  # as the tables name them
     assert {t.get_text() for t in labels} >= {
-        "go-hello: p99", "go-hello: p50", "python-hello: p99", "SLO of go-hello: p99 ≤ 11 ms",
+        f"{go}: p99", f"{go}: p50", f"{python}: p99", f"SLO of {go}: p99 ≤ 11 ms",
         "vegeta short of the rate (rate_shortfall)"}  # fmt: skip
     # Short of its top rate, but far above the SLO there: the server's limit, not the tool's.
-    assert "capacity of go-hello at its SLO: 1,606 req/s" in {t.get_text() for t in labels}
+    assert f"capacity of {go} at its SLO: 1,606 req/s" in {t.get_text() for t in labels}
     assert ax.get_xlabel() == "offered rate (req/s, log scale)" and "ms" in ax.get_ylabel()
     assert ax.get_yscale() == "log"
     lines = {line.get_label(): line for line in ax.get_lines()}
-    assert lines["go-hello: p99"].get_color() == chart_style.colour_for("go-hello")
-    assert lines["SLO of python-hello: p99 ≤ 11 ms"].get_linestyle() == "--"
+    assert lines[f"{go}: p99"].get_color() == chart_style.colour_for("go-hello")
+    assert lines[f"SLO of {python}: p99 ≤ 11 ms"].get_linestyle() == "--"
 
 
 def test_freeze_chart_shows_every_source_and_the_model() -> None:

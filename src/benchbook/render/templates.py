@@ -41,7 +41,11 @@ def term_anchor(term: str) -> str:
 
 # Notation an answer on page 1 may use (a pattern over its HTML, matching only the words
 # to link), and the glossary term that explains it: "at least" only as a ratio's lower bound.
-GLOSSED = ((re.escape("95 % CI"), "interval"), (glossary.LOWER_BOUND_USE, "lower bound"))
+GLOSSED = (
+    (re.escape("95 % CI"), "interval"),
+    (glossary.LOWER_BOUND_USE, "lower bound"),
+    (r"\d[\d.,]*×\s?lower\b", "N× lower"),
+)
 
 
 def glossary_links(html: Markup) -> Markup:

@@ -20,7 +20,9 @@ MODEL_LINES = {q.MM1: "--", q.MD1: ":", q.GG1: "-."}
 
 
 def usl_curves(
-    shapes: Mapping[str, SweepShape], title: str = "Throughput vs concurrency: USL fits"
+    shapes: Mapping[str, SweepShape],
+    title: str = "Throughput vs concurrency: USL fits",
+    names: Mapping[str, str] | None = None,
 ) -> Figure:
     """Each round as a dot in the target's colour; where the USL keeps its rule, its fit
     as a line with its bootstrap band and a finite peak N* as a dotted vertical line;
@@ -32,7 +34,7 @@ def usl_curves(
     low = min(min(f.levels) for f in fits)
     n = np.geomspace(max(1.0, low / 2), top * 1.5, 200)
     for target, shape in shapes.items():
-        fit = shape.fit
+        fit, name = shape.fit, (names or {}).get(target, target)  # as the tables name it
         colour = line_style_for(target)["color"]
         ax.plot(
             fit.points["connections"],
@@ -41,7 +43,7 @@ def usl_curves(
             color=colour,
             alpha=0.6,
             markersize=4,
-            label=f"{target}: rounds",
+            label=f"{name}: rounds",
         )
         if shape.ceiling is not None:
             ax.hlines(
@@ -50,11 +52,11 @@ def usl_curves(
                 n[-1],
                 color=colour,
                 linestyle="--",
-                label=f"{target}: ceiling ≈ {shape.ceiling.rate:,.0f} req/s",
+                label=f"{name}: ceiling ≈ {shape.ceiling.rate:,.0f} req/s",
             )
         if not shape.usl_holds:
             continue
-        ax.plot(n, fit.predict(n), color=colour, label=f"{target}: USL fit")
+        ax.plot(n, fit.predict(n), color=colour, label=f"{name}: USL fit")
         band = fit.band(n)
         ax.fill_between(n, *band, color=colour, alpha=0.15, linewidth=0)
         peak = fit.params.peak
@@ -64,7 +66,7 @@ def usl_curves(
                 color=colour,
                 linestyle=":",
                 linewidth=1.5,
-                label=f"{target}: N* ≈ {peak:,.0f}",
+                label=f"{name}: N* ≈ {peak:,.0f}",
             )
     ax.set_xscale("log")
     ax.set_xlabel("concurrent connections N (log scale)")

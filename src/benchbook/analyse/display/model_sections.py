@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from benchbook.analyse.display import model_plots, tables
+from benchbook.analyse.display import model_plots, plots, tables
 from benchbook.analyse.models import queueing_fit, usl
 from benchbook.analyse.models.shape import SweepShape, shape_of
 from benchbook.analyse.models.usl_rule_check import rule_check
@@ -124,7 +124,9 @@ def usl_section(models: UslModels) -> list[object]:
     ]
     lines += [wording.no_ratio_sentence(pair, models.shapes) for pair in models.unpredicted()]
     lines += list(filter(None, [wording.departures_sentence(models.fits)]))
-    curves = model_plots.usl_curves(models.shapes)
+    curves = model_plots.usl_curves(
+        models.shapes, names=plots.reader_names(models.sweep, models.shapes)
+    )
     first = next(iter(models.shapes.values())).fit  # the truth its rule is simulated with
     rule = wording.usl_rule(rule_check(first), first.called)
     return [curves, Markdown(bullets(lines + [rule, wording.USL_ASSUMES]))]
@@ -142,7 +144,7 @@ def usl_details(models: UslModels) -> list[object]:
     shown: list[object] = [
         model_plots.ratio_curve(
             ratio,
-            pair,
+            _named(models.sweep, pair),
             article=(at, models.article_ratio) if models.article_ratio else None,
             measured=(at, here) if here else None,
         )
@@ -152,6 +154,12 @@ def usl_details(models: UslModels) -> list[object]:
     lines += [s for fit in models.fits.values() for s in wording.contradiction_sentences(fit)]
     table = tables.styled(wording.usl_table(models.shapes), models.sweep)
     return [table, *shown, Markdown(bullets(lines))]
+
+
+def _named(sweep: pd.DataFrame, pair: tuple[str, str]) -> tuple[str, str]:
+    """A pair of targets by the names the tables give them."""
+    names = plots.reader_names(sweep, pair)
+    return names[pair[0]], names[pair[1]]
 
 
 @dataclass

@@ -6,7 +6,7 @@ unit. ``use_svg`` makes a notebook's figures vector graphics, sharp on paper and
 """
 
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -21,6 +21,7 @@ from benchbook.analyse.display.chart_style import (
 )
 from benchbook.analyse.models.sweep import sweep_summary
 from benchbook.analyse.rows.counted import medians_with_ci, with_derived
+from benchbook.analyse.rows.names import distinct_names
 from benchbook.analyse.words.findings_format import missing
 
 # What belongs to no target: a legend's percentile swatch, an earlier run's dot.
@@ -40,6 +41,14 @@ def use_svg() -> None:
 
     InlineBackend.instance().figure_formats = {"svg"}
     set_matplotlib_formats("svg", metadata={"Date": None})
+
+
+def reader_names(results: pd.DataFrame, targets: Iterable[object]) -> dict[str, str]:
+    """Each target by the name its tables give it (rows.names), so a chart's labels match
+    the prose; a target that names no server keeps its label."""
+    labels = [str(t) for t in targets]
+    names = distinct_names(labels, results)
+    return {label: names.get(label, label) for label in labels}
 
 
 def finish_chart(fig: Figure, ax: plt.Axes, title: str, legend: bool = True) -> Figure:
@@ -67,7 +76,8 @@ def bars_with_ci(
     fig, ax = plt.subplots(figsize=(7, 3.6))
     err = [m["median"] - m["low"], m["high"] - m["median"]]
     # Long labels ("locust FastHttpUser x2") wrap instead of running into each other.
-    labels = [textwrap.fill(str(t), 16) for t in m["target"]]
+    name = reader_names(results, m["target"])
+    labels = [textwrap.fill(name[str(t)], 16) for t in m["target"]]
     colours = [colour_for(t) for t in m["target"]]
     bars = ax.bar(labels, m["median"], yerr=err, capsize=6, color=colours)
     for bar, target in zip(bars, m["target"], strict=True):
@@ -102,7 +112,8 @@ def latency_percentiles(results: pd.DataFrame, title: str, xlabel: str = "target
         ax.bar(xs, m["median"], width, yerr=err, capsize=3, color=colours, alpha=alpha,
                hatch=hatch, edgecolor="white", linewidth=0)  # fmt: skip
         handles.append(Patch(facecolor=NEUTRAL, alpha=alpha, hatch=hatch, label=label))
-    ax.set_xticks(range(len(targets)), [textwrap.fill(t, 22) for t in targets], fontsize=8)
+    name = reader_names(results, targets)
+    ax.set_xticks(range(len(targets)), [textwrap.fill(name[t], 22) for t in targets], fontsize=8)
     ax.set_yscale("log")
     ax.set_ylabel("latency (ms, log scale)")
     ax.set_xlabel(xlabel)
@@ -122,16 +133,17 @@ def sweep_curves(
     """One line per target over connection counts, the CI as a band, each knee a dotted
     vertical line in the target's colour with its own legend entry."""
     curves = sweep_summary(results, column)
+    name = reader_names(results, curves["target"].unique())
     fig, ax = plt.subplots(figsize=(7, 3.6))
     for target, curve in curves.groupby("target", sort=False):
         style = line_style_for(target)
-        ax.plot(curve["connections"], curve["median"], label=target, **style)
+        ax.plot(curve["connections"], curve["median"], label=name[str(target)], **style)
         ax.fill_between(curve["connections"], curve["low"], curve["high"], alpha=0.2,
                         color=style["color"], linewidth=0)  # fmt: skip
         knee = (knees or {}).get(target)
         if knee is not None:
             ax.axvline(knee, linestyle=":", linewidth=1.5, color=style["color"],
-                       label=f"knee of {target} ({knee})")  # fmt: skip
+                       label=f"knee of {name[str(target)]} ({knee})")  # fmt: skip
     ax.set_xscale("log")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
@@ -259,6 +271,7 @@ def hockey_stick(
     short of in any run is crossed (rate_shortfall): it was not all offered."""
     fig, ax = plt.subplots(figsize=(7, 5.2))
     shortfall_drawn = False
+    name = reader_names(results, targets)
     for target in targets:
         runs = results[results["target"] == target]
         if runs.empty:
@@ -267,7 +280,7 @@ def hockey_stick(
         for column, label, line in (("lat_p99_ms", "p99", "-"), ("lat_p50_ms", "p50", ":")):
             curve = medians_with_ci(runs, column, by=("target_rate",)).sort_values("target_rate")
             ax.plot(curve["target_rate"], curve["median"], color=colour, linestyle=line,
-                    marker="o", markersize=4, label=f"{target}: {label}")  # fmt: skip
+                    marker="o", markersize=4, label=f"{name[target]}: {label}")  # fmt: skip
             ax.fill_between(curve["target_rate"], curve["low"], curve["high"], color=colour,
                             alpha=0.15, linewidth=0)  # fmt: skip
         short = runs[runs["flags"].fillna("").str.contains("rate_shortfall")]
@@ -282,12 +295,12 @@ def hockey_stick(
         slo = slos.get(target)
         if slo is not None and slo == slo:
             ax.axhline(slo, color=colour, linestyle="--", linewidth=1.2,
-                       label=f"SLO of {target}: p99 ≤ {slo:.3g} ms")  # fmt: skip
+                       label=f"SLO of {name[target]}: p99 ≤ {slo:.3g} ms")  # fmt: skip
         rps, bound = (capacities or {}).get(target, (float("nan"), ""))
         if rps == rps:
             at = "≥ " if bound == "at least" else ""
-            ax.axvline(rps, color=colour, linestyle=(0, (1, 2)), linewidth=1.5,
-                       label=f"capacity of {target} at its SLO: {at}{rps:,.0f} req/s")  # fmt: skip
+            said = f"capacity of {name[target]} at its SLO: {at}{rps:,.0f} req/s"
+            ax.axvline(rps, color=colour, linestyle=(0, (1, 2)), linewidth=1.5, label=said)
     ax.set_xscale("log")
     ax.set_xlabel("offered rate (req/s, log scale)")
     return _finish_log_latency(fig, ax, title, legend_size=7, legend_below=0.14)

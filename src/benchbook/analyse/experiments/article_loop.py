@@ -149,7 +149,8 @@ def servers(backends: dict[str, dict[str, str]]) -> list[str]:
 def failed_calls_caveat(style: pd.DataFrame, nagle: pd.DataFrame) -> str:
     """For the answer: what the article's large figure was of, from this session's re-run of
     its loop ('' when its HTTP calls did not fail), and how long a failed call took with
-    Nagle's algorithm off (``nagle``: nagle_table), where that removed tens of ms."""
+    Nagle's algorithm off (``nagle``: nagle_table), where that removed tens of ms; as
+    nagle_sentence, it says how long the wait was, not whose it was."""
     failed = style.loc["CreateSession", (ERRORS_PER_CALL, "http")]
     if not failed > 0:
         return ""
@@ -163,8 +164,9 @@ def failed_calls_caveat(style: pd.DataFrame, nagle: pd.DataFrame) -> str:
         on, off = nagle.loc["CreateSession", ["Nagle on: ms per call", "TCP_NODELAY: ms per call"]]
         if on - off >= NAGLE_WAIT_MS:
             said += (
-                f", and each took {fmt.milliseconds(on)} ms because the 404 server's second "
-                f"send waited under Nagle's algorithm ({fmt.milliseconds(off)} ms without it)"
+                f"; each took {fmt.milliseconds(on)} ms, and {fmt.milliseconds(off)} ms with "
+                "Nagle's algorithm off on that server (why this POST waited and a GET did not, "
+                "these runs do not say)"
             )
     return said + "."
 

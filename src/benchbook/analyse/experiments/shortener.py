@@ -65,7 +65,8 @@ def wait_sentence(waiting: pd.DataFrame, users: int) -> str:
         fmt.share_interval(low, high))  # fmt: skip
     reached = low >= REACHED
     return (
-        f"Under Locust with the author's wait, {users} users sent {rates} req/s once running, "
+        f"Under Locust with the author's wait, in this session's runs {users} users sent {rates} "
+        "req/s once running, "
         f"{shares} of the long-run rate Little's law gives for users that wait (users ÷ "
         "(mean wait + mean response); a short run's random waits can put it a little above "
         "or below)"

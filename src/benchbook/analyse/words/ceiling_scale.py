@@ -63,6 +63,7 @@ def sentence(
     unit = "req/s" if column == "rps" else column
     name, rate = reader_name(valid, ceiling), fmt.count(medians[ceiling])
     side = side_limit(valid, ceiling)
+    reached = f"{name}, compiled with no garbage collector, reached {rate} {unit} here"
     if side is not None and side.limit not in (Limit.SERVER, Limit.LOAD_TOOL):
         return (
             f"{name}, compiled with no garbage collector, reached {rate} {unit} (median) at "
@@ -76,26 +77,25 @@ def sentence(
         if own is not None and own >= SERVER_BOUND_SHARE:  # the server at its own limit too
             higher = f"lies at or a little above it (its own CPU was at {fmt.percent(own)} too)"
         return (
-            f"{name}, compiled with no garbage collector, reached {rate} {unit} here (median), "
-            f"but {reason(side)} set that rate in {side.runs} of {side.of} runs: the ceiling "
+            f"{reached} (this session's median), but {reason(side)} set that rate in "
+            f"{side.runs} of {side.of} runs: the ceiling "
             f"{higher}, so each share of it is an upper bound: " + ", ".join(shares) + "."
         )
     if first.significant and first.ratio > 1:  # a server above it: no ceiling of anything
         interval = fmt.ci(first.ratio_low, first.ratio_high, first.ratio_confidence)
         return (
-            f"{name}, compiled with no garbage collector, reached {rate} {unit} here (median), "
-            f"but {first_name} served {fmt.ratio(first.ratio)} that ({interval}): so it is no "
+            f"{reached} (this session's median), but {first_name} served "
+            f"{fmt.ratio(first.ratio)} that ({interval}): so it is no "
             "ceiling here, and no server's rate is given as a share of it."
         )
     by_cpu = "" if side is None else f"; its CPU set its rate in {side.runs} of {side.of} runs"
     if not first.significant:  # a server as fast as it: no ceiling above that one
-        return _reached(f"{name}, compiled with no garbage collector, reached {rate} {unit} "
-                        f"here (median{by_cpu})", (first_name, first), rest)  # fmt: skip
+        return _reached(f"{reached} (this session's median{by_cpu})", (first_name, first), rest)
     shares = [f"{first_name} reaches {_share(first, 'of the ceiling ')}"]
     shares += [f"{other} {_share(c)}" for other, c in rest]
     return (
         f"{name}, compiled with no garbage collector, set the ceiling "
-        f"here at {rate} {unit} (median{by_cpu}): " + ", ".join(shares) + "."
+        f"here at {rate} {unit} (this session's median{by_cpu}): " + ", ".join(shares) + "."
     )
 
 

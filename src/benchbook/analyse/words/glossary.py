@@ -104,7 +104,10 @@ PLAIN_TERMS = (
      "signed-rank or Mann-Whitney test's exact table gives"),
     ("pooled estimate", "sessions combined with equal weights: the mean of their log "
      "ratios, each session counted once; its 95 % interval is that mean ± t with k−1 "
-     "degrees of freedom × their SD ÷ √k (the Hartung–Knapp form with equal weights)"),
+     "degrees of freedom × their SD ÷ √k (the Hartung–Knapp form with equal weights); it "
+     "is about the class's mean, not one session, and sessions that happen to agree closely "
+     "make it narrower than their rounds vary: the next session's range is the prediction "
+     "interval"),
     ("between-session SD τ (Paule–Mandel estimate)", "how much a headline's sessions on one "
      "machine class differ beyond what their own rounds explain: the SD of their log ratios "
      "(on the log scale τ = 0.1 is about ±10 % on the ratio), estimated by Paule and "
@@ -113,7 +116,7 @@ PLAIN_TERMS = (
     ("empirical Bayes", "how a prediction interval's spread leans on other headlines: a "
      "headline's own sessions' SD is averaged with the typical SD of the other headlines of "
      "its kind (the same measure) on its machine class, counted as more sessions the more "
-     "their SDs agree (Smyth's method, as the limma package moderates a gene's variance)"),
+     "their SDs agree (Smyth's method, first made to compare many genes' measurements)"),
     ("sitting", "one commit of the project measured on one machine (one boot of one host); "
      "a machine's first sitting is the first after it booted. Sessions of one machine share "
      "its state, so their checks are not independent"),
@@ -126,6 +129,9 @@ PLAIN_TERMS = (
      "later record overwrites the earlier one though both were confirmed"),
     ("fsync", "a call that makes the operating system write a file's data to the disk "
      "before it returns; a store that calls it on every write waits for the disk each time"),
+    ("bbolt (Bolt)", "an embedded key-value store for Go, kept in one file inside the server's "
+     "own process (no separate database server); it syncs each write to disk before it "
+     "answers"),
     ("uvicorn, uvloop, httptools, h11, gunicorn", "how a Python server is run: uvicorn "
      "runs a FastAPI app on an event loop, either Python's own asyncio with the pure-Python "
      "HTTP parser h11, or uvloop (an event loop written in C) with httptools (a parser in C); "
@@ -158,6 +164,11 @@ PLAIN_TERMS = (
      "service time, ρ the share of time the server is busy, ca² and cs² the squared "
      "coefficients of variation (variance ÷ mean²) of the gaps between arrivals and of "
      "service times: ca² = 1 for random arrivals, near 0 for a tool sending at a fixed rate"),
+    ("py-spy, pprof, perf", "the sampling profilers behind 'where the time goes': py-spy "
+     "reads a Python server's stack from outside, pprof is Go's own, perf the kernel's (used "
+     "for Rust); each records which functions were running, many times a second"),
+    ("grpc.aio", "the asyncio flavour of Python's gRPC library: the Python gRPC server runs "
+     "on an event loop, as FastAPI does"),
     ("Nagle's algorithm (TCP_NODELAY)", "TCP holds back a small packet until the previous "
      "one is acknowledged, to send fewer packets; against a peer that delays its "
      "acknowledgements a small request can wait tens of ms. TCP_NODELAY turns it off"),
@@ -202,6 +213,9 @@ TERMS_IN_USE = (
     (r"Universal Scalability Law|\bUSL\b", "USL (Universal Scalability Law)"),
     (r"two-step", "two-step ids"),
     (r"fsync", "fsync"),
+    (r"\bb?[Bb]olt\b", "bbolt (Bolt)"),
+    (r"py-spy|\bpprof\b|\bperf\b", "py-spy, pprof, perf"),
+    (r"grpc\.aio", "grpc.aio"),
     (r"Nagle|TCP_NODELAY", "Nagle's algorithm (TCP_NODELAY)"),
     (r"uvloop|httptools|\bh11\b|gunicorn", "uvicorn, uvloop, httptools, h11, gunicorn"),
     (r"\bx[12]\b", "Locust x1, x2"),
@@ -240,11 +254,12 @@ def terms() -> list[tuple[str, str]]:
     predicted = (
         "where the next session's estimate on this machine class should land: a range made "
         "by a procedure that, repeated, holds the next session's estimate 95 times in 100; "
-        f"below {MIN_SESSIONS} sessions its width is borrowed from how far sessions of the "
-        f"other headlines of its kind moved; from {MIN_SESSIONS} on it comes from the "
-        "headline's own sessions, moderated by those others (the more their spreads agree, "
-        "the more they weigh); the report checks it by leaving out each stored session in "
-        "turn and predicting it from the rest of its machine class. It is the interval a "
+        "its width comes from the spread of its own sessions, moderated by how far sessions "
+        "of the other headlines of its kind move on the class (they weigh the more, the more "
+        "their spreads agree; its own sessions count one each), so even one session has one; "
+        f"without such others, a headline has one from {MIN_SESSIONS} sessions on; the report "
+        "checks it by leaving out each stored session in turn and predicting it from the "
+        "rest of its machine class (Appendix C). It is the interval a "
         "verdict against an article is judged on: "
         "'reproduced' when the article's figure lies inside it"
     )

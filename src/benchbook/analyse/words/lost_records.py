@@ -238,7 +238,11 @@ def lost_summary(results: pd.DataFrame) -> str:
         parts.append(f"{', '.join(kept)} lost none")
     if sampled:
         parts.append("; ".join(sampled))
-    return ("Of the URLs created in the write runs: " + "; ".join(parts) + ".") if parts else ""
+    return (
+        ("Of the URLs created in this session's write runs: " + "; ".join(parts) + ".")
+        if parts
+        else ""
+    )
 
 
 # What a server's id scheme (the registry's ``ids`` factor) does, where it can lose URLs.

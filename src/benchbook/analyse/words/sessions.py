@@ -83,12 +83,15 @@ def next_session(interval: str) -> str:
 def ranked_interval(ratio: float, low: float, high: float, column: str, unit: str = "") -> str:
     """An interval on the scale ranking() words its ratio in: a share ('51–53 %') where a
     rate below 1 reads '52 % of', inverted ('1.88–1.96×') where a time below 1 reads
-    '1.92× lower', the ratio's own scale otherwise."""
+    '1.92× lower' (from 'N× lower' to 'M× higher' where it reaches above 1), the ratio's
+    own scale otherwise."""
     m = metric(column, unit)
     if ratio >= 1:
         return fmt.interval(low, high)
     if m.higher_is_better:
         return fmt.share_interval(low, high)
+    if high > 1:  # lower at one end, higher at the other: '0.970–1.13× lower' would mislead
+        return f"{fmt.ratio(1 / low)} lower to {fmt.ratio(high)} higher"
     return fmt.interval(1 / high, 1 / low)
 
 
