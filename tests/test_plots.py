@@ -200,3 +200,15 @@ def test_use_svg_outside_a_notebook_only_sets_stable_svg_ids() -> None:
     for buffer in svg:
         fig.savefig(buffer, format="svg", metadata={"Date": None})
     assert svg[0].getvalue() == svg[1].getvalue() and "<svg" in svg[0].getvalue()
+
+
+def test_a_charts_labels_name_servers_as_the_tables_do() -> None:
+    rows = pd.DataFrame({
+        "target": ["wrk: go-hello", "wrk: python-hello", "locust FastHttpUser x1"],
+        "server": ["go-hello", "python-hello", "go-hello"],
+    })  # fmt: skip
+    assert plots.reader_names(rows, rows["target"]) == {
+        "wrk: go-hello": "wrk: Go net/http",
+        "wrk: python-hello": "wrk: FastAPI (uvicorn's defaults)",
+        "locust FastHttpUser x1": "locust FastHttpUser x1",  # names no server: as it is
+    }

@@ -119,10 +119,14 @@ def ratio_curve(
     return finish_chart(fig, ax, title or f"Predicted {label} over concurrency")
 
 
-def latency_vs_utilisation(fit: QueueFit, stat: str = "p99", title: str | None = None) -> Figure:
+def latency_vs_utilisation(
+    fit: QueueFit, stat: str = "p99", title: str | None = None, name: str = ""
+) -> Figure:
     """Measured medians against ρ, each model's prediction as a line (anchored at the
     lightest load), the SLO dashed and each model's SLO crossing as a dotted vertical
-    line; latency on a log scale (it spans decades near capacity)."""
+    line; latency on a log scale (it spans decades near capacity). ``name``: the server
+    as the tables name it (its target's label without one)."""
+    name = name or fit.target
     fig, ax = plt.subplots(figsize=(7, 4.6))
     colour = line_style_for(fit.target)["color"]
     ax.plot(
@@ -131,7 +135,7 @@ def latency_vs_utilisation(fit: QueueFit, stat: str = "p99", title: str | None =
         "o",
         color=colour,
         markersize=6,
-        label=f"{fit.target}: measured {stat} (median)",
+        label=f"{name}: measured {stat} (median)",
     )
     rho = np.linspace(0.0, 0.98, 200)
     for model, formulas in q.formulas(*_variability(fit)).items():
@@ -166,7 +170,7 @@ def latency_vs_utilisation(fit: QueueFit, stat: str = "p99", title: str | None =
     ax.set_xlabel("utilisation ρ = achieved rate / capacity μ")
     ax.set_ylabel(f"{stat} latency (ms, log scale)")
     ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
-    title = title or f"{fit.target}: {stat} vs utilisation"
+    title = title or f"{name}: {stat} vs utilisation"
     return finish_chart(fig, ax, title, legend=False)
 
 

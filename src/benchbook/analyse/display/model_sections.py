@@ -170,6 +170,7 @@ class QueueModels:
     fits: dict[str, queueing_fit.QueueFit] = field(default_factory=dict)
     skipped: list[str] = field(default_factory=list)
     workers_exhausted: dict[str, tuple[int, int]] = field(default_factory=dict)  # runs, fitted
+    names: dict[str, str] = field(default_factory=dict)  # target → as the tables name it
 
 
 def fit_load(
@@ -189,6 +190,7 @@ def fit_load(
             models.skipped.append(reader_name(load, name))
             continue
         models.fits[name] = queueing_fit.fit(load, name, capacities[server], slos.get(name))
+        models.names[name] = reader_name(load, name)
         used, _left_out = queueing_fit.fitted_rows(load, name)
         exhausted = int(used["flags"].fillna("").str.contains(WORKERS_EXHAUSTED).sum())
         if exhausted:
@@ -218,5 +220,8 @@ def queueing_charts(models: QueueModels) -> list[object]:
     per server, the models drawn over the measured points."""
     if not models.fits:
         return []
-    charts = [model_plots.latency_vs_utilisation(fit) for fit in models.fits.values()]
+    charts = [
+        model_plots.latency_vs_utilisation(fit, name=models.names.get(target, ""))
+        for target, fit in models.fits.items()
+    ]
     return [tables.styled(wording.queue_table(models.fits)), *charts]

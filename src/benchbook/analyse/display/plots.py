@@ -21,7 +21,7 @@ from benchbook.analyse.display.chart_style import (
 )
 from benchbook.analyse.models.sweep import sweep_summary
 from benchbook.analyse.rows.counted import medians_with_ci, with_derived
-from benchbook.analyse.rows.names import distinct_names
+from benchbook.analyse.rows.names import distinct_names, renamed
 from benchbook.analyse.words.findings_format import missing
 
 # What belongs to no target: a legend's percentile swatch, an earlier run's dot.
@@ -45,10 +45,12 @@ def use_svg() -> None:
 
 def reader_names(results: pd.DataFrame, targets: Iterable[object]) -> dict[str, str]:
     """Each target by the name its tables give it (rows.names), so a chart's labels match
-    the prose; a target that names no server keeps its label."""
+    the prose; a label that holds a server's id ('wrk: go-hello') names it there too, and
+    one that names no server stays as it is."""
     labels = [str(t) for t in targets]
     names = distinct_names(labels, results)
-    return {label: names.get(label, label) for label in labels}
+    servers = distinct_names(set(results.get("server", ())))  # by title, as a label holds them
+    return {label: names.get(label) or str(renamed(label, servers)) for label in labels}
 
 
 def finish_chart(fig: Figure, ax: plt.Axes, title: str, legend: bool = True) -> Figure:
@@ -177,9 +179,12 @@ def ratio_curves(
     return finish_chart(fig, ax, title)
 
 
-def timeseries(runs: Mapping[str, pd.DataFrame], title: str) -> Figure:
+def timeseries(
+    runs: Mapping[str, pd.DataFrame], title: str, names: Mapping[str, str] | None = None
+) -> Figure:
     """Users running, requests completed and p95 latency second by second, one line per
-    run (``runs``: label → runs.locust_output.per_second frame), on one time axis."""
+    run (``runs``: label → runs.locust_output.per_second frame), on one time axis; each
+    label as ``names`` gives it (reader_names)."""
     panels = {
         "users": "users running (count)",
         "rps": "requests per second (req/s)",
@@ -189,7 +194,8 @@ def timeseries(runs: Mapping[str, pd.DataFrame], title: str) -> Figure:
     for label, frame in runs.items():
         style = line_style_for(label) | {"marker": None}
         for ax, column in zip(axes, panels, strict=True):
-            ax.plot(frame["t_s"], frame[column], label=label, linewidth=1.2, **style)
+            named = (names or {}).get(label, label)
+            ax.plot(frame["t_s"], frame[column], label=named, linewidth=1.2, **style)
     for ax, ylabel in zip(axes, panels.values(), strict=True):
         ax.set_ylabel(ylabel, fontsize=8)
     axes[-1].set_xlabel("time since the run started (s)")
