@@ -16,6 +16,7 @@ from matplotlib.figure import Figure
 
 from benchbook.analyse.claims.in_flight import InFlightLimit
 from benchbook.analyse.display.chart_style import line_style_for
+from benchbook.analyse.display.plots import reader_names
 from benchbook.analyse.numbers import formatting as fmt
 from benchbook.analyse.rows.counted import valid_rows, without_controls
 from benchbook.runs.store import Run
@@ -102,12 +103,13 @@ def littles_law_table(rows: pd.DataFrame, links: pd.DataFrame) -> pd.DataFrame:
 def rtt_curves(rows: pd.DataFrame, column: str, ylabel: str, title: str) -> Figure:
     """One line per target over the added round trip: medians with min–max whiskers."""
     data = without_controls(valid_rows(rows))
+    names = reader_names(data, data["target"].unique())  # as the tables name them
     fig, ax = plt.subplots(figsize=(7, 3.6))
     for target, part in data.groupby("target", sort=False):
         stats = part.groupby("added_rtt_ms")[column].agg(["median", "min", "max"])
         err = [stats["median"] - stats["min"], stats["max"] - stats["median"]]
-        ax.errorbar(stats.index, stats["median"], yerr=err, capsize=4, label=target,
-                    **line_style_for(target))  # fmt: skip
+        ax.errorbar(stats.index, stats["median"], yerr=err, capsize=4,
+                    label=names[str(target)], **line_style_for(target))  # fmt: skip
     ax.set_xlabel("round trip added by the link (ms)")
     ax.set_ylabel(ylabel)
     ax.set_title(title)
