@@ -99,7 +99,8 @@ def test_the_answer_says_the_lead_was_gone_before_the_link() -> None:
     text = answers.over_a_network([rate, protocol], limit, 4.9, gaps, (0.024, 0.22))
     assert text.startswith(
         "Little of Go's lead, and a delay is not what took it; gRPC had none to keep: with "
-        "nothing added, requests still went through the link's proxy, and "
+        "nothing added, requests still went through the proxy that makes the link (Toxiproxy), "
+        "and "
         "with 10 in flight Go served 1.26× FastAPI's requests per second (6,300 vs 5,000 "
         "req/s; one session's medians), far below the article's 4.9×: each request took about "
         "1.59 and 2.00 ms (in flight ÷ rate), at least 1.59× the 1 ms it waits, so most of the "

@@ -212,3 +212,16 @@ def test_a_charts_labels_name_servers_as_the_tables_do() -> None:
         "wrk: python-hello": "wrk: FastAPI (uvicorn's defaults)",
         "locust FastHttpUser x1": "locust FastHttpUser x1",  # names no server: as it is
     }
+
+
+def test_a_bar_is_the_median_of_the_runs_its_table_counts() -> None:
+    # a run that nothing measured limited counts in no rate, in the table or the chart
+    rows = pd.DataFrame({
+        "target": ["t"] * 3, "server": ["t"] * 3, "rps": [100.0, 110.0, 500.0],
+        "flags": [""] * 3, "limit": ["server", "server", "none"], "err_connect": 0,
+        "err_read": 0, "err_write": 0, "err_timeout": 0, "requests": 1000, "headroom": None,
+    })  # fmt: skip
+    (bar,) = plots.bars_with_ci(rows, "rps", "req/s", "t").axes[0].patches
+    assert bar.get_height() == 105.0
+    (every,) = plots.bars_with_ci(rows, "rps", "req/s", "t", every_valid=True).axes[0].patches
+    assert every.get_height() == 110.0

@@ -474,7 +474,7 @@ if __name__ == "__main__" and sys.argv[1:2] == ["runner"]:
 
 
 def test_a_flame_graph_is_shown_without_the_controls_an_image_cannot_use() -> None:
-    from benchbook.analyse.display.profiles import static_flame_graph
+    from benchbook.analyse.display.flame_graph import static as static_flame_graph
 
     svg = (
         b'<svg onload="init(evt)"><script type="text/ecmascript"><![CDATA[var a = 1;]]>'
@@ -485,4 +485,14 @@ def test_a_flame_graph_is_shown_without_the_controls_an_image_cannot_use() -> No
     assert static_flame_graph(svg) == (
         b'<svg><text id="title">t</text><g><title>main.main (3 samples)</title>'
         b"<text>mai..</text></g></svg>"
+    )
+
+
+def test_a_flame_graphs_title_names_the_server_as_the_tables_do() -> None:
+    from benchbook.analyse.display.flame_graph import static
+
+    svg = b'<svg><text id="title" x="50%">go-hello under load (runtime/pprof)</text></svg>'
+    assert static(svg, "Go net/http & co") == (
+        b'<svg><text id="title" x="50%">Go net/http &amp; co under load (runtime/pprof)</text>'
+        b"</svg>"
     )

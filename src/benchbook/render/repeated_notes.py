@@ -91,7 +91,12 @@ def link_repeated_notes(sections: list[Section]) -> None:
     # The sections first, then the cells they moved to the appendix: a note is shown in
     # full where it is first read.
     for section in sections:
-        section.html = rewrite(str(section.html), section.path.stem)
+        section.html = rewrite(str(section.html), _where(section))
     for section in sections:
         if section.details is not None:
-            section.details = rewrite(str(section.details), section.path.stem)
+            section.details = rewrite(str(section.details), _where(section))
+
+
+def _where(section: Section) -> str:
+    """A section as a reader finds it: its title, not its file's name."""
+    return f"“{plain(str(section.title)).rstrip(' ¶')}”"

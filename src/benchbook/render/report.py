@@ -33,6 +33,7 @@ from benchbook.render.provenance import (
     RunProvenance,
     load_run,
     manifest_pattern,
+    measured_when,
     notebook_rows,
     split_provenance,
 )
@@ -98,6 +99,7 @@ def render_report(executed: list[Path]) -> str:
             overview=overview_sentences(sections),
             answers_note=answers_note([s for s in sections if s.findings]),
             conditions=conditions_line(list(runs.values())),
+            measured=measured_when(list(runs.values())),
             spread=spread_items(sections),
             explorer=explorer_rows(sections),
             explorer_script=SCRIPT,

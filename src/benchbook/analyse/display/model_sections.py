@@ -224,4 +224,7 @@ def queueing_charts(models: QueueModels) -> list[object]:
         model_plots.latency_vs_utilisation(fit, name=models.names.get(target, ""))
         for target, fit in models.fits.items()
     ]
-    return [tables.styled(wording.queue_table(models.fits)), *charts]
+    # each target by its rows' name: without them, a 1 ms sleep server would read as its
+    # hello-world namesake
+    table = wording.queue_table(models.fits).rename(index=models.names, level="target")
+    return [tables.styled(table), *charts]

@@ -71,10 +71,12 @@ def bars_with_ci(
     title: str,
     log: bool = False,
     xlabel: str = "target",
+    every_valid: bool = False,
 ) -> Figure:
-    """One bar per target: the median of ``column``, whiskers at its CI, coloured by
-    the target's family."""
-    m = medians_with_ci(results, column)
+    """One bar per target: the median of ``column`` over the runs that count for it (as
+    the tables count them; every valid run with ``every_valid``), whiskers at its CI,
+    coloured by the target's family."""
+    m = medians_with_ci(results, column, every_valid=every_valid)
     fig, ax = plt.subplots(figsize=(7, 3.6))
     err = [m["median"] - m["low"], m["high"] - m["median"]]
     # Long labels ("locust FastHttpUser x2") wrap instead of running into each other.

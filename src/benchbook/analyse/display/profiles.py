@@ -31,6 +31,7 @@ from pathlib import Path
 import pandas as pd
 
 from benchbook.analyse.claims.profile_claims import claim_rows
+from benchbook.analyse.display import flame_graph
 from benchbook.analyse.numbers import formatting as fmt
 from benchbook.analyse.rows.names import reader_name, titled
 from benchbook.analyse.words.time_spent import OTHER, slowed, why
@@ -258,28 +259,6 @@ def flame_graphs(rows: pd.DataFrame) -> list[tuple[str, Path]]:
     return found
 
 
-CAPTION = (
-    "Flame graph of {name} under load: each box is a function, its width the share of "
-    "samples in which it was on the stack; callers below, callees above. Look at the widest "
-    "boxes near the top: that is where the CPU was. A name too long for its box is cut "
-    "('net.(*..'); the profile's folded stacks in the run's folder hold every name whole. "
-    "Start-up is left out."
-)
-# The flame graph's interactive parts (search, zoom, the script that drives them): a
-# figure shown as an image, on screen or on paper, cannot use them, and "Search" would be
-# printed over the graph.
-INTERACTIVE = re.compile(
-    rb'<script\b.*?</script>|<text id="(?:search|unzoom|matched|details)"[^>]*>[^<]*</text>'
-    rb'|\sonload="[^"]*"',
-    re.S,
-)
-
-
-def static_flame_graph(svg: bytes) -> bytes:
-    """A flame graph without its interactive parts (INTERACTIVE)."""
-    return INTERACTIVE.sub(b"", svg)
-
-
 def method_note() -> str:
     """How a notebook's profiled phase is taken and read, once for every notebook."""
     return (
@@ -369,8 +348,8 @@ def details(runs: object, measured: pd.DataFrame) -> list[object]:
     graphs = flame_graphs(rows)
     for target, svg in graphs:
         shown += [
-            SVG(data=static_flame_graph(outputs.read_bytes(svg))),
-            Markdown(CAPTION.format(name=names[target])),
+            SVG(data=flame_graph.static(outputs.read_bytes(svg), names[target])),
+            Markdown(flame_graph.CAPTION.format(name=names[target])),
         ]
     if not graphs:
         shown.append(

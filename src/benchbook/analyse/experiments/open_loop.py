@@ -82,11 +82,12 @@ __all__ = [
 ]
 
 
-def tail_sentence(freeze: pd.DataFrame, period_s: float) -> str:
+def tail_sentence(freeze: pd.DataFrame, period_s: float, pause_s: float | None = None) -> str:
     """Page 1's sentence on the stall: whether what wrk timed at p90 and at p99 missed it,
     against the open loop (medians over the valid runs of freeze_runs' frame, as
     freeze_brief reads them), and why the p99 does or does not (the share of wrk's requests
-    that met a pause against the 1 % above a p99). '' without valid runs of both."""
+    that met a pause against the 1 % above a p99; ``pause_s``: how long the server stops,
+    said so that page 1 needs no notebook). '' without valid runs of both."""
     columns = {percentile_column(share): share for share in (0.9, 0.99)}
     medians = valid_rows(freeze).groupby("target")[list(columns)].median().rename(columns=columns)
     value = medians.reindex([OPEN, TIMED])  # NaN for a source without valid runs
@@ -112,4 +113,7 @@ def tail_sentence(freeze: pd.DataFrame, period_s: float) -> str:
     )
     lead = "hid part of" if hid else "saw"
     timed = "as wrk timed them (before its own correction, which the notebook weighs too)"
-    return f"A closed loop {lead} the stall: {timed}, {said[0]}, and {said[1]}; {why}."
+    stall = "the stall" if pause_s is None else (
+        f"the stall of a server that stops for {1000 * pause_s:g} ms every "
+        f"{1000 * period_s:,.0f} ms")  # fmt: skip
+    return f"A closed loop {lead} {stall}: {timed}, {said[0]}, and {said[1]}; {why}."

@@ -61,8 +61,9 @@ def wait_sentence(waiting: pd.DataFrame, users: int) -> str:
         return "The Locust runs were too short to settle (see the Little's-law section)."
     rates = fmt.count_range(measured)
     low, high = share.min(), share.max()
+    # each end as the table's ratio rounds it (1.21 → 121 %), not to two figures
     shares = fmt.percent(low) if fmt.percent(low) == fmt.percent(high) else (
-        fmt.share_interval(low, high))  # fmt: skip
+        f"{fmt.percent(low).removesuffix(' %')}–{fmt.percent(high)}")  # fmt: skip
     reached = low >= REACHED
     return (
         f"Under Locust with the author's wait, in this session's runs {users} users sent {rates} "

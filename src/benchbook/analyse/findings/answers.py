@@ -235,7 +235,8 @@ def over_a_network(
     took = [1000 * limit.in_flight / side for side in (go, other)]  # Little's law: ms each
     gone = article_ratio is not None and _closer_to(limit.near_ratio, estimate(rate), article_ratio)
     near = (
-        f"with nothing added, requests still went through the link's proxy, and with "
+        f"with nothing added, requests still went through the proxy that makes the link "
+        f"(Toxiproxy), and with "
         f"{limit.in_flight} in flight Go served {fmt.ratio(limit.near_ratio)} FastAPI's requests "
         f"per second ({fmt.count(go)} vs {fmt.count(other)} req/s; one session's medians)"
         + (f", far below the article's {fmt.ratio(article_ratio)}" if gone else "")

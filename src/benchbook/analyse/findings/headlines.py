@@ -199,7 +199,8 @@ def headline(
     beyond, classes = across(c, sessions, column, unit, runs, go_side, limit)
     return Headline(
         label=label, brief=said + (f" {note}" if note else ""),  # no "served N×" if apart
-        verdict=worded or compare_targets(data, a, b, column, unit, names) + beyond,
+        verdict=worded or ("This session: " if beyond else "")  # the pooled one may differ
+        + compare_targets(data, a, b, column, unit, names) + beyond,
         classes="" if worded else classes,
         **_session_fields(c),
         significant=bool(c and sessions.significant(c) and not sessions.within_band(c, band)),

@@ -53,11 +53,14 @@ def counted_rows(rows: pd.DataFrame, column: str = "rps") -> pd.DataFrame:
 
 
 def medians_with_ci(
-    results: pd.DataFrame, column: str, by: Sequence[str] = ("target",)
+    results: pd.DataFrame, column: str, by: Sequence[str] = ("target",), every_valid: bool = False
 ) -> pd.DataFrame:
-    """Median of ``column`` and its CI per group of ``by``, in order of appearance."""
+    """Median of ``column`` and its CI per group of ``by``, in order of appearance, over
+    the rows that count for it (counted_rows), as the tables beside a chart count them;
+    over every valid row with ``every_valid`` (a chart that shows what no limit set)."""
     rows = []
-    for keys, group in with_derived(valid_rows(results)).groupby(list(by), sort=False):
+    kept = valid_rows(results) if every_valid else counted_rows(results, column)
+    for keys, group in with_derived(kept).groupby(list(by), sort=False):
         s = summarize(group[column])
         rows.append(
             {**dict(zip(by, keys, strict=True)), "median": s.median, "low": s.low,

@@ -74,7 +74,8 @@ def usl_sentence(fit: UslFit) -> str:
         f"connections costs κ = {_number(p.kappa)} in crosstalk "
         f"({_number(kappa[0])} to {_number(kappa[1])}); alone, one connection would get "
         f"λ ≈ {fmt.count(p.lam)} req/s ({fmt.count(lam[0])} to {fmt.count(lam[1])})"
-        f"{_runs_clause(len(fit.points), fit.left_out)}."
+        f"{_runs_clause(len(fit.points), fit.left_out)}; each bracket is a nominal "
+        f"{100 * LEVEL:.0f} % bootstrap interval."
     )
 
 
