@@ -13,9 +13,9 @@ def run(created: str, commit: str) -> RunProvenance:
 def test_a_reports_runs_say_when_and_at_which_commit_they_were_measured() -> None:
     runs = [run("2026-12-06T05:20:17+00:00", "c2e0d750f4ae"),
             run("2026-12-06T05:49:02+00:00", "c2e0d750f4ae")]  # fmt: skip
-    assert measured_when(runs) == "measured 2026-12-06 05:20–05:49 UTC at commit c2e0d750"
+    assert measured_when(runs) == "measured 2026-12-06 05:20–05:49 UTC, commit c2e0d750"
     later = [*runs, run("2026-12-07T04:01:00+00:00", "0badc0de0000")]
     assert measured_when(later) == (
-        "measured 2026-12-06 05:20 – 2026-12-07 04:01 UTC at commits 0badc0de, c2e0d750"
+        "measured 2026-12-06 05:20 – 2026-12-07 04:01 UTC, commits 0badc0de, c2e0d750"
     )
     assert measured_when([]) == ""

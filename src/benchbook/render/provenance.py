@@ -158,7 +158,7 @@ def load_run(bundle: dict, section: Section) -> RunProvenance:
 
 
 def measured_when(runs: Sequence[RunProvenance]) -> str:
-    """'measured 2026-12-06 05:20–05:49 UTC at commit c2e0d750': when the report's runs
+    """'measured 2026-12-06 05:20–05:49 UTC, commit c2e0d750': when the report's runs
     were measured and by which code, so a report rendered later (every run reused) says it
     re-analyses them ('' without a run)."""
     values = [dict(run.values) for run in runs]
@@ -169,5 +169,5 @@ def measured_when(runs: Sequence[RunProvenance]) -> str:
     span = first if first == last else (
         f"{first}–{last[11:]}" if first[:10] == last[:10] else f"{first} – {last}")  # fmt: skip
     commits = sorted({v[k][:8] for v in values for k in v if re.search(r"(^|\.)commit$", k)})
-    at = f" at commit{'s' if len(commits) > 1 else ''} {', '.join(commits)}" if commits else ""
+    at = f", commit{'s' if len(commits) > 1 else ''} {', '.join(commits)}" if commits else ""
     return f"measured {span} UTC{at}"
