@@ -154,7 +154,7 @@ def test_a_difference_the_interval_cannot_tell_from_none_is_said_to_be_none() ->
     assert "Go against FastAPI: no significant difference (3.4× (95 % CI 0.906–12.5×))" in said
     assert "took" not in said and "Within each server's p99 objective" in said
     # one objective for every server: its value is part of the answer
-    said = answers.stalls_and_capacity([headline(1.0), unclear], tail, "p99 at most 20 ms")
+    said = answers.stalls_and_capacity([headline(1.0), unclear], tail, 20.0)
     assert "Within the p99 objective (p99 at most 20 ms), Go against FastAPI" in said
     crossover = headline(0.967, significant=False, ci_low=0.543, ci_high=1.66, ci_level=0.95)
     said = answers.fan_out([headline(1.0, significant=False), crossover], "on 1 core")

@@ -37,8 +37,9 @@ def writes_table(results: pd.DataFrame) -> pd.DataFrame:
 def workers_caveat(results: pd.DataFrame, many: str, one: str, workers: int) -> str:
     """Whether a read ratio against aiohttp with ``workers`` gunicorn workers (``many``, the
     article's count) is against its best setting: '' when one worker (``one``) served
-    measurably less in this session's runs (or was not measured), else what one did."""
-    c = comparison(counted_rows(with_derived(results)), many, one)
+    measurably less in this session's runs (or was not measured: one worker count), else
+    what one did."""
+    c = None if many == one else comparison(counted_rows(with_derived(results)), many, one)
     if c is None or (c.significant and c.ratio > 1):
         return ""
     one_did, lead = (

@@ -197,10 +197,12 @@ def _listed(items: Sequence[str]) -> str:
     return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
-def stalls_and_capacity(headlines: Sequence[Headline], tail: str, objective: str = "") -> str:
+def stalls_and_capacity(
+    headlines: Sequence[Headline], tail: str, slo_ms: float | None = None
+) -> str:
     """Notebook 06: what a closed loop misses, and the capacities at the latency objective
-    (every headline after the first, the freeze server's; ``objective``: its value, 'p99
-    at most 20 ms', where one holds for every server)."""
+    (every headline after the first, the freeze server's; ``slo_ms``: its p99 in ms, where
+    one holds for every server)."""
     parts = []
     for h in headlines[1:]:
         if h.ratio is None:
@@ -211,7 +213,8 @@ def stalls_and_capacity(headlines: Sequence[Headline], tail: str, objective: str
             parts.append(
                 f"{h.sides[0]} against {h.sides[1]}: no significant difference ({figure(h)})"
             )
-    within = f"the p99 objective ({objective})" if objective else "each server's p99 objective"
+    within = f"the p99 objective (p99 at most {slo_ms:g} ms)" if slo_ms else (
+        "each server's p99 objective")  # fmt: skip
     return f"{tail} Within {within}, {'; '.join(parts)}."
 
 
