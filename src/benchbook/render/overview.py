@@ -189,7 +189,7 @@ def cores(pinned: Sequence[int] | None) -> str:
 def placement(pinnings: Sequence[Pinning]) -> str:
     """Where servers and load tools ran: one placement for every run, or each placement
     with its count of runs, the commonest first ('servers on 1 core …, the load tool on
-    1 core in 21 of 22 runs; nothing pinned in 1')."""
+    1 core in 21 of 22 sessions; nothing pinned in 1')."""
     counts = Counter((cores(p.server_cpus), cores(p.load_cpus)) for p in pinnings).most_common()
     said = []
     for (server, tool), n in counts:
@@ -200,7 +200,7 @@ def placement(pinnings: Sequence[Pinning]) -> str:
             + (" (a Go server's GOMAXPROCS follows)" if not said else "")
             + f", the load tool on {tool}"
         )
-        said.append(where + (f" in {n} of {len(pinnings)} runs" if len(counts) > 1 else ""))
+        said.append(where + (f" in {n} of {len(pinnings)} sessions" if len(counts) > 1 else ""))
     return "; ".join(said)
 
 
@@ -230,7 +230,7 @@ def conditions_line(runs: Sequence[RunProvenance]) -> str:
         restarted = sum(1 for d in descriptions if d.restart)
         parts.append(
             f"{min(rounds)}–{max(rounds)} rounds per experiment, servers started afresh for "
-            f"each round in {restarted} of {len(manifests)} runs"
+            f"each round in {restarted} of {len(manifests)} sessions"
         )
-    parts.append(f"{len(manifests)} runs")
+    parts.append(f"{len(manifests)} sessions")
     return "Conditions: " + "; ".join(parts) + "."

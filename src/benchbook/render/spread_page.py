@@ -83,6 +83,9 @@ def _when(run_id: str) -> str:
     return f"{run_id[:4]}-{run_id[4:6]}-{run_id[6:8]} {run_id[9:11]}:{run_id[11:13]}"
 
 
+BOOT_NOT_RECORDED = "boot not recorded"
+
+
 @dataclass(frozen=True)
 class MachineCensus:
     """Every class the report pools, and the runs that joined no class."""
@@ -109,6 +112,19 @@ class MachineCensus:
     @property
     def inside(self) -> int:
         return sum(c.inside for c in self.classes)
+
+    @property
+    def sittings(self) -> tuple[tuple[int, int], tuple[int, int]]:
+        """(inside, left out) of the checks on machines' first sittings and on their later
+        ones, over the machines whose boot was recorded."""
+        known = [c for c in self.clusters if c.machine != BOOT_NOT_RECORDED]
+        return tuple(  # type: ignore[return-value]
+            (
+                sum(c.inside for c in known if c.first_sitting == first),
+                sum(c.held_out for c in known if c.first_sitting == first),
+            )
+            for first in (True, False)
+        )
 
     @property
     def share_interval(self) -> tuple[float, float]:
@@ -173,7 +189,7 @@ def clusters(held: dict[str, list[dict]], where: dict[str, Sitting]) -> tuple[Cl
     for name, checks in held.items():
         for one in checks:
             at = where.get(one.get("run_id", ""))
-            key = (name, at.machine, at.first) if at else (name, "boot not recorded", True)
+            key = (name, at.machine, at.first) if at else (name, BOOT_NOT_RECORDED, True)
             groups.setdefault(key, []).append(bool(one.get("inside")))
     return tuple(
         Cluster(name, machine, first, len(inside), sum(inside))

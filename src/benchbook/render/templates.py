@@ -41,10 +41,16 @@ def term_anchor(term: str) -> str:
 
 # Notation an answer on page 1 may use (a pattern over its HTML, matching only the words
 # to link), and the glossary term that explains it: "at least" only as a ratio's lower bound.
-GLOSSED = (
+NOTATION = (
     (re.escape("95 % CI"), "interval"),
     (glossary.LOWER_BOUND_USE, "lower bound"),
     (r"\d[\d.,]*×\s?lower\b", "N× lower"),
+)
+# ... then the first use of every other term the glossary explains (its tool names, "sc")
+GLOSSED = NOTATION + tuple(
+    (pattern, term)
+    for pattern, term in glossary.TERMS_IN_USE
+    if term_anchor(term) not in {term_anchor(t) for _, t in NOTATION}
 )
 
 
@@ -53,7 +59,7 @@ def glossary_links(html: Markup) -> Markup:
     text = str(html)
     for pattern, term in GLOSSED:
         text = re.sub(
-            rf"(?<!\w)(?:{pattern})(?![^<]*</a>)",
+            rf"(?<!\w)(?:{pattern})(?![^<]*</a>)(?![^<>]*>)",  # not in a link, nor a tag
             lambda used, term=term: f'<a class="term" href="#{term_anchor(term)}">{used[0]}</a>',
             text,
             count=1,

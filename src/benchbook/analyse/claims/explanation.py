@@ -26,7 +26,8 @@ class Explanation:
     """What the article measured instead (``why``, a clause) and the ratio that
     reproducing it gives here (``reproduced``): pooled over this machine class's sessions
     where they make a model, else this session's, with its interval (``low``–``high`` at
-    ``level``) and the sessions behind it (``sessions``: replication's words)."""
+    ``level``) and the sessions behind it (``sessions``: replication's words); ``of``
+    names the ratio, first side over second ("HTTP's time per call over gRPC's")."""
 
     why: str
     reproduced: float
@@ -34,6 +35,7 @@ class Explanation:
     high: float = math.nan
     level: float = math.nan
     sessions: str = ""
+    of: str = ""
 
     def explains(self, article_ratio: float) -> bool:
         """The article's figure lies within the interval printed beside the reproduction
@@ -52,17 +54,19 @@ class Explanation:
         return f"{fmt.ratio(self.reproduced)} ({interval}; {self.sessions})"
 
 
-def measured_instead(clause: str, c: Comparison | None, runs: Sequence[dict]) -> Explanation:
+def measured_instead(
+    clause: str, c: Comparison | None, runs: Sequence[dict], of: str = ""
+) -> Explanation:
     """The side measurement ``c`` (this session's comparison) pooled with its stored
     sessions (``runs``: replication.spread's rows) as an Explanation whose reason is
-    ``clause`` followed by what reproducing it gives here."""
+    ``clause`` followed by what reproducing it gives here (``of``: Explanation's)."""
     if c is None or c.ratio != c.ratio:
-        return Explanation(f"{clause} (no valid reproduction here)", math.nan)
+        return Explanation(f"{clause} (no valid reproduction here)", math.nan, of=of)
     sessions = replication(c, runs)
     model = sessions.pooled
     if model is None:
         values = (c.ratio, c.ratio_low, c.ratio_high, c.ratio_confidence)
     else:
         values = (model.estimate, model.low, model.high, levels.CONFIDENCE)
-    found = Explanation("", *values, sessions=sessions.text())
+    found = Explanation("", *values, sessions=sessions.text(), of=of)
     return replace(found, why=f"{clause}; reproducing it here gives {found.figure()}")

@@ -22,7 +22,7 @@ from benchbook.analyse.rows.counted import (
     with_derived,
 )
 from benchbook.analyse.rows.limits import subject
-from benchbook.analyse.rows.names import distinct_names, renamed
+from benchbook.analyse.rows.names import distinct_names, reader_name, renamed
 from benchbook.runs.limits import SERVER_SET, Limit
 
 MEDIAN_COLUMNS = {
@@ -51,9 +51,9 @@ def _not_ranked(
     reasons = []
     for side in sides:
         if valid.loc[valid[split] == side, column].dropna().empty:
-            reasons.append(f"no valid runs of {side}")
+            reasons.append(f"no valid runs of {reader_name(group, side)}")
         elif counted.loc[counted[split] == side, column].dropna().empty:
-            reasons.append(f"no run of {side} counts")
+            reasons.append(f"no run of {reader_name(group, side)} counts")
     return "; ".join(reasons)
 
 
@@ -95,7 +95,10 @@ def _not_set_by(
 
     if len(set(found.values())) == 1 and all(not share(side) for side in sides):
         return f"{subject(next(iter(found.values())))} set both rates"
-    return "; ".join(f"{subject(limit)} set {side}'s{share(side)}" for side, limit in found.items())
+    return "; ".join(
+        f"{subject(limit)} set {reader_name(valid, side)}'s{share(side)}"
+        for side, limit in found.items()
+    )
 
 
 def in_reading_order(groups: Iterable, first_level: pd.Series) -> list:

@@ -79,7 +79,10 @@ def timed_404s(
     current = set(rows["run_id"]) if "run_id" in rows else set()
     runs = spread(ARTICLE_LOOP_EXPERIMENT, "http", "grpc", "ns_per_op", select, current, source)
     return measured_instead(
-        "its HTTP backend answered 404 to every call and its loop timed the failures", c, runs
+        "its HTTP backend answered 404 to every call and its loop timed the failures",
+        c,
+        runs,
+        of="HTTP's time per call over gRPC's",
     )
 
 

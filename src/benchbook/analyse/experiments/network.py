@@ -223,7 +223,7 @@ def link_sets_the_latency(
     )  # never '92–92 %'
     return (
         f"over a link adding {rtt} ms, the round trip as measured ({measured:.1f} ms) is "
-        f"{share} of each side's median time per health check, "
+        f"{share} of each side's median latency of a health check, "
         "so the link, not the protocol, set it; the article measured on one machine"
     )
 

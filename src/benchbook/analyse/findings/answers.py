@@ -242,13 +242,20 @@ def over_a_network(
         f"(Toxiproxy), and with "
         f"{limit.in_flight} in flight Go served {fmt.ratio(limit.near_ratio)} FastAPI's requests "
         f"per second ({fmt.count(go)} vs {fmt.count(other)} req/s; one session's medians)"
-        + (f", far below the article's {fmt.ratio(article_ratio)}" if gone else "")
+        + (
+            f", a setup not comparable with the article's {fmt.ratio(article_ratio)} "
+            "(measured with no proxy and many more requests in flight)"
+            if gone
+            else ""
+        )
         + f": each request took about {fmt.milliseconds(took[0])} and "
         f"{fmt.milliseconds(took[1])} ms (in flight ÷ rate), at least "
         f"{fmt.ratio(min(took) / limit.wait_ms)} the {limit.wait_ms:g} ms it waits"
-        + (
-            ", so most of the lead was gone before any delay was added; these runs do not "
-            "tell how much of it the proxy's path took and how much the few requests in flight"
+        + (  # Little's law: at this many in flight, a 1 ms server's rate over the other's
+            f", so even a server answering in exactly {limit.wait_ms:g} ms would have led "
+            f"FastAPI by at most {fmt.ratio(took[1] / limit.wait_ms)} here, before any delay "
+            "was added; these runs do not tell how much of the time past the wait the "
+            "proxy's path took"
             if gone
             else ""
         )
@@ -306,25 +313,25 @@ def _protocols(
 
     if all(gap > 0 for gap in gap_ms.values()):
         seen = (
-            "In this session, at every delay gRPC's median time per health check was the "
+            "In this session, at every delay gRPC's median latency of a health check was the "
             "longer: the Python "
             f"backend's HTTP/JSON answered sooner by {gaps(False)} (differences of medians)"
         )
     elif all(gap < 0 for gap in gap_ms.values()):
         seen = (
-            "In this session, at every delay gRPC's median time per health check was the "
+            "In this session, at every delay gRPC's median latency of a health check was the "
             "shorter, by "
             f"{gaps(False)} (differences of medians)"
         )
     else:
         seen = (
-            "In this session, gRPC's median time per health check minus HTTP/JSON's was "
+            "In this session, gRPC's median latency of a health check minus HTTP/JSON's was "
             f"{gaps(True)} (differences of medians)"
         )
     if protocol.significant and (estimate(protocol) or 1) < 1:
-        far = f"HTTP/JSON's median time was {ranked(protocol)} than gRPC's"
+        far = f"HTTP/JSON's median latency was {ranked(protocol)} than gRPC's"
     else:
-        far = f"HTTP/JSON took {figure(protocol)} of gRPC's median time"
+        far = f"HTTP/JSON took {figure(protocol)} of gRPC's median latency"
     if protocol.pooled_ratio is not None:  # beside one session's gaps: say it is pooled
         far += f" {bounds.sessions_text(protocol.sessions)}"
     wrk, ghz = client_cpu_ms

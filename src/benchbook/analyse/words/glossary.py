@@ -23,8 +23,11 @@ def smallest_p_paired(rounds: int) -> float:
 
 
 # Terms whose explanation needs no number from the statistics, in reading order; terms()
-# puts the prediction interval and the p-value, which do, after "interval".
+# puts the prediction interval and the p-value, which do, after "interval" (the fifth).
 PLAIN_TERMS = (
+    ("run", "one load test: one load tool against one server for a set time, giving one "
+     "row of figures (its rate, its latencies, its flags); a round holds one run of each "
+     "server, and a session all the rounds of one experiment"),
     ("round", "every server measured once, in a random order, each started afresh unless "
      "its experiment keeps one process for all rounds (its setup says which); a ratio taken "
      "within a round cancels what the machine did that minute"),
@@ -127,6 +130,9 @@ PLAIN_TERMS = (
     ("two-step ids", "a new id made by reading a counter, then writing it back in a second "
      "request: two requests that read between each other's steps get the same id, and the "
      "later record overwrites the earlier one though both were confirmed"),
+    ("sc, cc", "the article's two paths in notebook 03, each making two lookups per "
+     "request: /sc/{id} one after the other (sequential), /cc/{id} in two goroutines at "
+     "once (concurrent); 'sc/cc' is the first's rate over the second's"),
     ("fsync", "a call that makes the operating system write a file's data to the disk "
      "before it returns; a store that calls it on every write waits for the disk each time"),
     ("bbolt (Bolt)", "an embedded key-value store for Go, kept in one file inside the server's "
@@ -191,6 +197,7 @@ LOWER_BOUND_USE = (
 # explain it: tests/test_report_claims.py checks every pattern found in the rendered
 # report against the glossary's terms.
 TERMS_IN_USE = (
+    (r"(?<![/\w])runs?\b(?!/)", "run"),
     (r"\b95 % CI\b", "interval (95 % CI)"),
     (r"prediction interval", "prediction interval"),
     (r"\bp = |\bp < ", "p-value"),
@@ -212,6 +219,7 @@ TERMS_IN_USE = (
     (r"\bpooled\b", "pooled estimate"),
     (r"Universal Scalability Law|\bUSL\b", "USL (Universal Scalability Law)"),
     (r"two-step", "two-step ids"),
+    (r"\((?:sc|cc)\)|\bsc/cc\b", "sc, cc"),
     (r"fsync", "fsync"),
     (r"\bb?[Bb]olt\b", "bbolt (Bolt)"),
     (r"py-spy|\bpprof\b|\bperf\b", "py-spy, pprof, perf"),
@@ -264,7 +272,7 @@ def terms() -> list[tuple[str, str]]:
         "'reproduced' when the article's figure lies inside it"
     )
     computed = [("prediction interval", predicted), ("p-value", p_value_text())]
-    return [*PLAIN_TERMS[:4], *computed, *PLAIN_TERMS[4:]]
+    return [*PLAIN_TERMS[:5], *computed, *PLAIN_TERMS[5:]]
 
 
 def flags() -> list[tuple[str, str]]:
