@@ -10,7 +10,7 @@ from matplotlib.figure import Figure
 from test_usl import rows
 
 from benchbook.analyse.display import model_sections as sections
-from benchbook.analyse.models import usl
+from benchbook.analyse.models import sweep, usl
 from benchbook.analyse.numbers import formatting as fmt
 from benchbook.analyse.words import models as wording
 from benchbook.runs.layout import REPO_ROOT
@@ -27,6 +27,21 @@ def test_a_sweep_of_two_levels_says_it_cannot_be_fitted() -> None:
     assert models.fits == {}
     (only,) = sections.usl_section(models)
     assert only.data.startswith("No fit: this sweep measured 2 concurrency level(s)")
+
+
+def test_a_sweep_measured_beside_other_work_says_so_and_fits_nothing() -> None:
+    """Notebook 01's sweep measured while other work ran (a real one: every run flagged
+    busy_machine, so none counts): no knee, no fit, and a sentence saying why, where the
+    notebook once stopped on a table with no columns."""
+    busy = pd.read_csv(REPO_ROOT / "tests/samples/runs/busy_sweep_results.csv")
+    assert busy["flags"].str.contains("busy_machine").all()
+    assert sweep.knees(busy) == {} and sweep.sweep_summary(busy, "rps").empty
+    pairs = [("go-iodelay", "python-iodelay asyncio+h11")]
+    (only,) = sections.usl_section(sections.fit_sweep(busy, pairs, 100))
+    assert only.data.startswith(
+        "No fit: this sweep measured 0 concurrency level(s) with runs that count (valid, and "
+        "not on a busy machine)"
+    )
 
 
 def test_a_sweep_gives_curves_a_table_sentences_and_a_ratio_per_pair() -> None:

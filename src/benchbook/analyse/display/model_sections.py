@@ -96,7 +96,8 @@ def no_usl_fit(sweep: pd.DataFrame) -> object:
     levels = max((_levels(sweep, str(t)) for t in set(sweep["target"])), default=0)
     return Markdown(
         f"No fit: this sweep measured {levels} concurrency "
-        f"level(s) with valid runs; the USL has three parameters, so it needs {USL_LEVELS}, "
+        f"level(s) with runs that count (valid, and not on a busy machine); the USL has three "
+        f"parameters, so it needs {USL_LEVELS}, "
         f"and {USL_LEVELS + 1} or more to check it on a level it did not see."
     )
 

@@ -66,7 +66,8 @@ def medians_with_ci(
             {**dict(zip(by, keys, strict=True)), "median": s.median, "low": s.low,
              "high": s.high, "n": s.n}
         )  # fmt: skip
-    return pd.DataFrame(rows)
+    # No row counts (a busy machine's every run, say): an empty table with its columns.
+    return pd.DataFrame(rows, columns=[*by, "median", "low", "high", "n"])
 
 
 def limit_counts(valid: pd.DataFrame) -> str:
