@@ -191,7 +191,7 @@ def test_the_load_tool_answer_ranks_no_tools_whose_rates_are_level() -> None:
     bound = headline(22.0, reproduced_why="a lower bound", sessions=5,
                      sides=("wrk", "locust HttpUser x1"))  # fmt: skip
     assert answers.load_tools([bound], ceilings) == (
-        "wrk 76,701 and bombardier 76,306 req/s, level and held back by the server, so each can "
+        "wrk 76,701 and bombardier 76,306 req/s, level, both held back by the server, so each can "
         "do more; vegeta 38,359, locust HttpUser x1 2,113 req/s, each at its own limit (this "
         "session's medians). Against the same server, wrk reached at least 22× (the lowest of 5 "
         "sessions on this machine class) locust HttpUser x1's rate."

@@ -29,7 +29,8 @@ def load_tools(headlines: Sequence[Headline], ceilings: Ceilings) -> str:
     top = " and ".join(f"{setting} {fmt.count(rps)}" for setting, rps in fastest) + " req/s"
     several = len(fastest) > 1
     if all(setting not in ceilings.tool_bound for setting, _ in fastest):
-        top += (", level and" if several else ",") + " held back by the server, so "
+        every = "both" if len(fastest) == 2 else "all"
+        top += (f", level, {every}" if several else ",") + " held back by the server, so "
         top += f"{'each' if several else 'it'} can do more"
     elif several:
         top += ", level"

@@ -104,7 +104,7 @@ def _found_only(e: dict) -> bool:
 
 def _level(e: dict) -> str:
     """A bound's level: summed over runs, 95 % bounds cover at least 95 % (_lost_estimate)."""
-    return "at least 95 %" if e["sampled_runs"] > 1 else "95 %"
+    return "≥ 95 %" if e["sampled_runs"] > 1 else "95 %"
 
 
 def _summed(e: dict) -> str:
