@@ -238,3 +238,16 @@ def test_a_row_whose_comparison_names_no_two_sides_keeps_the_whole_label() -> No
     """'Python backend, HealthCheck' alone would not say what the ratio is of."""
     label = "Python backend, HealthCheck: HTTP vs gRPC time per call"
     assert short_label({"label": label}) == label
+
+
+def test_two_rows_comparing_the_same_sides_keep_their_metrics() -> None:
+    """Notebooks 01 and 06 both compare Go and FastAPI with a 1 ms sleep, by req/s and by
+    req/s within the SLO: without their metrics the page-1 chart named two figures alike."""
+    pair = "Go net/http with a 1 ms sleep vs FastAPI (uvloop + httptools) with a 1 ms sleep"
+    groups = [
+        ("01", [{"label": f"{pair}: requests per second"}]),
+        ("06", [{"label": f"{pair}: requests per second within the SLO"}, {"label": "a vs b: x"}]),
+    ]
+    texts = [row.text.replace("\n", " ") for row in rows(groups)[0] if row.headline]
+    assert texts == [f"{pair}: requests per second", f"{pair}: requests per second within the SLO",
+                     "a vs b"]  # fmt: skip

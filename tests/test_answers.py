@@ -104,6 +104,13 @@ def test_an_answers_figures_are_sorted_by_what_they_rest_on() -> None:
     assert answer_note.figure_kinds("in 3 of 3 comparisons, 7.8× at most", [pooled]) == {
         "pooled, no interval"
     }
+    # read-through 12: "2 runs of 15 s" beside a pooled 15× is no bare 15×, and a ratio
+    # the answer marks as one session's is that, whatever pooled figure it equals
+    fifteen = headline(15.0, pooled_ratio=15.0, pooled_low=14.0, pooled_high=16.0)
+    runs = f"2 runs of 15 s a server; with wrk, Go served {figures.figure(fifteen)}."
+    assert answer_note.figure_kinds(runs, [fifteen]) == {"pooled"}
+    marked = "over 10 ms, 7.8× (838 vs 819 req/s; one session's medians)"
+    assert answer_note.figure_kinds(marked, [pooled]) == {"one session"}
 
 
 def test_the_note_under_the_answers_names_the_answers_each_claim_is_true_of() -> None:
@@ -199,8 +206,18 @@ def test_the_load_tool_answer_ranks_no_tools_whose_rates_are_level() -> None:
     alone = replace(ceilings, by_setting=ceilings.by_setting | {"bombardier": 60_000.0})
     assert answers.load_tools([bound], alone).startswith(
         "wrk 76,701 req/s, held back by the server, so it can do more; bombardier 60,000 (held "
-        "back by the server), vegeta 38,359, locust HttpUser x1 2,113 req/s (this session's "
-        "medians). "
+        "back by the server), vegeta 38,359, locust HttpUser x1 2,113 req/s, the others each "
+        "at its own limit (this session's medians). "
     )
     behind = replace(bound, reproduced_why="", significant=False, ratio=1.01)
     assert "wrk was not ahead of every Locust setting" in answers.load_tools([behind], ceilings)
+    # 2026-12-07: FastHttpUser x2's runs were mostly limited by neither side (its table
+    # says "neither"), so its figure is no ceiling, and page 1 must not call it one
+    two = replace(ceilings, by_setting=ceilings.by_setting | {"locust FastHttpUser x2": 7_330.0},
+                  tool_bound=ceilings.tool_bound | {"locust FastHttpUser x2"})  # fmt: skip
+    said = answers.load_tools([bound], two, limited_by={"locust FastHttpUser x2": "neither"})
+    assert (
+        "; vegeta 38,359, locust FastHttpUser x2 7,330 (most of its runs neither side's CPU "
+        "limited: not a ceiling), locust HttpUser x1 2,113 req/s, the others each at its own "
+        "limit (this session's medians)."
+    ) in said

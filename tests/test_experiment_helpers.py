@@ -51,12 +51,14 @@ def test_the_wait_sentence_says_what_the_users_sent_or_that_runs_were_too_short(
         "Under Locust with the author's wait, in this session's runs 200 users sent 44–52 req/s "
         "once running, "
         "100–120 % of the long-run rate Little's law gives for users that wait (users ÷ "
-        "(mean wait + mean response); a short run's random waits can put it a little above or "
-        "below): the rate was the wait's, so the wait, not Locust, set it."
+        "(mean wait + mean response); runs this short need not match it, and these were on "
+        "both sides of it): the rate was the wait's, so the wait, not Locust, set it."
     )
     short = pd.DataFrame({"measured req/s": [30.0], "measured/predicted": [0.7]})
     said = shortener.wait_sentence(short, 200)
-    assert said.endswith("can put it a little above or below).") and "set it" not in said
+    assert said.endswith("these were below it in every run).") and "set it" not in said
+    above = pd.DataFrame({"measured req/s": [49.0, 50.0], "measured/predicted": [1.12, 1.13]})
+    assert "these were above it in every run)" in shortener.wait_sentence(above, 200)
     empty = pd.DataFrame({"measured req/s": [float("nan")], "measured/predicted": [float("nan")]})
     assert "too short to settle" in shortener.wait_sentence(empty, 200)
 

@@ -98,7 +98,8 @@ def test_the_answer_says_the_lead_was_gone_before_the_link() -> None:
     gaps = {0: 3.2, 1: 1.7, limit.far_rtt: 0.62}  # gRPC's median time minus HTTP's, ms
     text = answers.over_a_network([rate, protocol], limit, 4.9, gaps, (0.024, 0.22))
     assert text.startswith(
-        "Little of Go's lead, and a delay is not what took it; gRPC had none to keep: with "
+        "Little of Go's lead, most of it gone before any delay was added; gRPC had none to "
+        "keep: with "
         "nothing added, requests still went through the proxy that makes the link (Toxiproxy), "
         "and "
         "with 10 in flight Go served 1.26× FastAPI's requests per second (6,300 vs 5,000 "

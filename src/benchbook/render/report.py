@@ -103,7 +103,7 @@ def render_report(executed: list[Path]) -> str:
             spread=spread_items(sections),
             explorer=explorer_rows(sections),
             explorer_script=SCRIPT,
-            classes=machine_census(sections),
+            classes=machine_census(sections, current=list(runs)),
             coverage=coverage_table(),
             not_sessions=not_sessions(),
             killed=KILLED,

@@ -104,6 +104,9 @@ class MachineCensus:
     # an older report would have predicted it: checks, and how many fell inside.
     forward: int = 0
     forward_inside: int = 0
+    # The report's own sessions were measured in their machine's first sitting (None: their
+    # boot was not recorded).
+    measured_first: bool | None = None
 
     @property
     def held_out(self) -> int:
@@ -133,12 +136,14 @@ class MachineCensus:
 
 
 def machine_census(
-    sections: Sequence[Section], manifests: Sequence[dict] | None = None
+    sections: Sequence[Section],
+    manifests: Sequence[dict] | None = None,
+    current: Sequence[str] = (),
 ) -> MachineCensus:
     """The distinct sessions of each class that some headline pools (measured under its
     conditions), and the leave-one-session-out check on each class, over every section's
     findings, also by machine and sitting (``manifests``: the stored runs' unless given)
-    and forward in time."""
+    and forward in time; ``current``: the report's own run ids, whose sitting it names."""
     pooled: dict[str, set[str]] = {}
     held: dict[str, list[dict]] = {}
     alone: set[str] = set()
@@ -180,6 +185,7 @@ def machine_census(
         clusters(held, where),
         len(forward),
         sum(forward),
+        next((where[r].first for r in current if r in where), None),
     )
 
 

@@ -16,6 +16,7 @@ Colours follow plots.spread_dots (the same band, the same red for the article).
 
 import math
 import textwrap
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -150,12 +151,16 @@ def rows(groups: Sequence[tuple[str, Sequence[Mapping]]]) -> tuple[list[Row], fl
     (when it has one, 0.8 of a row), then a row per headline, taller for a label of three
     lines."""
     found, top = [], 0.0
+    shorts = Counter(short_label(h) for _, headlines in groups for h in headlines)
     for title, headlines in groups:
         if title:
             found.append(Row(top + 0.4, textwrap.shorten(str(title), 110, placeholder=" …")))
             top += 0.8
         for headline in headlines:
-            lines = textwrap.wrap(short_label(headline), LABEL_WIDTH, max_lines=3,
+            label = short_label(headline)
+            if shorts[label] > 1:  # two rows compare the same sides: their metrics tell them apart
+                label = str(headline.get("label") or label)
+            lines = textwrap.wrap(label, LABEL_WIDTH, max_lines=3,
                                   placeholder=" …", break_on_hyphens=False)  # fmt: skip
             height = 1.0 if len(lines) <= 2 else 1.35
             found.append(Row(top + height / 2, "\n".join(lines) or "—", headline))

@@ -313,8 +313,7 @@ def littles_law_sentence(runs: pd.DataFrame) -> str:
             f"{fmt.milliseconds(think)} ms think) = {busy:.3g} connections busy, from "
             f"{connections:.0f} connections"
             + (
-                ": the difference is the fill-in's requests, which never went on the wire "
-                "(hence wrk's `littles_law` flag)"
+                ": the difference is the fill-in's requests, which never went on the wire"
                 if busy > connections * (1 + LITTLES_LAW_TOLERANCE)
                 else ""
             )

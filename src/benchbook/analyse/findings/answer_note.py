@@ -17,6 +17,9 @@ from benchbook.analyse.words.findings_format import LOWER_BOUND
 FIGURE = re.compile(r"\d[\d,]*(?:\.\d+)?\s?(?:×|%|ms\b|req/s)|\d[\d,]{3,} of [\d,]+")
 # A condition, not a result: "waits 1 ms", "adding 10 ms", "at +1 ms", "a 1 ms sleep".
 CONDITION = re.compile(r"(?:waits?|adding|over|at \+)\s?\d+ ms|\ba \d+ ms sleep")
+# A ratio the answer itself marks as one session's: "1.02× (838 vs 819 req/s; one session's
+# medians)", whatever pooled figure it happens to equal.
+MARKED_ONE_SESSION = re.compile(r"\d[\d.,]*×\s\([^()]*one session's medians\)")
 POOLED, POOLED_BARE, BOUND, ONE_SESSION = (
     "pooled",
     "pooled, no interval",
@@ -57,12 +60,16 @@ def figure_kinds(plain: str, headlines: Sequence[Headline]) -> set[str]:
             kinds.add(BOUND)
         else:
             kinds.add(POOLED if h.pooled_ratio is not None else ONE_SESSION)
+    if MARKED_ONE_SESSION.search(rest):
+        kinds.add(ONE_SESSION)
+        rest = MARKED_ONE_SESSION.sub("", rest)
     for h in headlines:
         value = h.pooled_ratio if h.pooled_ratio is not None else h.ratio
         if value is None:
             continue
+        # a ratio prints with its "×": "2 runs of 15 s" is no bare 15×
         printed = "|".join(re.escape(fmt.ratio(v).rstrip("×")) for v in {value, 1 / value})
-        bare = re.compile(rf"(?<![\d.,])(?:{printed})(?![\d])")
+        bare = re.compile(rf"(?<![\d.,])(?:{printed})(?=×)")
         if bare.search(rest):
             rest = bare.sub("", rest)
             kinds.add(POOLED_BARE if h.pooled_ratio is not None else ONE_SESSION)

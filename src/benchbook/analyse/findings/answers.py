@@ -6,7 +6,7 @@ session's; the first word follows from the same numbers, so a new session that m
 them changes the words too (answer_note says which kind of figure each answer gives)."""
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from benchbook.analyse.claims import bounds
 from benchbook.analyse.claims.in_flight import InFlightLimit
@@ -21,10 +21,14 @@ from benchbook.analyse.words.findings_format import LOWER_BOUND, comparison
 from benchbook.runs.calibration import Ceilings
 
 
-def load_tools(headlines: Sequence[Headline], ceilings: Ceilings) -> str:
+def load_tools(
+    headlines: Sequence[Headline], ceilings: Ceilings, limited_by: Mapping[str, str] | None = None
+) -> str:
     """Notebook 00: every tool setting's rate (``ceilings``: this run's medians), the
     fastest first (settings within LEVEL_WITH of the fastest are level, not ranked), then
-    wrk against each Locust setting (the headlines)."""
+    wrk against each Locust setting (the headlines). ``limited_by``: the ceiling table's
+    column of that name, whose "neither" marks a setting most of whose runs neither side's
+    CPU set (its figure rests on the rest, and is no ceiling)."""
     fastest = headroom.fastest(ceilings)
     top = " and ".join(f"{setting} {fmt.count(rps)}" for setting, rps in fastest) + " req/s"
     several = len(fastest) > 1
@@ -34,7 +38,7 @@ def load_tools(headlines: Sequence[Headline], ceilings: Ceilings) -> str:
         top += f"{'each' if several else 'it'} can do more"
     elif several:
         top += ", level"
-    top += _other_settings(ceilings, {setting for setting, _ in fastest})
+    top += _other_settings(ceilings, {setting for setting, _ in fastest}, limited_by or {})
     top += f" (this session's median{'s' if len(ceilings.by_setting) > 1 else ''})"
     parts = [f"{figure(h)} {h.sides[1]}'s rate" for h in headlines]
     against = " and ".join(parts)
@@ -43,21 +47,28 @@ def load_tools(headlines: Sequence[Headline], ceilings: Ceilings) -> str:
     return f"{top}. Against the same server, wrk was not ahead of every Locust setting: {against}."
 
 
-def _other_settings(ceilings: Ceilings, shown: set[str]) -> str:
+def _other_settings(ceilings: Ceilings, shown: set[str], limited_by: Mapping[str, str]) -> str:
     """'; vegeta 38,359, …, locust HttpUser x1 2,113 req/s, each at its own limit' ('' when
-    none): the answer's figure for every setting the question asks about."""
+    none): the answer's figure for every setting the question asks about, each that is not
+    its tool's own limit saying why."""
     others = sorted(
         ((s, rps) for s, rps in ceilings.by_setting.items() if s not in shown), key=lambda i: -i[1]
     )
     if not others:
         return ""
+
+    def why_not_own(setting: str) -> str:
+        if limited_by.get(setting) == "neither":
+            return " (most of its runs neither side's CPU limited: not a ceiling)"
+        return "" if setting in ceilings.tool_bound else " (held back by the server)"
+
     listed = ", ".join(
-        f"{setting} {fmt.count(rps)}"
-        + ("" if setting in ceilings.tool_bound else " (held back by the server)")
-        for setting, rps in others
+        f"{setting} {fmt.count(rps)}{why_not_own(setting)}" for setting, rps in others
     )
-    own = all(setting in ceilings.tool_bound for setting, _ in others)
-    return f"; {listed} req/s" + (", each at its own limit" if own else "")
+    own = sum(1 for setting, _ in others if not why_not_own(setting))
+    if own == len(others):
+        return f"; {listed} req/s, each at its own limit"
+    return f"; {listed} req/s" + (", the others each at its own limit" if own else "")
 
 
 def how_much_faster(headlines: Sequence[Headline], condition: str) -> str:
@@ -264,7 +275,7 @@ def over_a_network(
     far = _far_link(rate, limit)
     most = ahead(rate) and _most_left(rate, article_ratio)
     lead = f"{'Most' if most else 'Little'} of Go's lead" + (
-        ", and a delay is not what took it" if gone and not most else ""
+        ", most of it gone before any delay was added" if gone and not most else ""
     )
     if all(gap > 0 for gap in protocol_gap_ms.values()):
         lead += "; gRPC had none to keep"

@@ -22,8 +22,10 @@ distribution whatever part of the scatter is the machine and whatever the rounds
   S² = (d₀ s₀² + Σ (y − ȳ)²) / (d₀ + k − 1) with d = d₀ + k − 1, where s₀ is the kind's
   typical spread and d₀ what it is worth, estimated from how much the kind's headlines'
   own spreads differ (`kind_spread`: Smyth's empirical Bayes, as limma moderates a gene's
-  variance) — many degrees of freedom where they agree, few where they do not. Without
-  other headlines, the headline's own: t(k−1) · s from three sessions on.
+  variance) — many degrees of freedom where they agree, few where they do not; where the
+  headline's own sessions scatter more than the kind's spread allows (an F test at 5 %,
+  `strays_more`), its own alone: t(k−1) · s. Without other headlines, the headline's own:
+  t(k−1) · s from three sessions on.
 A session equal to the estimate adds a degree of freedom and nothing to the squares, so
 the prediction only narrows as agreeing sessions are counted: no jump between counts.
 The simulation of the report's designs (interval_coverage) checks its coverage of the next
@@ -242,6 +244,24 @@ def borrowed_spread(kinds: KindSessions, machine_class: str, key: str) -> Spread
     return kind_spread(every, EVERY_CLASS)
 
 
+# How sure a headline's own sessions must be that they scatter more than its kind does
+# before its prediction stops leaning on the kind (a one-sided test at 5 %).
+OWN_SPREAD_TEST = 0.05
+
+
+def strays_more(squares: float, k: int, spread: Spread) -> bool:
+    """The headline's own k sessions (``squares``: Σ (y − ȳ)²) scatter more than the kind's
+    spread allows: their variance over s₀² beyond the F(k − 1, d₀) quantile (χ²(k − 1) / (k − 1)
+    where d₀ is inf). A kind whose headlines agree can still hold one that does not, and a
+    prediction narrower than its own sessions' interval would hide that."""
+    if k < 2 or spread.sd <= 0:
+        return False
+    ratio = squares / (k - 1) / spread.sd**2
+    if math.isinf(spread.df):
+        return ratio > stats.chi2.ppf(1 - OWN_SPREAD_TEST, k - 1) / (k - 1)
+    return ratio > stats.f.ppf(1 - OWN_SPREAD_TEST, k - 1, spread.df)
+
+
 def moderated(sessions: Sequence[Session], spread: Spread) -> Pooled | None:
     """The sessions' mean with their own spread moderated by the kind's (module docstring):
     S² = (d₀ s₀² + Σ (y − ȳ)²) / (d₀ + k − 1), ȳ ± t(d₀ + k − 1) · S / √k, and for the
@@ -252,6 +272,8 @@ def moderated(sessions: Sequence[Session], spread: Spread) -> Pooled | None:
     y = np.log([s.ratio for s in valid])
     k = len(y)
     squares = float(((y - y.mean()) ** 2).sum())
+    if strays_more(squares, k, spread):  # its own sessions say the kind's spread is not its
+        return _interval(y, math.sqrt(squares / (k - 1)), k - 1, k)
     if math.isinf(spread.df):
         return _interval(y, spread.sd, None, k)
     df = spread.df + k - 1

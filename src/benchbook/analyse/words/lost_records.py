@@ -87,7 +87,7 @@ def _lost_with_range(e: dict, how: str) -> str:
         return f"{fmt.count(e['lost'])} lost ({how})"
     if _found_only(e):
         return (
-            f"{fmt.count(e['low'])} lost that the reads found ({how}), at most about "
+            f"at least {fmt.count(e['low'])} lost ({how}), at most about "
             f"{fmt.count(e['high'])} in all ({_level(e)}{_summed(e)})"
         )
     return (
