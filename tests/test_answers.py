@@ -3,6 +3,8 @@ numbers: constructed headlines, as analyse.findings makes them."""
 
 from dataclasses import replace
 
+import pandas as pd
+
 from benchbook.analyse.findings import answer_note, answers, figures
 from benchbook.analyse.findings.headlines import Headline
 from benchbook.runs.calibration import Ceilings
@@ -215,9 +217,11 @@ def test_the_load_tool_answer_ranks_no_tools_whose_rates_are_level() -> None:
     # says "neither"), so its figure is no ceiling, and page 1 must not call it one
     two = replace(ceilings, by_setting=ceilings.by_setting | {"locust FastHttpUser x2": 7_330.0},
                   tool_bound=ceilings.tool_bound | {"locust FastHttpUser x2"})  # fmt: skip
-    said = answers.load_tools([bound], two, limited_by={"locust FastHttpUser x2": "neither"})
+    table = pd.DataFrame({"runs": [3], "runs counted": [1], "limited by": ["neither"]},
+                         index=["locust FastHttpUser x2"])  # fmt: skip
+    said = answers.load_tools([bound], two, table=table)
     assert (
-        "; vegeta 38,359, locust FastHttpUser x2 7,330 (most of its runs neither side's CPU "
-        "limited: not a ceiling), locust HttpUser x1 2,113 req/s, the others each at its own "
+        "; vegeta 38,359, locust FastHttpUser x2 7,330 (from 1 of its 3 runs; neither side's "
+        "CPU limited the others), locust HttpUser x1 2,113 req/s, the others each at its own "
         "limit (this session's medians)."
     ) in said

@@ -61,7 +61,7 @@ def test_littles_law_puts_the_measured_extra_round_trip_into_each_request() -> N
     assert table.loc[("b", 10), "Little's law req/s"] == pytest.approx(10_000 / 20)
     assert network.ratio_by_rtt(rows, "a", "b") == {0: 5.0, 10: 1.6}
     # the verdict's "different conditions", from the same caps: 500 and 833 req/s
-    assert "10 requests in flight cap these servers at 500–833 req/s" in (
+    assert "10 requests in flight hold these servers near 500–833 req/s" in (
         network.link_sets_the_rate(rows, links, ["a", "b"], 10, 10)
     )
 
@@ -121,7 +121,7 @@ def test_the_answer_says_the_lead_was_gone_before_the_link() -> None:
     apart = replace(pooled, set_by="the link set both rates, not the servers")
     text_apart = answers.over_a_network([apart, protocol], limit, 4.9, gaps, (0.024, 0.22))
     assert "over a link adding 10 ms, 1.01× (812 vs 800 req/s; one session's medians)" in text_apart
-    assert f"caps both near {caps[0]:,.0f}–{caps[1]:,.0f} req/s: the link, not the servers" in text
+    assert f"puts both near {caps[0]:,.0f}–{caps[1]:,.0f} req/s: the link, not the servers" in text
     # the gap in ms at every delay, then why no delay tells the protocols from the clients
     assert (
         "In this session, at every delay gRPC's median latency of a health check was the longer: "

@@ -91,7 +91,8 @@ LOOP_404_FAR = Explanation(
         (paired(2.0), {"article_ratio": 1.3, "sessions": model(1.1, 0.9, 1.3, 0.8, 1.25)},
          NOT_REPRODUCED, "holds 1: no difference"),
         (paired(2.0), {"article_ratio": 4.9, "differences": "one core per server"},
-         SAME_DIRECTION, "smaller here; its setup here, which may explain it: one core"),
+         SAME_DIRECTION, "smaller here; where its setup here differs from the article's, that may "
+         "explain it: one core"),
         (paired(5.0), {"article_ratio": 4.0}, SAME_DIRECTION, "larger here"),
         (paired(0.5), {"article_ratio": 3.1}, NOT_REPRODUCED, "opposite direction"),
     ],
@@ -195,8 +196,8 @@ def test_what_differs_from_the_article_comes_from_the_runs_manifest() -> None:
             return migrate(stored, Path("results.csv"))  # as a stored run reads it
 
     assert setup_differences(StoredRun()) == (
-        "1 core per server (GOMAXPROCS 1), runs of 3 s, 100 connections, 6 rounds "
-        "(the article's own: see Setup)"
+        "here 1 core per server (GOMAXPROCS 1), runs of 3 s, 100 connections, 6 rounds "
+        "(the article's own settings: see Setup)"
     )
 
 

@@ -91,7 +91,10 @@ def reproduction(
         size = "larger" if abs(math.log(estimate)) > abs(math.log(article_ratio)) else "smaller"
         why = f"the article's {article} lies outside {where}, {size} here"
         if differences:
-            why = f"{why}; its setup here, which may explain it: {differences}"
+            why = (
+                f"{why}; where its setup here differs from the article's, that may explain "
+                f"it: {differences}"
+            )
         return Verdict.SAME_DIRECTION.label, why + unexplained
     return (
         Verdict.NOT_REPRODUCED.label,

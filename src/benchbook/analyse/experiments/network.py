@@ -203,8 +203,9 @@ def link_sets_the_rate(
     Little's law caps them all near the same rate (for a verdict's different conditions)."""
     low, high = littles_law_caps(rows, links, targets, rtt)
     return (
-        f"over a link adding {rtt} ms, {in_flight} requests in flight cap these servers at "
-        f"{low:,.0f}–{high:,.0f} req/s (Little's law: in flight ÷ (own time + round trip)), "
+        f"over a link adding {rtt} ms, {in_flight} requests in flight hold these servers near "
+        f"{low:,.0f}–{high:,.0f} req/s (Little's law: in flight ÷ (own time + round trip), "
+        "with each server's own time measured with nothing added), "
         "so the link, not the servers, set the rate; the article measured on one machine"
     )
 

@@ -6,7 +6,9 @@ session's; the first word follows from the same numbers, so a new session that m
 them changes the words too (answer_note says which kind of figure each answer gives)."""
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
+
+import pandas as pd
 
 from benchbook.analyse.claims import bounds
 from benchbook.analyse.claims.in_flight import InFlightLimit
@@ -22,13 +24,13 @@ from benchbook.runs.calibration import Ceilings
 
 
 def load_tools(
-    headlines: Sequence[Headline], ceilings: Ceilings, limited_by: Mapping[str, str] | None = None
+    headlines: Sequence[Headline], ceilings: Ceilings, table: pd.DataFrame | None = None
 ) -> str:
     """Notebook 00: every tool setting's rate (``ceilings``: this run's medians), the
     fastest first (settings within LEVEL_WITH of the fastest are level, not ranked), then
-    wrk against each Locust setting (the headlines). ``limited_by``: the ceiling table's
-    column of that name, whose "neither" marks a setting most of whose runs neither side's
-    CPU set (its figure rests on the rest, and is no ceiling)."""
+    wrk against each Locust setting (the headlines). ``table``: the ceiling table, whose
+    "limited by" of "neither" marks a setting most of whose runs neither side's CPU set:
+    its figure rests on the few that one did ("runs counted" of its "runs")."""
     fastest = headroom.fastest(ceilings)
     top = " and ".join(f"{setting} {fmt.count(rps)}" for setting, rps in fastest) + " req/s"
     several = len(fastest) > 1
@@ -38,7 +40,7 @@ def load_tools(
         top += f"{'each' if several else 'it'} can do more"
     elif several:
         top += ", level"
-    top += _other_settings(ceilings, {setting for setting, _ in fastest}, limited_by or {})
+    top += _other_settings(ceilings, {setting for setting, _ in fastest}, table)
     top += f" (this session's median{'s' if len(ceilings.by_setting) > 1 else ''})"
     parts = [f"{figure(h)} {h.sides[1]}'s rate" for h in headlines]
     against = " and ".join(parts)
@@ -47,7 +49,7 @@ def load_tools(
     return f"{top}. Against the same server, wrk was not ahead of every Locust setting: {against}."
 
 
-def _other_settings(ceilings: Ceilings, shown: set[str], limited_by: Mapping[str, str]) -> str:
+def _other_settings(ceilings: Ceilings, shown: set[str], table: pd.DataFrame | None) -> str:
     """'; vegeta 38,359, …, locust HttpUser x1 2,113 req/s, each at its own limit' ('' when
     none): the answer's figure for every setting the question asks about, each that is not
     its tool's own limit saying why."""
@@ -58,8 +60,13 @@ def _other_settings(ceilings: Ceilings, shown: set[str], limited_by: Mapping[str
         return ""
 
     def why_not_own(setting: str) -> str:
-        if limited_by.get(setting) == "neither":
-            return " (most of its runs neither side's CPU limited: not a ceiling)"
+        if table is not None and setting in table.index:
+            row = table.loc[setting]
+            if row["limited by"] == "neither":
+                return (
+                    f" (from {row['runs counted']} of its {row['runs']} runs; neither side's "
+                    "CPU limited the others)"
+                )
         return "" if setting in ceilings.tool_bound else " (held back by the server)"
 
     listed = ", ".join(
@@ -302,7 +309,7 @@ def _far_link(rate: Headline, limit: InFlightLimit) -> str:
             else f"{fmt.ratio(limit.far_ratio)} ({this_session}; one session's medians)"
         )
         + (
-            f", where Little's law caps both near {fmt.count(low)}–{fmt.count(high)} req/s: the "
+            f", where Little's law puts both near {fmt.count(low)}–{fmt.count(high)} req/s: the "
             "link, not the servers, set that rate"
             if capped
             else ""

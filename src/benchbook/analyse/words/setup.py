@@ -45,7 +45,7 @@ def setup_differences(run: object) -> str:
         if counts := plan.load_values(name):
             parts.append(f"{', '.join(map(str, counts))} {name}")
     parts.append(f"{description_of(manifest).repetitions} rounds")
-    return ", ".join(parts) + " (the article's own: see Setup)"
+    return "here " + ", ".join(parts) + " (the article's own settings: see Setup)"
 
 
 def one_process_rounds(restart: bool, which: str = "") -> str:
