@@ -240,3 +240,13 @@ def test_a_time_below_one_reads_lower_on_one_scale_and_alike_wherever_it_prints(
     # a rate below 1 reads as a share, and so does its interval
     assert ranked_interval(0.52, 0.51, 0.53, "rps") == "51–53 %"
     assert ranked_interval(1.3, 1.2, 1.4, "rps") == "1.20–1.40×"
+
+
+def test_an_interval_end_near_1_keeps_the_digits_that_say_which_side_it_is_on() -> None:
+    """Read-through 14: '0.806–1.00×' beside 'no significant difference' left a reader
+    unable to tell whether the interval held 1 (its end was 1.0023)."""
+    from benchbook.analyse.numbers import formatting as fmt
+
+    assert fmt.interval(0.8066, 1.00228) == "0.8066–1.002×"
+    assert fmt.interval(0.95, 1.0) == "0.950–1.00×"  # an end that is 1 reads as 1
+    assert fmt.interval(1.19, 1.21) == "1.19–1.21×"

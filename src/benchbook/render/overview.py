@@ -164,10 +164,18 @@ def sessions_sentence(headlines: Sequence[dict]) -> str:
         )
     else:
         counts = [h.get("sessions") or 1 for h in modelled]
+        many = f"{min(counts)}" if min(counts) == max(counts) else f"{min(counts)}–{max(counts)}"
+        apart = sum(1 for h in modelled if h.get("set_by"))
         text = (
-            f"{len(modelled)} of {len(headlines)} headlines rest on {min(counts)}–{max(counts)} "
+            f"{len(modelled)} of {len(headlines)} headlines rest on {many} "
             "sessions of this machine class and have a 95 % prediction interval for the next one, "
             "drawn in Appendix C"
+            + (
+                f" ({apart} of them not comparable, their rates set by something other than "
+                "the servers, so no sentence prints theirs)"
+                if apart
+                else ""
+            )
         )
     if held:
         inside = sum(1 for s in held if s.get("inside"))

@@ -75,7 +75,7 @@ def _other_settings(ceilings: Ceilings, shown: set[str], table: pd.DataFrame | N
     own = sum(1 for setting, _ in others if not why_not_own(setting))
     if own == len(others):
         return f"; {listed} req/s, each at its own limit"
-    return f"; {listed} req/s" + (", the others each at its own limit" if own else "")
+    return f"; {listed} req/s" + (", each one not marked at its own limit" if own else "")
 
 
 def how_much_faster(headlines: Sequence[Headline], condition: str) -> str:
@@ -346,6 +346,11 @@ def _protocols(
         seen = (
             "In this session, gRPC's median latency of a health check minus HTTP/JSON's was "
             f"{gaps(True)} (differences of medians)"
+        )
+    if protocol.p is not None and protocol.p >= ALPHA:  # this session's own test at the far link
+        seen += (
+            f"; at +{far_rtt} ms a gap this session's own runs cannot tell from none "
+            f"({fmt.p_value(protocol.p)})"
         )
     if protocol.significant and (estimate(protocol) or 1) < 1:
         far = f"HTTP/JSON's median latency was {ranked(protocol)} than gRPC's"
