@@ -207,9 +207,9 @@ def test_the_load_tool_answer_ranks_no_tools_whose_rates_are_level() -> None:
     )
     alone = replace(ceilings, by_setting=ceilings.by_setting | {"bombardier": 60_000.0})
     assert answers.load_tools([bound], alone).startswith(
-        "wrk 76,701 req/s, held back by the server, so it can do more; bombardier 60,000 (held "
-        "back by the server), vegeta 38,359, locust HttpUser x1 2,113 req/s, each one not "
-        "marked at its own limit (this session's medians). "
+        "wrk 76,701 req/s, held back by the server, so it can do more; vegeta 38,359, locust "
+        "HttpUser x1 2,113 req/s, each at its own limit; bombardier 60,000 req/s (held back by "
+        "the server) (this session's medians). "
     )
     behind = replace(bound, reproduced_why="", significant=False, ratio=1.01)
     assert "wrk was not ahead of every Locust setting" in answers.load_tools([behind], ceilings)
@@ -221,7 +221,7 @@ def test_the_load_tool_answer_ranks_no_tools_whose_rates_are_level() -> None:
                          index=["locust FastHttpUser x2"])  # fmt: skip
     said = answers.load_tools([bound], two, table=table)
     assert (
-        "; vegeta 38,359, locust FastHttpUser x2 7,330 (from 1 of its 3 runs; neither side's "
-        "CPU limited the others), locust HttpUser x1 2,113 req/s, each one not marked at its "
-        "own limit (this session's medians)."
+        "; vegeta 38,359, locust HttpUser x1 2,113 req/s, each at its own limit; locust "
+        "FastHttpUser x2 7,330 req/s (from 1 of its 3 runs; neither side's CPU limited the "
+        "others) (this session's medians)."
     ) in said

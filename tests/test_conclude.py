@@ -247,6 +247,6 @@ def test_an_interval_end_near_1_keeps_the_digits_that_say_which_side_it_is_on() 
     unable to tell whether the interval held 1 (its end was 1.0023)."""
     from benchbook.analyse.numbers import formatting as fmt
 
-    assert fmt.interval(0.8066, 1.00228) == "0.8066–1.002×"
+    assert fmt.interval(0.8066, 1.00228) == "0.807–1.002×"  # the other end as before
     assert fmt.interval(0.95, 1.0) == "0.950–1.00×"  # an end that is 1 reads as 1
     assert fmt.interval(1.19, 1.21) == "1.19–1.21×"

@@ -114,7 +114,7 @@ def test_the_answer_says_the_lead_was_gone_before_the_link() -> None:
     pooled = replace(rate, pooled_ratio=1.01, pooled_low=1.005, pooled_high=1.02, sessions=6)
     text_pooled = answers.over_a_network([pooled, protocol], limit, 4.9, gaps, (0.024, 0.22))
     assert (  # the pooled figure the chart plots, this session's medians beside it
-        "over a link adding 10 ms, 1.01× (95 % CI 1.005–1.020×) over 6 sessions on this machine "
+        "over a link adding 10 ms, 1.01× (95 % CI 1.005–1.02×) over 6 sessions on this machine "
         "class (this session's medians: "
     ) in text_pooled
     # the link set both rates: no interval for them, as the Conclusion prints none

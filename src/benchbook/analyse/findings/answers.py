@@ -59,7 +59,7 @@ def _other_settings(ceilings: Ceilings, shown: set[str], table: pd.DataFrame | N
     if not others:
         return ""
 
-    def why_not_own(setting: str) -> str:
+    def why_not_own(setting: str) -> str:  # '' for a setting at its own limit
         if table is not None and setting in table.index:
             row = table.loc[setting]
             if row["limited by"] == "neither":
@@ -69,13 +69,12 @@ def _other_settings(ceilings: Ceilings, shown: set[str], table: pd.DataFrame | N
                 )
         return "" if setting in ceilings.tool_bound else " (held back by the server)"
 
-    listed = ", ".join(
-        f"{setting} {fmt.count(rps)}{why_not_own(setting)}" for setting, rps in others
-    )
-    own = sum(1 for setting, _ in others if not why_not_own(setting))
-    if own == len(others):
-        return f"; {listed} req/s, each at its own limit"
-    return f"; {listed} req/s" + (", each one not marked at its own limit" if own else "")
+    # those at their own limit first, said once, then each other one with its reason
+    own = [f"{setting} {fmt.count(rps)}" for setting, rps in others if not why_not_own(setting)]
+    rest = [f"{s} {fmt.count(rps)} req/s{why_not_own(s)}" for s, rps in others if why_not_own(s)]
+    said = [f"{', '.join(own)} req/s, {'each ' if len(own) > 1 else ''}at its own limit"]
+    said = (said if own else []) + ([", ".join(rest)] if rest else [])
+    return "; " + "; ".join(said)
 
 
 def how_much_faster(headlines: Sequence[Headline], condition: str) -> str:

@@ -40,24 +40,25 @@ def ratio(value: float) -> str:
     return f"{significant(value, ratio_digits(value))}×"
 
 
+def _reads_as_one(value: float, digits: int) -> bool:
+    return float(significant(value, digits).replace(",", "")) == 1
+
+
 def interval(low: float, high: float, unit: str = "×") -> str:
     """'11–21×', '1.94–2.06×', '137–1,299×': both ends with the digits of the finer one, but
-    no decimals on an end of 100 or more; more on both if they would read the same, or if an
-    end would read as 1 without being 1 ('0.806–1.002×': which side of 1 it lies on is what
-    a reader asks of it)."""
+    no decimals on an end of 100 or more; more on both if they would read the same, and more
+    on an end that would read as 1 without being 1 ('0.807–1.002×': which side of 1 it lies
+    on is what a reader asks of it)."""
     if any(v is None or math.isnan(v) for v in (low, high)):
         return "no interval"
     digits = max(ratio_digits(low), ratio_digits(high))
-    while (
-        unit == "×"
-        and digits < 7
-        and any(v != 1 and float(significant(v, digits).replace(",", "")) == 1 for v in (low, high))
-    ):
-        digits += 1
 
     def end(value: float) -> str:
         whole = ratio_digits(value) if abs(value) >= 100 else digits  # 137, not 137.0
-        return significant(value, min(digits, whole))
+        shown = min(digits, whole)
+        while unit == "×" and value != 1 and shown < 7 and _reads_as_one(value, shown):
+            shown += 1
+        return significant(value, shown)
 
     if end(low) != end(high):
         return f"{end(low)}–{end(high)}{unit}"
