@@ -21,6 +21,7 @@ from benchbook.analyse.sessions.levels import (
     moderated,
     pooled,
     prior_spread,
+    strays_more,
 )
 
 # (ratio, ci_low, ci_high, ci_level): sessions that disagree beyond their noise (tau² > 0),
@@ -215,3 +216,23 @@ def test_by_class_keeps_first_seen_order() -> None:
     groups = by_class(mixed)
     assert list(groups) == ["b", "a"]
     assert [s.ratio for s in groups["b"]] == [2.0, 2.4, 2.0]
+
+
+def test_a_headline_scattering_more_than_its_kind_is_predicted_from_its_own_sessions() -> None:
+    """Notebook 05's Go HealthCheck on the Intel class (2026-12-07): four sessions 0.847,
+    0.882, 0.882, 0.992 against a kind whose spread was 0.031 (its headlines agreeing, d₀
+    inf). Leaning on the kind put the next-session range inside its own 95 % CI and left out
+    its own latest session; its own spread puts every session inside."""
+    ratios = [0.847, 0.882, 0.882, 0.992]
+    sessions = [Session(r, r * 0.9, r * 1.1, 0.95, "c", str(i)) for i, r in enumerate(ratios)]
+    kind = Spread(0.031, math.inf, 10, THIS_CLASS)
+    y = np.log(ratios)
+    assert strays_more(float(((y - y.mean()) ** 2).sum()), 4, kind)
+    fit, own = moderated(sessions, kind), pooled(sessions)
+    assert fit is not None and own is not None
+    assert fit.predict_low < own.low and fit.predict_high > own.high
+    assert all(fit.holds(r) for r in ratios)
+    # a headline that scatters as its kind does still leans on the kind
+    alike = [1.0, 1.02, 0.98, 1.01]
+    y = np.log(alike)
+    assert not strays_more(float(((y - y.mean()) ** 2).sum()), 4, kind)

@@ -17,7 +17,13 @@ from benchbook.analyse.sessions.estimate import conditions
 from benchbook.analyse.sessions.machine_classes import machine_class, with_unrecorded
 from benchbook.analyse.sessions.replication import UNRECORDED, replication
 from benchbook.analyse.words.sessions import brief
-from benchbook.render.spread_page import ClassSessions, machine_census
+from benchbook.render.spread_page import (
+    BOOT_NOT_RECORDED,
+    ClassSessions,
+    Cluster,
+    MachineCensus,
+    machine_census,
+)
 from benchbook.runs.manifest import migrate
 
 BASE = [1000.0, 1100.0, 1200.0, 1300.0, 1400.0, 1250.0, 1050.0, 1150.0]
@@ -286,3 +292,15 @@ def test_a_not_yet_replicated_brief_gives_the_interval_its_verdict_is_judged_on(
     low, high = model.predicted.predict_low, model.predicted.predict_high
     expected = f"the next session should give {fmt.interval(low, high)}"
     assert f"One session: not yet replicated; {expected}" in said
+
+
+def test_the_checks_are_counted_by_first_and_later_sittings_of_recorded_machines() -> None:
+    """Page 1 gives the leave-one-out check by sitting; a machine whose boot was not
+    recorded is neither, and the report's own sessions' sitting is named."""
+    clusters = (
+        Cluster("c", "booted 2026-12-07 07:25", True, 16, 14),
+        Cluster("c", "booted 2026-12-07 07:25", False, 10, 10),
+        Cluster("c", BOOT_NOT_RECORDED, True, 36, 34),
+    )
+    census = MachineCensus((), 0, clusters=clusters, measured_first=True)
+    assert census.sittings == ((14, 16), (10, 10))
