@@ -121,13 +121,12 @@ class MachineCensus:
         """(inside, left out) of the checks on machines' first sittings and on their later
         ones, over the machines whose boot was recorded."""
         known = [c for c in self.clusters if c.machine != BOOT_NOT_RECORDED]
-        return tuple(  # type: ignore[return-value]
-            (
-                sum(c.inside for c in known if c.first_sitting == first),
-                sum(c.held_out for c in known if c.first_sitting == first),
-            )
-            for first in (True, False)
-        )
+
+        def counted(first: bool) -> tuple[int, int]:
+            mine = [c for c in known if c.first_sitting == first]
+            return sum(c.inside for c in mine), sum(c.held_out for c in mine)
+
+        return counted(True), counted(False)
 
     @property
     def share_interval(self) -> tuple[float, float]:

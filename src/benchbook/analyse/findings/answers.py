@@ -70,10 +70,14 @@ def _other_settings(ceilings: Ceilings, shown: set[str], table: pd.DataFrame | N
         return "" if setting in ceilings.tool_bound else " (held back by the server)"
 
     # those at their own limit first, said once, then each other one with its reason
-    own = [f"{setting} {fmt.count(rps)}" for setting, rps in others if not why_not_own(setting)]
-    rest = [f"{s} {fmt.count(rps)} req/s{why_not_own(s)}" for s, rps in others if why_not_own(s)]
-    said = [f"{', '.join(own)} req/s, {'each ' if len(own) > 1 else ''}at its own limit"]
-    said = (said if own else []) + ([", ".join(rest)] if rest else [])
+    reason = {setting: why_not_own(setting) for setting, _ in others}
+    own = [f"{s} {fmt.count(rps)}" for s, rps in others if not reason[s]]
+    rest = [f"{s} {fmt.count(rps)} req/s{reason[s]}" for s, rps in others if reason[s]]
+    said = []
+    if own:
+        said.append(f"{', '.join(own)} req/s, {'each ' if len(own) > 1 else ''}at its own limit")
+    if rest:
+        said.append(", ".join(rest))
     return "; " + "; ".join(said)
 
 
