@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -99,7 +100,9 @@ def test_time_budget_splits_each_committed_notebook_into_its_parts() -> None:
 def test_planner_check_predicts_a_design_unchanged_as_its_own_expected_widths() -> None:
     # Before and after the same report: the planner's prediction for the same rounds and
     # sessions is its own expected width, and the printed widths are the same twice.
-    executed = str(REPO_ROOT / "report" / "executed")
+    # A report whose class held 4 sessions (test_plan_table's sample): a class's first
+    # session has nothing to plan from.
+    executed = str(Path(__file__).parent / "samples" / "executed_four_sessions")
     committed = os.environ | {"BENCHBOOK_RUNS_DIR": str(REPO_ROOT / "data" / "runs")}
     out = run_script("planner_check.py", "--before", executed, "--after", executed, env=committed)
     rows = [line.split(" | ") for line in out.splitlines()[2:]]

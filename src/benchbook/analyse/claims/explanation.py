@@ -23,11 +23,12 @@ EXPLAINS_WITHIN = 1.3
 
 @dataclass(frozen=True)
 class Explanation:
-    """What the article measured instead (``why``, a clause) and the ratio that
-    reproducing it gives here (``reproduced``): pooled over this machine class's sessions
-    where they make a model, else this session's, with its interval (``low``–``high`` at
-    ``level``) and the sessions behind it (``sessions``: replication's words); ``of``
-    names the ratio, first side over second ("HTTP's time per call over gRPC's")."""
+    """What the article measured instead (``clause``; ``why`` adds what reproducing it
+    gives) and the ratio that reproducing it gives here (``reproduced``): pooled over this
+    machine class's sessions where they make a model, else this session's, with its
+    interval (``low``–``high`` at ``level``) and the sessions behind it (``sessions``:
+    replication's words); ``of`` names the ratio, first side over second
+    ("HTTP's time per call over gRPC's")."""
 
     why: str
     reproduced: float
@@ -36,6 +37,7 @@ class Explanation:
     level: float = math.nan
     sessions: str = ""
     of: str = ""
+    clause: str = ""
 
     def explains(self, article_ratio: float) -> bool:
         """The article's figure lies within the interval printed beside the reproduction
@@ -61,12 +63,12 @@ def measured_instead(
     sessions (``runs``: replication.spread's rows) as an Explanation whose reason is
     ``clause`` followed by what reproducing it gives here (``of``: Explanation's)."""
     if c is None or c.ratio != c.ratio:
-        return Explanation(f"{clause} (no valid reproduction here)", math.nan, of=of)
+        return Explanation(f"{clause} (no valid reproduction here)", math.nan, of=of, clause=clause)
     sessions = replication(c, runs)
     model = sessions.pooled
     if model is None:
         values = (c.ratio, c.ratio_low, c.ratio_high, c.ratio_confidence)
     else:
         values = (model.estimate, model.low, model.high, levels.CONFIDENCE)
-    found = Explanation("", *values, sessions=sessions.text(), of=of)
+    found = Explanation("", *values, sessions=sessions.text(), of=of, clause=clause)
     return replace(found, why=f"{clause}; reproducing it here gives {found.figure()}")
