@@ -105,7 +105,7 @@ def test_the_answer_says_the_lead_was_gone_before_the_link() -> None:
         "with 10 in flight Go served 1.26× FastAPI's requests per second (6,300 vs 5,000 "
         "req/s; one session's medians), a setup not comparable with the article's 4.9× "
         "(measured with no proxy and many more requests in flight): each request took about "
-        "1.59 and 2.00 ms (in flight ÷ rate), at least 1.59× the 1 ms it waits, so even a "
+        "1.59 and 2.00 ms (in flight ÷ rate), at least 1.58× the 1 ms it waits, so even a "
         "server answering in exactly 1 ms would have led FastAPI by at most 2.00× here, before "
         "any delay was added; these runs do not tell how much of the time past the wait the "
         "proxy's path took; "

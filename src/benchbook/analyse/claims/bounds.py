@@ -152,8 +152,9 @@ def figure(value: float | None, sessions: int) -> str:
             "clear the other side's highest by more than the other side's own runs differ"
         )
     if sessions <= 1:
-        return f"at least {fmt.ratio(value)} (one session)"
-    return f"at least {fmt.ratio(value)} (the lowest of {sessions} sessions on this machine class)"
+        return f"at least {fmt.ratio_at_least(value)} (one session)"
+    lowest = f"the lowest of {sessions} sessions on this machine class"
+    return f"at least {fmt.ratio_at_least(value)} ({lowest})"
 
 
 def sentence(bound: Bound, names: tuple[str, str], measure: str, why: str, runs: str = "") -> str:
@@ -177,6 +178,6 @@ def sentence(bound: Bound, names: tuple[str, str], measure: str, why: str, runs:
     if bound.sessions > 1:
         how = f"the lowest session's bound: its lowest run of {a} over its highest of {b}; {here}"
     return (
-        f"**{a}** reached **at least {fmt.ratio(bound.value)} the {measure}** of **{b}** "
+        f"**{a}** reached **at least {fmt.ratio_at_least(bound.value)} the {measure}** of **{b}** "
         f"{sessions_text(bound.sessions)} ({how}): {why}."
     )

@@ -19,6 +19,10 @@ from benchbook.analyse.sessions.replication import replication
 # the article's machine is explained by a reproduction here whose interval, widened by
 # this factor each way, holds it.
 EXPLAINS_WITHIN = 1.3
+# Why, in the words of every verdict that widens by it.
+WIDENED_BECAUSE = (
+    "the article's machine, another CPU, may give such a ratio 20–30 % higher or lower"
+)
 
 
 @dataclass(frozen=True)

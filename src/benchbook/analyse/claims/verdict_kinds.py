@@ -7,7 +7,7 @@ The rules that pick a verdict are verdicts.reproduction's."""
 from dataclasses import dataclass
 from enum import Enum
 
-from benchbook.analyse.claims.explanation import EXPLAINS_WITHIN
+from benchbook.analyse.claims.explanation import EXPLAINS_WITHIN, WIDENED_BECAUSE
 from benchbook.analyse.numbers import formatting as fmt
 
 GOOD, ERROR, WARN, MUTED = "#1a7f37", "#b42318", "#9a6700", "#656d76"
@@ -36,8 +36,7 @@ class Verdict(Enum):
     SOMETHING_ELSE = Kind(
         "the article measured something else", "≠", "measured else", WARN,
         "reproducing what the article timed instead gives an interval that holds its "
-        f"figure with each end moved {fmt.ratio(EXPLAINS_WITHIN)} outward (machines of one "
-        "kind differ by 20–30 % between CPU generations, so the article's may)",
+        f"figure with each end moved {fmt.ratio(EXPLAINS_WITHIN)} outward ({WIDENED_BECAUSE})",
     )  # fmt: skip
     NO_ARTICLE = Kind(
         "no article figure", "–", "no article", MUTED,

@@ -32,7 +32,7 @@ move it otherwise.
 
 import math
 
-from benchbook.analyse.claims.explanation import EXPLAINS_WITHIN, Explanation
+from benchbook.analyse.claims.explanation import EXPLAINS_WITHIN, WIDENED_BECAUSE, Explanation
 from benchbook.analyse.claims.verdict_kinds import Verdict
 from benchbook.analyse.numbers import formatting as fmt
 from benchbook.analyse.numbers.pairing import count_text, too_few
@@ -140,6 +140,6 @@ def _unexplained(measured_else: Explanation | None, article: str) -> str:
     return (
         f"{differs}{of} gives {measured_else.figure()} here, an interval "
         f"that does not reach the article's {article} even with each end moved "
-        f"{fmt.ratio(EXPLAINS_WITHIN)} outward (machines of one kind differ by 20–30 % "
-        "between CPU generations, so the article's may): it does not explain this figure"
+        f"{fmt.ratio(EXPLAINS_WITHIN)} outward ({WIDENED_BECAUSE}): it does not explain this "
+        "figure"
     )

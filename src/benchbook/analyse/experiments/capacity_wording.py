@@ -172,7 +172,7 @@ def capacity_comparison(
     if bounded[b]:
         at_most = 1 / bounds.session_bound(valid, b, a, CAPACITY)  # a's highest over b's lowest
         return (
-            f"**{na}** reached **at most {fmt.ratio(at_most)} the {SLO_RATE}** of "
+            f"**{na}** reached **at most {fmt.ratio_at_most(at_most)} the {SLO_RATE}** of "
             f"**{nb}** in this one session ({na}'s highest run over {nb}'s lowest), as the "
             f"load tool held {nb} down ({_reason(capacities, b, reasons_above)})."
         )

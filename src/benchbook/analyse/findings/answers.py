@@ -272,11 +272,11 @@ def over_a_network(
         )
         + f": each request took about {fmt.milliseconds(took[0])} and "
         f"{fmt.milliseconds(took[1])} ms (in flight ÷ rate), at least "
-        f"{fmt.ratio(min(took) / limit.wait_ms)} the {limit.wait_ms:g} ms it waits"
+        f"{fmt.ratio_at_least(min(took) / limit.wait_ms)} the {limit.wait_ms:g} ms it waits"
         + (  # Little's law: at this many in flight, a 1 ms server's rate over the other's
             f", so even a server answering in exactly {limit.wait_ms:g} ms would have led "
-            f"FastAPI by at most {fmt.ratio(took[1] / limit.wait_ms)} here, before any delay "
-            "was added; these runs do not tell how much of the time past the wait the "
+            f"FastAPI by at most {fmt.ratio_at_most(took[1] / limit.wait_ms)} here, before any "
+            "delay was added; these runs do not tell how much of the time past the wait the "
             "proxy's path took"
             if gone
             else ""

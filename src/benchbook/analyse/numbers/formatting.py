@@ -40,6 +40,26 @@ def ratio(value: float) -> str:
     return f"{significant(value, ratio_digits(value))}×"
 
 
+def _rounded_toward(value: float, direction: int) -> str:
+    digits = ratio_digits(value)
+    places = digits - 1 - math.floor(math.log10(abs(value)))
+    step = 10.0**-places
+    # the tiny slack keeps 2.6 from flooring to 2.5 when 2.6 is stored as 2.5999…
+    ends = math.floor(value / step + 1e-9) if direction < 0 else math.ceil(value / step - 1e-9)
+    return f"{significant(ends * step, digits)}×"
+
+
+def ratio_at_least(value: float) -> str:
+    """A lower bound, rounded down so the printed figure still bounds: 2.65 → '2.6×' (not
+    '2.7×', which a printed 2.65 ms beside it would break)."""
+    return "–" if _absent(value) or value <= 0 else _rounded_toward(value, -1)
+
+
+def ratio_at_most(value: float) -> str:
+    """An upper bound, rounded up: 3.22 → '3.3×'."""
+    return "–" if _absent(value) or value <= 0 else _rounded_toward(value, +1)
+
+
 def _reads_as_one(value: float, digits: int) -> bool:
     return float(significant(value, digits).replace(",", "")) == 1
 

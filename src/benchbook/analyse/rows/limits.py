@@ -17,7 +17,7 @@ import pandas as pd
 from benchbook.analyse.numbers import formatting as fmt
 from benchbook.analyse.rows.counted import RATE_COLUMNS, counted_rows, not_counted, valid_rows
 from benchbook.analyse.rows.names import reader_name
-from benchbook.runs.limits import NOT_COUNTED, SERVER_SET, Limit
+from benchbook.runs.limits import BUSY_FOREIGN_PCT, BUSY_STEAL_PCT, NOT_COUNTED, SERVER_SET, Limit
 
 SERVERS, LOAD_TOOLS = "servers", "load tools"  # what a comparison's sides are
 SET_BY = {SERVERS: SERVER_SET, LOAD_TOOLS: (Limit.LOAD_TOOL,)}
@@ -154,14 +154,16 @@ def reason(side: SideLimit) -> str:
 
 
 def busy_evidence(side: SideLimit) -> str:
-    """'other processes used 180 % of a core: yes (PID 4121) 97 %, …' or the steal (a
-    process named at '0 %' is left out: it used less than half a per cent)."""
-    if side.foreign_pct is not None and side.foreign_pct > 0:
+    """What made the machine busy, by the figure that crossed its threshold (runs.limits):
+    'other processes used 180 % of a core: yes (PID 4121) 97 %, …' or the hypervisor's
+    steal (a process named at '0 %' is left out: it used less than half a per cent)."""
+    foreign, steal = side.foreign_pct or 0.0, side.steal_pct or 0.0
+    if foreign >= BUSY_FOREIGN_PCT or (foreign > 0 and steal < BUSY_STEAL_PCT):
         busy = [p for p in side.processes.split(", ") if p and not p.endswith(" 0 %")]
         named = f": {', '.join(busy)}" if busy else ""
-        return f"other processes used {side.foreign_pct:.0f} % of a core{named}"
-    if side.steal_pct:
-        return f"the hypervisor took {side.steal_pct:.0f} % of the CPU time"
+        return f"other processes used {foreign:.0f} % of a core{named}"
+    if steal:
+        return f"the hypervisor took {steal:.0f} % of the CPU time"
     return "other work was running when measuring began"
 
 

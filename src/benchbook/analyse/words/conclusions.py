@@ -93,7 +93,8 @@ def verdict(c: Comparison, a: str, b: str, column: str, unit: str = "", brief: b
         if too_few(c):
             # not "no difference": with these few runs none could have been shown
             unit_ = "rounds" if c.paired else "a side"
-            away = c.ratio_low > 1 or c.ratio_high < 1  # the interval alone would tell
+            # the interval alone would tell, at a level a reader can lean on (not 60 %, 1+4)
+            away = (c.ratio_low > 1 or c.ratio_high < 1) and c.ratio_confidence >= 0.9
             sentence = (
                 f"**Too few runs to tell** **{a}** from **{b}** in {m.name} by a test "
                 f"({count_text(c)}; p < {ALPHA} needs {needed(c)} {unit_}): "

@@ -32,8 +32,9 @@ FLAG_MEANINGS = {
     "network_bound": "the bytes per second reached 80 % of what the link between the hosts "
     "carried when it was measured: the link, not the server, may have set the pace",
     "busy_machine": "other work on the machine used a tenth of a core or more while the run "
-    "measured (or was still running when measuring began): a server woken by a request "
-    "waits behind it, so the run is shown but counts in no estimate",
+    "measured (or was still running when measuring began), or the hypervisor took a tenth "
+    "of the CPU time or more for other machines: a server woken by a request waits behind "
+    "it, so the run is shown but counts in no estimate",
 }
 # Each flag as a few plain words, for page 1 and answer boxes, which name no flag.
 FLAG_PLAIN = {

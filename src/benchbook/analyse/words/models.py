@@ -105,10 +105,17 @@ def _cpu_range(cpu: pd.Series) -> str:
 
 
 def ceiling_sentence(
-    target: str, ceiling: Ceiling, broken: list[str], used: int, left_out: int = 0
+    target: str,
+    ceiling: Ceiling,
+    broken: list[str],
+    used: int,
+    left_out: int = 0,
+    peak: tuple[float, float] | None = None,
 ) -> str:
     """'go: a ceiling — throughput stops rising at ≈ 38,000 req/s from 200 connections,
-    while the server used 95–96 % of a core: one core's limit, not contention …'."""
+    while the server used 95–96 % of a core: one core's limit, not contention …'; after
+    ``peak`` (connections, median req/s: a level before the stretch above all of it) the
+    rounds rose and fell before they settled, and the sentence says so."""
     medians = ceiling.medians
     spread = (
         f"the levels' medians {fmt.count(medians.min())}–{fmt.count(medians.max())}"
@@ -128,13 +135,29 @@ def ceiling_sentence(
         )
     else:
         cause = "(the server's CPU was not recorded, so what set the limit is not known)"
+    opening = "a ceiling, not a peak — throughput stops rising at"
+    if peak is not None:
+        opening = (
+            f"after a peak at {peak[0]:g} connections ({fmt.count(peak[1])} req/s), throughput "
+            "settles at"
+        )
     return (
-        f"**{target}**: a ceiling, not a peak — throughput stops rising at ≈ "
+        f"**{target}**: {opening} ≈ "
         f"{fmt.count(ceiling.rate)} req/s ({spread}) from {ceiling.start:g} connections on, "
         f"{cause}; left out in turn, each of those levels is predicted by the others within "
         f"{fmt.share(ceiling.holdout['error'].abs().max())}. The USL is not summarised by a "
         f"peak N*: {'; '.join(broken)}{_runs_clause(used, left_out)}."
     )
+
+
+def _peak_before(points: pd.DataFrame, ceiling: Ceiling) -> tuple[float, float] | None:
+    """The level before the ceiling's stretch with the highest median, where that median
+    lies above every level of the stretch (connections, req/s); None where none does."""
+    medians = points.groupby("connections")["rps"].median()
+    before = medians[medians.index < ceiling.start]
+    if before.empty or before.max() <= ceiling.medians.max():
+        return None
+    return float(before.idxmax()), float(before.max())
 
 
 def no_shape_sentence(target: str, broken: list[str], used: int, left_out: int = 0) -> str:
@@ -153,8 +176,9 @@ def shape_sentence(shape: SweepShape) -> str:
         return usl_sentence(fit)
     if shape.ceiling is not None:
         return ceiling_sentence(
-            fit.called, shape.ceiling, shape.broken, len(fit.points), fit.left_out
-        )
+            fit.called, shape.ceiling, shape.broken, len(fit.points), fit.left_out,
+            _peak_before(fit.points, shape.ceiling),
+        )  # fmt: skip
     return no_shape_sentence(fit.called, shape.broken, len(fit.points), fit.left_out)
 
 
