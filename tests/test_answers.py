@@ -47,10 +47,10 @@ def test_the_protocol_answer_follows_the_direction_of_the_times() -> None:
 
     http_faster = [call(0.5, "Python, HealthCheck")]
     both_http = http_faster + [call(0.8, "Python, CreateSession")]
+    # in the headlines' order, each call named
     assert answers.faster_protocol(both_http, "one at a time, over loopback") == (
         "No: for Python, HealthCheck and Python, CreateSession, called one at a time, over "
-        "loopback, HTTP/JSON took less time per call than gRPC (its time 2.00× and 1.25× "
-        "lower)."  # in the headlines' order, each call named
+        "loopback, HTTP/JSON took less time per call than gRPC (2.00× and 1.25× lower)."
     )
     one_unclear = http_faster + [call(0.9, "Go, HealthCheck", significant=False)]
     assert answers.faster_protocol(one_unclear).endswith(
@@ -185,10 +185,13 @@ def test_the_shortener_answer_gives_reads_then_writes_as_a_share_then_losses() -
     )
     kept = answers.reads_and_losses([reads, article, writes], lost="", storage="a disk sync each")
     assert kept.endswith("16–19 %) of the requests per second of Go + Redis (a disk sync each).")
-    unsure = replace(writes, significant=False, pooled_ratio=None)
-    assert "Writing, Go + bbolt against Go + Redis: 0.17" in answers.reads_and_losses(
-        [reads, article, unsure], lost=""
-    )
+    # not significant: the quantity named, and one session's p where it is the figure's own
+    unsure = replace(writes, significant=False, pooled_ratio=None, p=0.057)
+    said = answers.reads_and_losses([reads, article, unsure], lost="")
+    assert "Writing, Go + bbolt against Go + Redis, requests per second: 0.17" in said
+    assert said.endswith(", not a significant difference (p = 0.057).")
+    within_band = replace(unsure, p=0.03)  # p < 0.05, yet no verdict: no "not significant"
+    assert "significant" not in answers.reads_and_losses([reads, article, within_band], lost="")
 
 
 def test_the_load_tool_answer_ranks_no_tools_whose_rates_are_level() -> None:

@@ -16,7 +16,7 @@ def executed(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict]:
 def test_the_articles_404_loop_is_reproduced_and_explains_only_what_it_reproduces(executed) -> None:
     text, found = executed
     assert "In this session the article's loop reports CreateSession over HTTP **" in text
-    assert "over the sessions behind the verdict:" in text
+    assert "(the figure the verdict reads:" in text
     assert "100 % of its HTTP calls failed" in text
     assert "http-not-found failed verification, so it is not benchmarked" in text
     (health, create, _) = found["headlines"]
@@ -68,4 +68,4 @@ def test_nagles_wait_is_named_only_when_it_adds_tens_of_milliseconds() -> None:
     sentence = article_loop.nagle_sentence(table)
     create, health = sentence.split("; ")
     assert "215× longer with Nagle on: the response's second send waited about as long" in create
-    assert "2.1×, 0.403 ms per call: far less than a delayed acknowledgement" in health
+    assert "2.1×, 0.403 ms more per call: far less than a delayed acknowledgement" in health

@@ -279,9 +279,10 @@ def test_capacity_comparison_is_a_ratio_with_its_interval_and_says_when_it_is_a_
     assert valid.loc[valid["target"] == "python", CAPACITY].max() < 1000
     assert held.startswith("**go** against **python**, requests per second within the SLO: "
                            "only a lower bound, as the load tool held go down")  # fmt: skip
-    assert (
-        f"go's lowest run lay {fmt.ratio(go_low / 1000)} the most python's best run can have "
-        f"reached, the rate at which it broke the SLO ({fmt.count(go_low)} vs 1,000 req/s;"
+    assert (  # go's runs are lower bounds: the least each can have been is its capacity
+        "the least go's lowest run can have reached (the last rate at which it met the SLO) lay "
+        f"{fmt.ratio_at_least(go_low / 1000)} the most python's best run can have reached, the "
+        f"rate at which it broke the SLO ({fmt.count(go_low)} vs 1,000 req/s;"
     ) in held
     assert "CI" not in held and "p =" not in held
     # after the capacities' own sentences (notebook 06's body) the reason is not repeated
@@ -303,7 +304,9 @@ def test_a_round_without_a_capacity_is_left_out_of_the_headline(runs_dir, lower_
     # Python broke the SLO at the lowest rate in its second round (a 1 s smoke round on a
     # busy machine can): that round has no capacity, so the headline compares the rounds
     # that have one, 2+1, and says so, as an interval or as a bound alike.
-    go = load_rows("go", {100: [1.0, 1.0], 1000: [2.0, 2.0], 2000: [100.0, 100.0]})
+    go = load_rows(
+        "go", {100: [1.0, 1.0], 1000: [2.0, 2.0], 2000: [3.0, 3.0], 3000: [100.0, 100.0]}
+    )
     python = load_rows("python", {100: [1.0, 30.0], 1000: [100.0, 100.0]})
     results = pd.concat([go, python], ignore_index=True)
     caps = capacity.capacity_runs(results, fixed_ms=20)
@@ -315,8 +318,10 @@ def test_a_round_without_a_capacity_is_left_out_of_the_headline(runs_dir, lower_
     assert h.n == "2+1"
     kept = repetition(caps, "python", 1)[CAPACITY]
     go_caps = caps.loc[caps["target"] == "go", CAPACITY]
-    if lower_bound:  # the lowest of go's over the most python's that exist can have been
-        assert h.ratio == pytest.approx(go_caps.min() / 1000)  # where python broke the SLO
+    if lower_bound:  # the least go's can have been (2,000, the last rate that met the SLO,
+        # not where it was placed between 2,000 and 3,000) over the most python's can have
+        # been (1,000, where it broke the SLO)
+        assert go_caps.min() > 2000 and h.ratio == pytest.approx(2000 / 1000)
     else:
         assert h.ratio == pytest.approx(compare(go_caps, [kept]).ratio)
     assert math.isfinite(h.ratio) and h.ratio > 1

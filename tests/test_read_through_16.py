@@ -1,13 +1,16 @@
 """The rules read-through 16 found missing on a class's first session (AMD family 25
 model 1): a lower bound prints rounded down, a busy machine names the figure that made it
-busy, a too-small sample's 60 % interval is no "likely" difference, and a sweep that peaked
-before it settled is not called "a ceiling, not a peak"."""
+busy, a too-small sample's 60 % interval is no "likely" difference, a sweep that peaked
+before it settled is not called "a ceiling, not a peak", and a capacity placed between two
+rates bounds a comparison from the rate it met, not from where it was placed."""
 
 import math
 
 import pandas as pd
 import pytest
 
+from benchbook.analyse.claims import bounds
+from benchbook.analyse.experiments.capacity import CAPACITY
 from benchbook.analyse.models.ceiling import Ceiling
 from benchbook.analyse.numbers import formatting as fmt
 from benchbook.analyse.numbers.stats import Comparison
@@ -77,3 +80,18 @@ def test_a_sweep_that_peaked_before_it_settled_says_so() -> None:
     flat = points.assign(rps=points["rps"].clip(upper=3400))
     assert models._peak_before(flat, ceiling) is None
     assert math.isfinite(ceiling.rate)
+
+
+def test_a_capacity_placed_between_two_rates_bounds_from_the_rate_it_met() -> None:
+    # Go on AMD 25/1 (notebook 06): one run broke the SLO between 2,480 and 6,190 req/s and
+    # was placed at 6,096; three stopped at 6,190 with the tool at its limit (lower bounds).
+    # FastAPI broke it between 2,910 and 3,970. Go's floor is 2,480, not 6,096.
+    at_least, at_most = CAPACITY + bounds.AT_LEAST, CAPACITY + bounds.AT_MOST
+    valid = pd.DataFrame(
+        [{"target": "go", CAPACITY: 6096.0, at_least: 2480.0, at_most: 6190.0}]
+        + [{"target": "go", CAPACITY: 6190.0, at_least: math.nan, at_most: math.nan}] * 3
+        + [{"target": "py", CAPACITY: 3031.0, at_least: 2910.0, at_most: 3970.0}] * 4
+    )
+    assert bounds.session_runs(valid, "go", "py", CAPACITY) == (2480.0, 3970.0)
+    reduced = bounds.extremes("go", "py", CAPACITY)(valid.assign(flags="", limit="server"))
+    assert sorted(reduced[CAPACITY]) == [2480.0, 3970.0]

@@ -27,9 +27,11 @@ def overview_sentences(sections: Sequence[Section]) -> list[str]:
     significant = sum(1 for h in headlines if h.get("significant") and not h.get("set_by"))
     answer = language_tally(headlines)
     sentences = [answer] if answer else []
+    one_session = all((h.get("sessions") or 1) <= 1 for h in headlines)
+    where = "in this machine class's one session" if one_session else "on this machine class"
     sentences += [
         f"Of {len(headlines)} headline comparisons, {significant} show a significant "
-        "difference on this machine class; the others are no significant difference, too few "
+        f"difference {where}; the others are no significant difference, too few "
         "runs to tell, lower bounds, within what an A/A control strays, or set by something "
         "other than the servers."
     ]

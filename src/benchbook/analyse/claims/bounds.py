@@ -30,16 +30,23 @@ import pandas as pd
 from benchbook.analyse.numbers import formatting as fmt
 from benchbook.analyse.rows.limits import counted_rows
 
-# A row may say how high its value could be: a capacity placed between two offered rates is
-# at most the higher one (the column named ``column + AT_MOST``). b's side of a bound takes
-# that end, so the bound holds however the value was placed.
-AT_MOST = " (at most)"
+# A row may say how low and how high its value could be: a capacity placed between two
+# offered rates is at least the lower one and at most the higher one (the columns named
+# ``column + AT_LEAST`` and ``column + AT_MOST``). a's side of a bound takes the low end and
+# b's the high end, so the bound holds however the value was placed.
+AT_LEAST, AT_MOST = " (at least)", " (at most)"
 
 
 def highest_possible(rows: pd.DataFrame, column: str) -> pd.Series:
     """Each row's value at the most it could be (its AT_MOST column where it has one)."""
     upper = column + AT_MOST
     return rows[upper].fillna(rows[column]) if upper in rows else rows[column]
+
+
+def lowest_possible(rows: pd.DataFrame, column: str) -> pd.Series:
+    """Each row's value at the least it could be (its AT_LEAST column where it has one)."""
+    lower = column + AT_LEAST
+    return rows[lower].fillna(rows[column]) if lower in rows else rows[column]
 
 
 @dataclass(frozen=True)
@@ -58,11 +65,11 @@ class Bound:
 
 
 def session_runs(valid: pd.DataFrame, a: str, b: str, column: str) -> tuple[float, float]:
-    """a's lowest valid run and b's highest, at the most it could be (runs without a value
-    left out): the two figures a session's bound is the ratio of."""
+    """a's lowest valid run at the least it could be and b's highest at the most it could
+    be (runs without a value left out): the two figures a session's bound is the ratio of."""
     valid = valid.dropna(subset=[column])
     return (
-        float(valid.loc[valid["target"] == a, column].min()),
+        float(lowest_possible(valid[valid["target"] == a], column).min()),
         float(highest_possible(valid[valid["target"] == b], column).max()),
     )
 
@@ -82,9 +89,9 @@ def own_spread(valid: pd.DataFrame, b: str, column: str) -> float:
 def extremes(
     a: str, b: str, column: str, select: Callable[[pd.DataFrame], pd.DataFrame] | None = None
 ) -> Callable[[pd.DataFrame], pd.DataFrame]:
-    """A stored run's rows (after ``select``) reduced to a's lowest counted run and b's
-    highest (at the most it could be), so that replication.spread's ratio of each session
-    is that session's bound."""
+    """A stored run's rows (after ``select``) reduced to a's lowest counted run (at the
+    least it could be) and b's highest (at the most it could be), so that
+    replication.spread's ratio of each session is that session's bound."""
 
     def reduce(rows: pd.DataFrame) -> pd.DataFrame:
         valid = counted_rows(select(rows) if select else rows, column)
@@ -95,6 +102,7 @@ def extremes(
         side_b = valid[valid["target"] == b]
         if side_a.empty or side_b.empty:
             return valid.iloc[0:0]
+        side_a = side_a.assign(**{column: lowest_possible(side_a, column)})
         side_b = side_b.assign(**{column: highest_possible(side_b, column)})
         return pd.concat([side_a.loc[[side_a[column].idxmin()]],
                           side_b.loc[[side_b[column].idxmax()]]])  # fmt: skip

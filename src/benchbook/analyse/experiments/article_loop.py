@@ -136,9 +136,10 @@ def nagle_sentence(table: pd.DataFrame) -> str:
                 "about as long as a delayed acknowledgement, tens of ms"
             )
         else:
+            more = "more" if added >= 0 else "less"
             why = (
-                f"{fmt.ratio(change)}, {fmt.milliseconds(added)} ms per call: far less than a "
-                "delayed acknowledgement, which costs tens of milliseconds"
+                f"{fmt.ratio(change)}, {fmt.milliseconds(abs(added))} ms {more} per call: far "
+                "less than a delayed acknowledgement, which costs tens of milliseconds"
             )
         parts.append(f"{measured} ({why})")
     return "; ".join(parts)
@@ -184,7 +185,7 @@ def what_it_timed(
     ratio = http_over_grpc(style, "CreateSession")
     failed_call_ms = style.loc["CreateSession", (TIME_PER_CALL, "http")] / 1e6
     failed = style.loc["CreateSession", (ERRORS_PER_CALL, "http")]
-    sessions = f" (over the sessions behind the verdict: {pooled.figure()})" if pooled else ""
+    sessions = f" (the figure the verdict reads: {pooled.figure()})" if pooled else ""
     return (
         f"In this session the article's loop reports CreateSession over HTTP "
         f"**{fmt.ratio(ratio)} slower** than over gRPC (median ns/op){sessions}, while "

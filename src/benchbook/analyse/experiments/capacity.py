@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from benchbook.analyse.claims.bounds import AT_MOST
+from benchbook.analyse.claims.bounds import AT_LEAST, AT_MOST
 from benchbook.analyse.numbers import formatting as fmt
 from benchbook.analyse.numbers.stats import summarize
 from benchbook.analyse.rows.counted import flag_counts, valid_rows
@@ -224,7 +224,9 @@ def capacity_runs(
                 CAPACITY: found.rps,
                 "passed_rps": found.passed_rps,
                 "failed_rps": found.failed_rps,
-                # placed between two rates, it is at most the one that broke the SLO
+                # placed between two rates, it is at least the one that met the SLO and
+                # at most the one that broke it
+                CAPACITY + AT_LEAST: found.passed_rps if not found.bound else NAN,
                 CAPACITY + AT_MOST: found.failed_rps if not found.bound else NAN,
                 "ended_by": found.limit,
                 "bound": found.bound,

@@ -71,18 +71,15 @@ def capacity_sentence(capacities: pd.DataFrame, target: str) -> str:
         return f"{head}: no capacity measured ({'; '.join(reasons)})."
     bounded = runs[runs["bound"] == "at least"]
     if len(bounded):
-        # each bounded run is below its true capacity, so their median is a floor too,
-        # and an interval around it would claim an upper end no run measured
-        lowest = fmt.count(valid_rows(runs)[CAPACITY].min())
+        # each bounded run is below its true capacity, and a run placed between two rates
+        # is at least the lower one, so the median of those floors is a floor too; an
+        # interval around it would claim an upper end no run measured
+        floors = bounds.lowest_possible(valid_rows(runs), CAPACITY).dropna()
+        lowest, median = fmt.count(floors.min()), fmt.count(floors.median())
         sentence = (
-            f"{head}: a median capacity of **at least {fmt.count(s.median)} req/s** (the "
+            f"{head}: a median capacity of **at least {median} req/s** (the "
             f"median of its {s.n} runs, {len(bounded)} of them only lower bounds, so no "
-            "interval"
-            + (
-                f"; the lowest run's is at least {lowest})"
-                if lowest != fmt.count(s.median)
-                else ")"
-            )
+            "interval" + (f"; the lowest run's is at least {lowest})" if lowest != median else ")")
         )
     else:
         interval = (f"{fmt.level(s.confidence)} {fmt.count(s.low)}–{fmt.count(s.high)} req/s"
@@ -164,10 +161,10 @@ def capacity_comparison(
         # one session's bound is not the claim: the headline's is, over the class's sessions
         return (
             f"**{na}** against **{nb}**, {SLO_RATE}: only a lower bound, as the load tool "
-            f"held {na} down ({why}); in this session {na}'s lowest run lay "
-            f"{fmt.ratio(bound.here)} the most {nb}'s best run can have reached, the rate at "
-            f"which it broke the SLO ({runs}; the bound over this machine class's sessions is "
-            "the Conclusion's)."
+            f"held {na} down ({why}); in this session the least {na}'s lowest run can have "
+            f"reached (the last rate at which it met the SLO) lay {fmt.ratio_at_least(bound.here)} "
+            f"the most {nb}'s best run can have reached, the rate at which it broke the SLO "
+            f"({runs}; the bound over this machine class's sessions is the Conclusion's)."
         )
     if bounded[b]:
         at_most = 1 / bounds.session_bound(valid, b, a, CAPACITY)  # a's highest over b's lowest

@@ -20,6 +20,7 @@ from benchbook.analyse.numbers.pairing import runs_of
 from benchbook.analyse.numbers.stats import ALPHA
 from benchbook.analyse.words import headroom
 from benchbook.analyse.words.findings_format import LOWER_BOUND, comparison
+from benchbook.analyse.words.sessions import aa_strays
 from benchbook.runs.calibration import Ceilings
 
 
@@ -112,15 +113,15 @@ def under_the_articles_tool(
 
 
 def fan_out(headlines: Sequence[Headline], cores: str, crossover_at: str = "costly lookups") -> str:
-    """Notebook 03: is fan-out slower (the pooled headline, its server on ``cores``: 'on 1
-    core (GOMAXPROCS 1)'), and whether it paid at the sweep's one headline setting
-    (``crossover_at``: '10,000 scans per lookup, 1 connection'; its server unpinned)."""
+    """Notebook 03: is fan-out slower (the pooled headline, its server ``cores``: 'on 1 core'),
+    and did it pay at the sweep's one headline setting (``crossover_at``; server unpinned)."""
     pooled, crossover = headlines
-    if Verdict.of(pooled.reproduced) is Verdict.NOT_RESOLVABLE or not ahead(pooled):
-        lead = (
-            f"Not measurably with the server {cores}: sequential vs goroutines "
-            f"{figure(pooled)} is within what the same server measured twice strays here"
-        )
+    served = f"Not measurably with the server {cores}: sequential served {figure(pooled)} the "
+    served += "requests per second of goroutines"
+    if Verdict.of(pooled.reproduced) is Verdict.NOT_RESOLVABLE:
+        lead = f"{served}, within {aa_strays(pooled.resolvable)}"
+    elif not ahead(pooled):
+        lead = f"{served}, no significant difference"
     else:
         lead = f"Yes, with the server {cores}, sequential was faster by {figure(pooled)}"
     if ahead(crossover):
@@ -175,12 +176,17 @@ def reads_and_losses(
 
 def _writes(h: Headline, storage: str) -> str:
     """Notebook 04's writes (its third headline: one storage against another, the same
-    server), with how each keeps a write where given."""
+    server), with how each keeps a write where given, and a p that is the figure's own."""
     if h.set_by:
         return apart(h)
     kept = f" ({storage})" if storage else ""
     if not h.significant or (estimate(h) or 1) >= 1:
-        return f"Writing, {h.sides[0]} against {h.sides[1]}: {figure(h)}{kept}."
+        alone = h.pooled_ratio is None and h.p is not None and h.p >= ALPHA
+        unsure = f", not a significant difference ({fmt.p_value(h.p)})" if alone else ""
+        return (
+            f"Writing, {h.sides[0]} against {h.sides[1]}, requests per second: "
+            f"{figure(h)}{unsure}{kept}."
+        )
     served = f"{ranked(h)} of the requests per second"
     return f"Writing, {h.sides[0]} served {served} of {h.sides[1]}{kept}."
 
@@ -205,7 +211,7 @@ def _protocol_answer(headlines: Sequence[Headline], scope: str) -> str:
         called = f", called {scope}" if scope else ""
         return (
             f"No: for {_listed([comparison(h.label) for h in http_faster])}{called}, HTTP/JSON "
-            f"took less time per call than gRPC (its time {_listed(lower)} lower){rest}."
+            f"took less time per call than gRPC ({_listed(lower)} lower){rest}."
         )
     parts = "; ".join(f"{comparison(h.label)}: {figure(h)}" for h in headlines)
     if grpc_faster and not http_faster:

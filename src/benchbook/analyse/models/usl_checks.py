@@ -178,7 +178,7 @@ def beyond_one_connection(fit: UslFit) -> list[Contradiction]:
     return [
         Contradiction(
             "beyond_one_connection",
-            f"its λ ≈ {fmt.count(fit.params.lam)} req/s for one connection is more than one "
+            f"its λ ≈ {fmt.significant(fit.params.lam)} req/s for one connection is more than one "
             f"connection can send when each request waits {fit.wait_ms:g} ms ({fmt.count(most)} "
             "req/s by Little's law), so the curve's start is no measurement of the server",
         )

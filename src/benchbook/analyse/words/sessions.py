@@ -23,6 +23,15 @@ from benchbook.analyse.words.across_classes import statement
 from benchbook.analyse.words.conclusions import metric, ranking, verdict
 
 
+def aa_strays(band: float | None) -> str:
+    """How far the same server measured twice strays here, as every sentence says it."""
+    if band is None:
+        return "what the same server measured twice strays here"
+    return f"the ±{(band - 1) * 100:.0f} % that the same server measured twice strays here " + (
+        "(A/A control)"
+    )
+
+
 def brief(
     c: Comparison | None,
     a: str,
@@ -42,8 +51,7 @@ def brief(
     if sessions.significant(c) and sessions.within_band(c, band):
         return (
             f"**Not resolvable on this machine**: {a} vs {b} {fmt.ratio(estimate)} is within "
-            f"the ±{(band - 1) * 100:.0f} % that the same server measured twice strays here "
-            "(A/A control)."
+            f"{aa_strays(band)}."
         )
     if pooled is None:
         alone = verdict(c, a, b, column, unit, brief=True) + f" {sessions.text().capitalize()}"
