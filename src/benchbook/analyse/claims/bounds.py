@@ -176,11 +176,17 @@ def sentence(bound: Bound, names: tuple[str, str], measure: str, why: str, runs:
         where = f"in this session{listed}"
         if bound.sessions > 1:
             where = f"the lowest of {bound.sessions} sessions on this machine class; {here}"
+        # below 1, a's lowest run lies under b's highest: no bound above 1 at all
+        how_far = (
+            f"below {b}'s highest ({where}), so these runs bound nothing above 1"
+            if bound.value < 1
+            else f"{b}'s highest ({where}), no farther than {b}'s own runs differ "
+            f"({fmt.ratio(bound.spread)}), so the runs show the tool's limit, not the servers'"
+        )
         return (
             f"**No lower bound measurable** between **{a}** and **{b}** on {measure}: the load "
             f"tool was the limit ({why}); {a}'s lowest run lay {fmt.ratio(bound.value)} "
-            f"{b}'s highest ({where}), no farther than {b}'s own runs differ "
-            f"({fmt.ratio(bound.spread)}), so the runs show the tool's limit, not the servers'."
+            f"{how_far}."
         )
     how = f"its lowest run of {a} over its highest of {b}{listed}"
     if bound.sessions > 1:

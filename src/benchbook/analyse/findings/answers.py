@@ -113,8 +113,7 @@ def under_the_articles_tool(
 
 
 def fan_out(headlines: Sequence[Headline], cores: str, crossover_at: str = "costly lookups") -> str:
-    """Notebook 03: is fan-out slower (the pooled headline, its server ``cores``: 'on 1 core'),
-    and did it pay at the sweep's one headline setting (``crossover_at``; server unpinned)."""
+    """Notebook 03: is fan-out slower (server ``cores``), did it pay at ``crossover_at``?"""
     pooled, crossover = headlines
     served = f"Not measurably with the server {cores}: sequential served {figure(pooled)} the "
     served += "requests per second of goroutines"
@@ -124,7 +123,9 @@ def fan_out(headlines: Sequence[Headline], cores: str, crossover_at: str = "cost
         lead = f"{served}, no significant difference"
     else:
         lead = f"Yes, with the server {cores}, sequential was faster by {figure(pooled)}"
-    if ahead(crossover):
+    if Verdict.of(crossover.reproduced) is Verdict.NOT_RESOLVABLE:
+        pays = "Not measurably either way, within what the A/A control strays, even"
+    elif ahead(crossover):
         pays = "Fan-out paid"
     elif crossover.significant:
         pays = "Fan-out did not pay even"
@@ -142,10 +143,8 @@ def pooled_beyond_one_session(h: Headline) -> str:
     (its p over its own runs): '' when the session alone showed it too."""
     if h.pooled_ratio is None or h.p is None or h.p < ALPHA:
         return ""
-    return (
-        f", pooled over {h.sessions} sessions; one session alone ({runs_of(h.n)}) could not "
-        f"tell it from no difference ({fmt.p_value(h.p)})"
-    )
+    alone = f"one session alone ({runs_of(h.n)}) could not tell it from no difference"
+    return f", pooled over {h.sessions} sessions; {alone} ({fmt.p_value(h.p)})"
 
 
 def reads_and_losses(
@@ -182,7 +181,7 @@ def _writes(h: Headline, storage: str) -> str:
     kept = f" ({storage})" if storage else ""
     if not h.significant or (estimate(h) or 1) >= 1:
         alone = h.pooled_ratio is None and h.p is not None and h.p >= ALPHA
-        unsure = f", not a significant difference ({fmt.p_value(h.p)})" if alone else ""
+        unsure = f", {h.n} runs, no test passed ({fmt.p_value(h.p)})" if alone else ""
         return (
             f"Writing, {h.sides[0]} against {h.sides[1]}, requests per second: "
             f"{figure(h)}{unsure}{kept}."

@@ -98,7 +98,8 @@ PLAIN_TERMS = (
     ("Hodges–Lehmann estimate", "the ratio the report prints for a comparison: the median "
      "of every average of two per-round log-ratios (paired rounds), or of every ratio of a "
      "run of one side to a run of the other; one wild run cannot move it far; a ratio of "
-     "medians, as the articles give theirs, can differ from it in the last digit"),
+     "medians, as the articles give theirs, can differ from it, by several per cent where "
+     "rounds vary"),
     ("N× lower", "a ratio of times below 1, in words: 1 ÷ the ratio, so a table's 0.643× "
      "(the first's time over the second's) reads 1.56× lower; its interval is inverted too"),
     ("signed-rank and Mann-Whitney tests", "the tests behind p: the Wilcoxon signed-rank "

@@ -27,7 +27,8 @@ def aa_strays(band: float | None) -> str:
     """How far the same server measured twice strays here, as every sentence says it."""
     if band is None:
         return "what the same server measured twice strays here"
-    return f"the ±{(band - 1) * 100:.0f} % that the same server measured twice strays here " + (
+    return (
+        f"the {fmt.ratio(band)} either way that the same server measured twice strays here "
         "(A/A control)"
     )
 
