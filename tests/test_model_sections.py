@@ -148,3 +148,15 @@ def test_runs_where_the_load_tool_was_the_limit_are_left_out_and_counted(
     assert sorted(fit.points["rps"]) == sorted(kept["rps"])
     line = wording.shape_sentence(sections.fit_sweep(flagged, [], 100).shapes[target])
     assert "fitted to 14 of 18 runs; 4 left out where the load tool was the limit" in line
+
+
+def test_the_charts_of_a_session_whose_every_run_was_busy_draw_no_bars() -> None:
+    """Notebook 01 on a VM whose hypervisor took 10-16 % (AMD 25/1): every run flagged
+    busy_machine, so none counts; the latency chart stopped the notebook with a KeyError."""
+    from benchbook.analyse.display import plots
+
+    busy = pd.read_csv(REPO_ROOT / "tests/samples/runs/busy_sweep_results.csv")
+    figure = plots.latency_percentiles(busy, "Latency percentiles")
+    heights = [bar.get_height() for bar in figure.axes[0].patches]
+    assert heights and all(h != h for h in heights)  # NaN: no counted run, no bar
+    assert len(figure.axes[0].get_xticklabels()) == busy["target"].nunique()

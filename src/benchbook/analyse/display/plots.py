@@ -108,9 +108,10 @@ def latency_percentiles(results: pd.DataFrame, title: str, xlabel: str = "target
     colours = [colour_for(t) for t in targets]
     fig, ax = plt.subplots(figsize=(7, 3.6))
     width = 0.8 / len(columns)
-    handles = []
+    handles, drawn = [], False
     for i, (col, (label, alpha, hatch)) in enumerate(columns.items()):
-        m = medians_with_ci(results, col).set_index("target").loc[targets]
+        m = medians_with_ci(results, col).set_index("target").reindex(targets)  # none: no bar
+        drawn = drawn or bool((m["median"] > 0).any())
         xs = [x + (i - 1) * width for x in range(len(targets))]
         err = [m["median"] - m["low"], m["high"] - m["median"]]
         ax.bar(xs, m["median"], width, yerr=err, capsize=3, color=colours, alpha=alpha,
@@ -118,7 +119,8 @@ def latency_percentiles(results: pd.DataFrame, title: str, xlabel: str = "target
         handles.append(Patch(facecolor=NEUTRAL, alpha=alpha, hatch=hatch, label=label))
     name = reader_names(results, targets)
     ax.set_xticks(range(len(targets)), [textwrap.fill(name[t], 22) for t in targets], fontsize=8)
-    ax.set_yscale("log")
+    if drawn:  # a log scale needs a bar above 0 (a session of busy runs draws none)
+        ax.set_yscale("log")
     ax.set_ylabel("latency (ms, log scale)")
     ax.set_xlabel(xlabel)
     ax.legend(handles=handles, fontsize=8, title="percentile", title_fontsize=8)
