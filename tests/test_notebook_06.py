@@ -92,9 +92,14 @@ def test_the_freeze_server_is_measured_both_ways_and_what_wrk_missed_is_said(exe
     )
     assert "**wrk (as timed)** from **vegeta** in p90 latency" in freeze["verdict"]  # 2+2 runs
     assert freeze["ratio"] < 0.1  # what wrk timed at p90: the fast path, not the stall
-    # Both tools in one run, so the run-to-run spread has this run's comparison.
+    # Both tools in one run, so the run-to-run spread has this run's comparison: the
+    # headline's, or, where most of a side's runs count for nothing (the hypervisor took a
+    # tenth of the CPU while nothing was at its limit), its valid runs' set apart with why.
     (current,) = [run for run in freeze["spread"] if run["current"]]
-    assert current["ratio"] == pytest.approx(freeze["ratio"])
+    if current.get("set_apart"):
+        assert "runs" in current["set_apart"]
+    else:
+        assert current["ratio"] == pytest.approx(freeze["ratio"])
     assert freeze["article_ratio"] is None and freeze["n"] == "2+2"
 
 

@@ -33,8 +33,9 @@ FLAG_MEANINGS = {
     "carried when it was measured: the link, not the server, may have set the pace",
     "busy_machine": "other work on the machine used a tenth of a core or more while the run "
     "measured (or was still running when measuring began), or the hypervisor took a tenth "
-    "of the CPU time or more for other machines: a server woken by a request waits behind "
-    "it, so the run is shown but counts in no estimate",
+    "of the CPU time or more for other machines while nothing measured was at its limit: a "
+    "server woken by a request waits behind that work, so the run is shown but counts in "
+    "no estimate",
 }
 # Each flag as a few plain words, for page 1 and answer boxes, which name no flag.
 FLAG_PLAIN = {
