@@ -79,6 +79,10 @@ def test_seed_002_refuses_a_smoke_calibration_and_compares_three_loads(executed)
     placed = text.split("compiled with no garbage collector, ")[1]  # the nearest placed first
     assert re.match(r"(set the ceiling here at|reached [\d,]+ req/s here)", placed)
     assert "Go net/http" in placed
-    assert (" reaches " in placed and " of the ceiling" in placed) or " at most " in placed
+    assert (
+        (" reaches " in placed and " of the ceiling" in placed)
+        or " at most " in placed
+        or "a share these runs cannot tell from all of it" in placed  # 1 run a side
+    )
     assert images == 2  # the ramp-up time series and the throughput bars
     assert descendants() == []

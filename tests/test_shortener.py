@@ -206,8 +206,9 @@ def test_bolt_posts_commit_once_each(registry) -> None:
         measure.Experiment(
             "bolt_test",
             ["go-shortener"],
-            # 2 s: the commits made before the load (about 20: verification, the records) count
-            # too, and must stay under 2 % of the creates with an fsync each, on a slow disk too.
+            # 2 s: requests in flight when wrk stops (up to its 20 connections) are committed
+            # but not counted; on a VM whose host took a third of the CPU they were 2.3 % of
+            # the creates (2026-12-07), so they are allowed for by the creates counted.
             measure.tool("wrk", **(WRITE_LOAD | {"duration": "2s"})),
             variants={"go-shortener": ["bolt"]},
             requests={"go-shortener": ["create"]},
@@ -216,5 +217,6 @@ def test_bolt_posts_commit_once_each(registry) -> None:
     )
     row = run.results().iloc[0]
     assert row["storage"] == "bolt" and row["method"] == "POST"
-    assert row["store_commits_per_request"] == pytest.approx(1.0, abs=0.02)
+    in_flight_at_the_end = WRITE_LOAD["connections"] / row["requests"]
+    assert 0.99 <= row["store_commits_per_request"] <= 1.001 + in_flight_at_the_end
     assert "data_loss" not in row["flags"]
