@@ -681,8 +681,8 @@ def test_findings_make_the_summary_an_answer_box_and_a_headline_table(tmp_path: 
     runs = re.sub(r'<table class="(coverage|held-out)-table">.*?</table>', "", spread, flags=re.S)
     assert 'class="held-out-table"' in spread  # the rule checked, a row per machine class
     assert runs.count("<tr") == 3 and "93.8 %" in spread and "0.0031×" in spread
-    # the rule's simulation: shared spreads, the old rule, spreads per headline
-    assert spread.count('<table class="coverage-table">') == 3
+    # the rule's simulation: shared spreads, the old rule, spreads per headline, machines
+    assert spread.count('<table class="coverage-table">') == 4
     assert re.search(r'<svg class="chart spread-plot" role="img"', spread)
     section = page[page.index('<section class="notebook"') : page.index("</main>")]
     assert section.count("ANSWER-TEXT") == 1  # one answer box: the output shows headlines only

@@ -26,6 +26,7 @@ from benchbook.analyse.claims.verdict_kinds import verdict_css
 from benchbook.analyse.words import glossary
 from benchbook.render.explorer import SCRIPT, explorer_rows
 from benchbook.render.findings_html import page_chart
+from benchbook.render.machine_level import machine_level
 from benchbook.render.notebook_html import Section, make_exporter, render_notebook
 from benchbook.render.overview import answers_note, conditions_line, overview_sentences
 from benchbook.render.provenance import (
@@ -105,6 +106,7 @@ def render_report(executed: list[Path]) -> str:
             explorer_script=SCRIPT,
             classes=machine_census(sections, current=list(runs)),
             coverage=coverage_table(),
+            machines=machine_level(sections),
             not_sessions=not_sessions(),
             killed=KILLED,
             unrecorded=UNRECORDED,

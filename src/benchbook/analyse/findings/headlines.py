@@ -25,6 +25,7 @@ from benchbook.analyse.claims.explanation import Explanation
 from benchbook.analyse.claims.published import source
 from benchbook.analyse.claims.verdict_kinds import Verdict
 from benchbook.analyse.claims.verdicts import reproduction
+from benchbook.analyse.findings.session_fields import sessions_fields
 from benchbook.analyse.numbers import formatting as fmt
 from benchbook.analyse.numbers.pairing import aa_band, comparison, count_text
 from benchbook.analyse.numbers.stats import Comparison
@@ -36,9 +37,9 @@ from benchbook.analyse.rows.limits import (
     side_medians,
 )
 from benchbook.analyse.rows.names import language, reader_name
-from benchbook.analyse.sessions.kinds import kind_sessions
+from benchbook.analyse.sessions.kinds import kind_levels, kind_sessions
 from benchbook.analyse.sessions.machine_classes import WORKLOADS
-from benchbook.analyse.sessions.replication import Replication, replication, spread
+from benchbook.analyse.sessions.replication import replication, spread
 from benchbook.analyse.words.across_classes import servers_limit
 from benchbook.analyse.words.conclusions import caution, compare_targets, metric
 from benchbook.analyse.words.findings_format import FINDINGS_MIME, LOWER_BOUND
@@ -89,6 +90,13 @@ class Headline:
     held_out_elsewhere: list[dict] = field(default_factory=list)  # other classes' sessions
     sessions_text: str = ""  # Replication.text(): how many sessions
     sessions_basis: str = ""  # below 3 sessions, what predicts the next (Replication.basis)
+    # What a session on another machine of this class should give (sessions.machines), in
+    # words (words.sessions.another_machine), and the class's machines each left out.
+    another_machine: str = ""
+    machine_low: float | None = None
+    machine_high: float | None = None
+    machines: int = 0
+    machines_held_out: list[dict] = field(default_factory=list)
     # Sessions on other machine classes, each apart (replication.OtherClass as a dict).
     other_classes: list[dict] = field(default_factory=list)
     languages: tuple[str, str] = ("", "")  # the two sides' servers' languages
@@ -179,7 +187,7 @@ def headline(
     current = set(data["run_id"]) if "run_id" in data else set()
     runs = spread(experiment, a, b, column, select, current, ignore=same_conditions_ignore)
     go_side, limit = _speed_model(data, languages, [a, b], column, unit, different_conditions)
-    sessions = replication(c, runs, "" if limit else go_side, kind_sessions(column))
+    sessions = replication(c, runs, "" if limit else go_side, *kind_levels(column))
     apart = rate_sides(data, a, b, names, column, sides_are).why  # what set the rates if not a, b
     shared = {"languages": languages, "sides": names, "metric": column, "spread": runs,
               "like_for_like": _like_for_like(data, a, b), "cross_check": cross_check,
@@ -204,8 +212,8 @@ def headline(
         classes="" if worded else classes,
         **_session_fields(c),
         significant=bool(c and sessions.significant(c) and not sessions.within_band(c, band)),
-        article=article, article_ratio=article_ratio, resolvable=band, control=control,
-        reproduced=reproduced, reproduced_why=why, **shared, **_sessions_fields(sessions),
+        article=article, article_ratio=article_ratio, resolvable=band, control=control, **shared,
+        reproduced=reproduced, reproduced_why=why, **sessions_fields(sessions, c, column, unit),
     )  # fmt: skip
 
 
@@ -296,26 +304,6 @@ def _sides(data: pd.DataFrame, a: str, b: str) -> tuple[tuple[str, str], tuple[s
         rows = data[data["target"] == side] if "language" in data else data.iloc[0:0]
         languages.append(str(rows["language"].iloc[0]) if len(rows) else language(side))
     return names, (languages[0], languages[1])
-
-
-def _sessions_fields(sessions: Replication) -> dict:
-    """A headline's model of its sessions on this machine class, and the other classes."""
-    pooled, predicted = sessions.pooled, sessions.predicted  # predicted: borrowed below 3
-    return {
-        "machine_class": sessions.machine_class,
-        "sessions": sessions.sessions,
-        "sessions_text": sessions.text(),
-        "sessions_basis": "" if pooled else sessions.basis(),
-        "pooled_ratio": pooled.estimate if pooled else None,
-        "pooled_low": pooled.low if pooled else None,
-        "pooled_high": pooled.high if pooled else None,
-        "pooled_tau": pooled.tau if pooled else None,
-        "predict_low": predicted.predict_low if predicted else None,
-        "predict_high": predicted.predict_high if predicted else None,
-        "held_out": [asdict(h) for h in sessions.held_out],
-        "held_out_elsewhere": [asdict(h) for h in sessions.held_out_elsewhere],
-        "other_classes": [asdict(o) for o in sessions.others],
-    }
 
 
 def bound_headline(

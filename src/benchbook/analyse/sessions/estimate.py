@@ -106,6 +106,7 @@ def session_estimate(
         "machine": f"{machine.get('hostname', 'unrecorded')} "
         f"({machine.get('logical_cpus', '?')} CPUs)",
         "machine_class": machine_class(machine),
+        "boot": machine.get("boot_id") or "",  # the machine (sessions.machines)
         "speed": speed_text(speed),
         "go_s": _mean_speed(speed, "go_s"),
         "python_s": _mean_speed(speed, "python_s"),

@@ -61,6 +61,7 @@ class Session:
     machine_class: str = ""
     run_id: str = ""
     variance: float = math.nan  # of log(ratio), from its rounds (Comparison.log_variance)
+    machine: str = ""  # the boot it was measured in ('' where not recorded): sessions.machines
 
 
 @cache
@@ -68,6 +69,11 @@ def _quantile(level: float, df: float | None = None) -> float:
     """The two-sided critical value at `level`: normal, or t with df degrees of freedom."""
     p = 0.5 + level / 2
     return float(stats.norm.ppf(p) if df is None else stats.t.ppf(p, df))
+
+
+def quantile(df: float) -> float:
+    """t at CONFIDENCE with ``df`` degrees of freedom (the normal's where df is inf)."""
+    return _quantile(CONFIDENCE, None if math.isinf(df) else df)
 
 
 def normal_quantile() -> float:

@@ -21,7 +21,7 @@ import pandas as pd
 
 from benchbook.analyse.numbers.pairing import within_band
 from benchbook.analyse.numbers.stats import Comparison
-from benchbook.analyse.sessions import levels
+from benchbook.analyse.sessions import levels, machines
 from benchbook.analyse.sessions.estimate import estimates_version, session_estimate
 from benchbook.analyse.sessions.machine_classes import UNRECORDED, with_unrecorded
 from benchbook.store.query import open_store
@@ -67,6 +67,10 @@ class Replication:
     # The prediction for the next session at every k: ``pooled`` from MIN_SESSIONS on,
     # below that the sessions' mean with ``spread`` (levels.borrowed).
     predicted: levels.Pooled | None = None
+    # What a session on a machine of this class not yet measured should give, and the
+    # class's machines each left out and judged by the others' (sessions.machines).
+    another_machine: machines.AnotherMachine | None = None
+    machines_held_out: tuple[machines.MachineHeldOut, ...] = ()
 
     def judged(self, c: Comparison) -> tuple[float, float]:
         """The interval a verdict against an article is judged on: the one the answer
@@ -167,6 +171,7 @@ def session_of(row: dict) -> levels.Session:
         machine_class=row["machine_class"],
         run_id=row["run_id"],
         variance=row.get("log_variance", math.nan),
+        machine=row.get("boot") or "",
     )
 
 
@@ -175,12 +180,14 @@ def replication(
     runs: list[dict],
     go_side: str = "",
     kinds: levels.KindSessions | None = None,
+    kind_machines: machines.KindMachines | None = None,
 ) -> Replication:
     """This session (``c``) and the stored sessions of the same comparison under the same
     conditions (``runs``: ``spread``'s rows): the model of this class's sessions, its
     leave-one-session-out check, the other classes (``go_side``: 'a' or 'b' when the
     comparison is Go against Python, so the speed references can predict a shift), and
-    the spread of the other headlines of its kind (``kinds``: kind_sessions of its column)."""
+    the spread of the other headlines of its kind (``kinds``: kind_sessions of its column;
+    ``kind_machines`` the same by machine, for what another machine should give)."""
     current = next((r for r in runs if r.get("current")), None)
     if c is None or c.ratio != c.ratio or current is None:
         return Replication(sessions=0 if c is None or c.ratio != c.ratio else 1)
@@ -193,6 +200,7 @@ def replication(
     spread = levels.borrowed_spread(kinds or {}, current["machine_class"], key)
     pooled = levels.pooled(sessions)
     predicted = levels.predicted(sessions, spread)
+    between = machines.borrowed_machine_spread(kind_machines or {}, current["machine_class"], key)
     estimate = predicted.estimate if predicted else c.ratio
     others, held_elsewhere = [], []
     for name, members in levels.by_class([session_of(r) for r in same if r not in here]).items():
@@ -210,6 +218,8 @@ def replication(
         others=tuple(others),
         spread=spread,
         predicted=predicted,
+        another_machine=machines.another_machine(sessions, between, spread),
+        machines_held_out=tuple(machines.leave_one_machine_out(sessions, between, spread)),
     )
 
 

@@ -37,6 +37,10 @@ PLAIN_TERMS = (
     ("machine class", "machines with the same CPU (vendor, family, model, stepping) and the "
      "same number of cores; a newer CPU generation is another class, whatever the machine's "
      "name"),
+    ("machine", "one boot of one host (its boot id): sessions on it share its speed that "
+     "day, and another machine of the same class can differ from it by more than its own "
+     "sessions differ from each other, so the report says what another machine of the class "
+     "should give apart from what the next session should"),
     ("interval (95 % CI)", "a range computed from the runs by a procedure that, repeated on "
      "new runs, gives ranges covering the true ratio 95 times in 100; one interval either "
      "holds the true ratio or not, and we cannot tell which. '93.8 % CI' means too few runs "
@@ -243,6 +247,7 @@ TERMS_IN_USE = (
     (r"Paule[–-]Mandel|\bτ\s=\s\d|SD τ\b", "between-session SD τ (Paule–Mandel estimate)"),
     (r"empirical Bayes", "empirical Bayes"),
     (r"\bsitting\b", "sitting"),
+    (r"another machine of (?:this|its) class", "machine"),
     (r"\bns/op\b", "ns/op"),
     (r"Kingman|\bca²", "Kingman's G/G/1 (ca²)"),
 )

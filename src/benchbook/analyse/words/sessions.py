@@ -10,6 +10,7 @@ from statistics import variance
 
 from benchbook.analyse.numbers import formatting as fmt
 from benchbook.analyse.numbers.stats import Comparison
+from benchbook.analyse.sessions import levels
 from benchbook.analyse.sessions.machine_classes import UNRECORDED
 from benchbook.analyse.sessions.planner import (
     NEXT_SESSION,
@@ -263,3 +264,36 @@ def classes_sentence(spread: Sequence[Mapping]) -> str:
 def sd_text(variance: float) -> str:
     """A log-scale variance as the ±% of one standard deviation on the ratio."""
     return "±" + fmt.share_point(math.expm1(math.sqrt(variance)))
+
+
+def another_machine(sessions: Replication, ranked: bool, column: str, unit: str = "") -> str:
+    """'A session on another machine of this class should give 6.1–9.8× (95 % prediction
+    interval; from its sessions on 2 machines, with how far machines differ over 5 other
+    headlines of this kind on every machine class)': sessions.machines' statement, ranked
+    as the headline's answer ranks it; '' without one."""
+    statement = sessions.another_machine
+    if statement is None:
+        return ""
+    low, high = statement.low, statement.high
+    span = ranked_interval(statement.estimate, low, high, column, unit) if ranked else None
+    machines = (
+        "this machine alone"
+        if statement.machines == 1
+        else (f"its sessions on {statement.machines} machines")
+    )
+    basis = f"from {machines}"
+    if statement.borrowed is not None:
+        others = statement.borrowed.headlines
+        where = (
+            "on this class"
+            if statement.borrowed.scope == levels.THIS_CLASS
+            else "on the classes that have two machines or more"
+        )
+        basis += (
+            f", with how far machines differ over {others} other headline"
+            f"{'s' if others != 1 else ''} of this kind {where}"
+        )
+    return (
+        f"A session on another machine of this class should give "
+        f"{span or fmt.interval(low, high)} (95 % prediction interval; {basis})."
+    )
