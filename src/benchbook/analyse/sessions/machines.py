@@ -30,7 +30,7 @@ out in turn.
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -79,8 +79,12 @@ def borrowed_machine_spread(
     spread = levels.kind_spread(here, levels.THIS_CLASS)
     if spread is not None and spread.headlines >= 2:
         return spread
-    every = [m for group in kinds.values() for name, m in group.items() if name != key]
-    return levels.kind_spread(every, levels.EVERY_CLASS) or spread
+    every = [(name, m) for group in kinds.values() for name, m in group.items() if name != key]
+    pooled = levels.kind_spread([m for _, m in every], levels.EVERY_CLASS)
+    if pooled is None:
+        return spread
+    # A headline on two classes counts twice in the estimate, once in what is said.
+    return replace(pooled, headlines=len({name for name, m in every if len(m) >= 2}))
 
 
 def another_machine(

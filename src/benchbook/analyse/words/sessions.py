@@ -269,19 +269,15 @@ def sd_text(variance: float) -> str:
 def another_machine(sessions: Replication, ranked: bool, column: str, unit: str = "") -> str:
     """'A session on another machine of this class should give 6.1–9.8× (95 % prediction
     interval; from its sessions on 2 machines, with how far machines differ over 5 other
-    headlines of this kind on every machine class)': sessions.machines' statement, ranked
-    as the headline's answer ranks it; '' without one."""
+    headlines of this kind on this class)': sessions.machines' statement, ranked as the
+    headline's answer ranks it; '' without one."""
     statement = sessions.another_machine
     if statement is None:
         return ""
     low, high = statement.low, statement.high
     span = ranked_interval(statement.estimate, low, high, column, unit) if ranked else None
-    machines = (
-        "this machine alone"
-        if statement.machines == 1
-        else (f"its sessions on {statement.machines} machines")
-    )
-    basis = f"from {machines}"
+    machines = f"its sessions on {statement.machines} machines"
+    basis = f"from {'this machine alone' if statement.machines == 1 else machines}"
     if statement.borrowed is not None:
         others = statement.borrowed.headlines
         where = (
