@@ -3,6 +3,7 @@ test's own: machine classes told apart (and runs from before the CPU was recorde
 attributed by their speed), the sessions of this class pooled, the others apart, killed
 runs never counted, and conditions that make two runs the same comparison."""
 
+import hashlib
 import json
 from pathlib import Path
 from types import SimpleNamespace
@@ -13,6 +14,7 @@ import pytest
 from benchbook.analyse.findings.headlines import headline
 from benchbook.analyse.numbers import formatting as fmt
 from benchbook.analyse.numbers.stats import compare_paired
+from benchbook.analyse.sessions import estimate
 from benchbook.analyse.sessions.estimate import conditions
 from benchbook.analyse.sessions.machine_classes import machine_class, with_unrecorded
 from benchbook.analyse.sessions.replication import UNRECORDED, replication
@@ -304,3 +306,12 @@ def test_the_checks_are_counted_by_first_and_later_sittings_of_recorded_machines
     )
     census = MachineCensus((), 0, clusters=clusters, measured_first=True)
     assert census.sittings == ((14, 16), (10, 10))
+
+
+def test_the_cached_estimates_version_digests_the_analysis_and_run_format_code() -> None:
+    # It digested no file at all once (a path one folder short), so a cached session
+    # estimate outlived every change of the code that computed it.
+    sources = estimate.estimate_sources()
+    names = {p.relative_to(estimate.PACKAGE).as_posix() for p in sources}
+    assert "analyse/sessions/estimate.py" in names and "runs/limits.py" in names
+    assert estimate.estimates_version() != hashlib.sha256().hexdigest()[:16]

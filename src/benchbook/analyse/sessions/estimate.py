@@ -145,8 +145,14 @@ def estimates_version() -> str:
     run format's code (every file, conservatively), so an edit of either computes the
     estimates again, once."""
     digest = hashlib.sha256()
-    package = Path(__file__).resolve().parents[1]
-    for folder in ("analyse", "runs"):
-        for path in sorted((package / folder).rglob("*.py")):
-            digest.update(str(path.relative_to(package)).encode() + b"\0" + path.read_bytes())
+    for path in estimate_sources():
+        digest.update(str(path.relative_to(PACKAGE)).encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:16]
+
+
+PACKAGE = Path(__file__).resolve().parents[2]  # src/benchbook
+
+
+def estimate_sources() -> list[Path]:
+    """The files estimates_version digests: every module of analyse/ and runs/."""
+    return [p for folder in ("analyse", "runs") for p in sorted((PACKAGE / folder).rglob("*.py"))]
