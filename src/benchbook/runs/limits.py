@@ -32,12 +32,12 @@ of these that holds:
    its own process, such as Go's benchmarks, on a run from before they were sampled).
 
 A core the hypervisor steals from cannot give 100 %: the shares of steps 2 and 4 are of
-what it left. A virtual machine whose host takes a tenth or more of the CPU (10-16 % through
-a make report on 2026-12-07, 33 % in a CI run that day) still shows which program was at
-its limit; a server at
-its CPU there set its rate with less CPU than on a quiet host, which the Validity section
-says with the steal it measured. Other processes are different: they run on the cores
-the run was given, at times the run does not see, so they come first.
+what it left. A virtual machine whose host takes a tenth or more of the CPU (up to 52 % of
+it through a make report on 2026-12-07, in 200 of its 886 runs) still shows which program
+was at its limit; a server at its CPU there set its rate with less CPU than on a quiet
+host, which the Validity section says with the steal it measured. Other processes are
+different: they run on the cores the run was given, at times the run does not see, so
+they come first.
 
 Rows measured before the other processes' CPU was recorded cannot show a busy machine;
 the rule then reads what they hold, and a busy machine shows as nothing at its limit.
