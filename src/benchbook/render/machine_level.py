@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from benchbook.analyse.sessions import interval_coverage, machine_coverage
 from benchbook.render.notebook_html import Section
+from benchbook.render.spread_page import percent
 
 
 @dataclass(frozen=True)
@@ -26,17 +27,13 @@ class MachineLevel:
     inside: int
 
 
-def _percent(value: float) -> str:
-    return "–" if value != value else f"{100 * value:.1f}"
-
-
 def machine_level(sections: Sequence[Section]) -> MachineLevel:
     """The simulation (seeded: the same figures every time) and the report's headlines'
     statements and checks."""
     cells = machine_coverage.coverage()
     factors = interval_coverage.SPREAD_FACTORS
     rows = tuple(
-        (m, tuple(_percent(c.covered) for f in factors for c in cells
+        (m, tuple(percent(c.covered) for f in factors for c in cells
                   if c.machines == m and c.factor == f))
         for m in machine_coverage.MACHINES
     )  # fmt: skip

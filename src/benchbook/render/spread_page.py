@@ -266,13 +266,15 @@ class CoverageTable:
     run_sd: tuple[float, float]  # the range each simulated headline's run noise is drawn from
 
 
+def percent(value: float) -> str:
+    """A simulated coverage as a table cell: '95.1', or '–' where none was made."""
+    return "–" if value != value else f"{100 * value:.1f}"
+
+
 def coverage_table() -> CoverageTable:
     """The simulation run now (seeded: the same figures every time)."""
     cells = interval_coverage.coverage()
     pooled = [c.pooled for c in cells if c.pooled == c.pooled]  # none from one session
-
-    def percent(value: float) -> str:
-        return "–" if value != value else f"{100 * value:.1f}"
 
     def rows(value: Callable[[interval_coverage.Cell], float]) -> tuple:
         table = interval_coverage.table(cells, value)
