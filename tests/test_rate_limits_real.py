@@ -71,7 +71,9 @@ def test_a_link_with_a_round_trip_added_is_set_by_the_link() -> None:
     rows = measured(["go-hello"], measure.tool("wrk", connections=4, threads=1, duration="2s"),
                     hosts=measure.hosts("netns", added_rtt="10ms"))  # fmt: skip
     assert limits(rows) == [Limit.LINK], rows.iloc[0].to_dict()
-    assert rows.loc[0, "link_rtt_ms"] == 10 and rows.loc[0, "bound_share"] > 0.8
+    # The round trip is most of each request's cycle: 0.84-0.91 of it on a quiet host,
+    # 0.65-0.78 where the hypervisor steals 15-30 % (stored 07_network_rtt10ms sessions).
+    assert rows.loc[0, "link_rtt_ms"] == 10 and 0.6 < rows.loc[0, "bound_share"] <= 1.05
 
 
 @pytest.fixture
