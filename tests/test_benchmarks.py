@@ -4,8 +4,10 @@ and wrk for the harness's, a few stored sessions for the store's. Their figures 
 benchmarks' business (make bench-harness, make bench-store), not a test's."""
 
 import importlib.util
+import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -26,8 +28,9 @@ def run_script(name: str, *args: str, env: dict[str, str] | None = None) -> str:
 
 def test_every_benchmark_script_has_a_smoke_test() -> None:
     scripts = {p.name for p in BENCHMARKS.glob("*.py")}
-    expected = {"course_minutes.py", "edit_remeasures.py", "harness_overhead.py",
-                "planner_check.py", "store_scale.py", "time_budget.py"}  # fmt: skip
+    expected = {"course_minutes.py", "edit_remeasures.py", "first_sittings.py",
+                "harness_overhead.py", "planner_check.py", "store_scale.py",
+                "time_budget.py"}  # fmt: skip
     assert scripts == expected, "add the new one below"
 
 
@@ -113,3 +116,21 @@ def test_planner_check_predicts_a_design_unchanged_as_its_own_expected_widths() 
         for cell in row[2:]:
             before, _, after = cell.strip(" |").replace(" → ", " / ").split(" / ")
             assert before == after
+
+
+def test_first_sittings_judges_each_session_within_its_class_and_its_machine(
+    tmp_path: Path,
+) -> None:
+    # One small experiment's sessions on the one machine with ten of them (family 26, boot
+    # 869bfe…): each is judged against its class's others and its machine's others.
+    runs = tmp_path / "runs"
+    for manifest in sorted(
+        (REPO_ROOT / "data" / "runs").glob("*-04_url_shortener_locust-*/manifest.json")
+    ):
+        machine = json.loads(manifest.read_text())["provenance"]["machine"]
+        if str(machine.get("boot_id", "")).startswith("869bfe"):
+            shutil.copytree(manifest.parent, runs / manifest.parent.name)
+    out = run_script("first_sittings.py", env=os.environ | {"BENCHBOOK_RUNS_DIR": str(runs)})
+    assert out.index("Within each class:") < out.index("Within each machine:")
+    counted = [int(n) for n in re.findall(r"\| later sittings \| (\d+) \| 1 \|", out)]
+    assert len(counted) == 2 and counted[0] == counted[1] > 0, out

@@ -1,6 +1,6 @@
-"""Machines as a level (analyse.sessions.machines): what another machine of a class should
-give, worked by hand on small cases; the simulation of that rule (machine_coverage); and its
-sentence."""
+"""Machines as a level (analyse.sessions.machines): what another session on this machine and
+another machine of a class should give, worked by hand on small cases; the simulation of the
+second rule (machine_coverage); and their sentences."""
 
 import math
 
@@ -9,7 +9,7 @@ from scipy import stats
 
 from benchbook.analyse.sessions import levels, machine_coverage, machines
 from benchbook.analyse.sessions.replication import Replication
-from benchbook.analyse.words.sessions import another_machine
+from benchbook.analyse.words.sessions import another_machine, another_session
 
 Z = stats.norm.ppf(0.975)
 
@@ -118,3 +118,65 @@ def test_the_simulated_statement_holds_a_new_machine_near_95_percent_at_the_kind
     # A headline whose machines differ 7× its kind's is what one machine cannot show.
     strays = [c for c in cells if c.factor == 7.0]
     assert strays[0].covered < 0.9
+
+
+def test_another_session_here_is_this_machines_sessions_with_the_spread_on_one_machine() -> None:
+    sessions = [session(8.0, "a"), session(8.4, "a"), session(12.0, "b")]
+    within = spread(0.05, 6.0, 9, levels.THIS_CLASS)
+    found = machines.another_session(sessions, "a", within)
+    y = [math.log(8.0), math.log(8.4)]
+    centre = sum(y) / 2
+    squares = sum((v - centre) ** 2 for v in y)
+    sd = math.sqrt((6 * 0.05**2 + squares) / 7)  # machine b's 12× is no session of a
+    half = stats.t.ppf(0.975, 7) * sd * math.sqrt(1 + 1 / 2)
+    assert found is not None and found.sessions == 2 and found.leaned == within
+    assert (found.model.predict_low, found.model.predict_high) == pytest.approx(
+        (math.exp(centre - half), math.exp(centre + half))
+    )
+    assert machines.another_session(sessions, "", within) is None  # no boot recorded
+    assert machines.another_session(sessions[:2], "a", None) is None  # 2 sessions, no spread
+
+
+def test_another_session_leans_on_nothing_where_its_sessions_stray_from_the_kinds() -> None:
+    sessions = [session(4.0, "a"), session(16.0, "a"), session(8.0, "a")]
+    found = machines.another_session(sessions, "a", spread(0.01, 50.0))
+    assert found is not None and found.leaned is None
+    assert found.model.predict_high / found.model.predict_low > 10  # its own t(2) · s
+
+
+def test_the_spread_on_one_machine_counts_each_machines_sessions_apart() -> None:
+    kinds = {
+        "here": {"x": {"a": [8.0, 8.4], "b": [12.0, 12.6]}, "mine": {"a": [5.0, 5.1]}},
+        "there": {"z": {"c": [1.0, 1.1]}},
+    }
+    here = machines.within_machine_spread(kinds, "here", "mine")
+    # x's two machines are two groups of one headline: their means (8.2 and 12.3) lie 0.41
+    # apart on the log scale, but only how sessions differ on each machine counts.
+    groups = levels.kind_spread([[8.0, 8.4], [12.0, 12.6]], levels.THIS_CLASS)
+    assert here is not None and here.scope == levels.THIS_CLASS and here.headlines == 1
+    assert groups is not None and here.sd == groups.sd and here.sd < 0.1
+    every = machines.within_machine_spread(kinds, "nowhere", "mine")
+    assert every is not None and every.scope == levels.EVERY_CLASS and every.headlines == 2
+    assert machines.within_machine_spread({"here": {"mine": {"a": [5.0, 5.1]}}}, "here",
+                                          "mine") is None  # fmt: skip
+
+
+def test_each_session_of_a_machine_is_judged_by_that_machines_others() -> None:
+    sessions = [session(8.0, "a"), session(8.2, "a"), session(16.0, "a"), session(30.0, "b")]
+    held = machines.leave_one_out_on_machines(sessions, spread(0.02, 20.0))
+    # 8.0 or 8.2 left out: the rest (one of them and 16) stray from the kind's spread, so
+    # their own t(1) interval holds anything; 16 left out: 8.0 and 8.2 say about 7.7-8.6.
+    assert [(h.ratio, h.inside) for h in held] == [(8.0, True), (8.2, True), (16.0, False)]
+    steady = [session(8.0, "a"), session(8.1, "a"), session(7.9, "a"), session(30.0, "b")]
+    held = machines.leave_one_out_on_machines(steady, spread(0.02, 20.0))
+    assert [h.inside for h in held] == [True, True, True]  # b's one session: nothing to judge
+
+
+def test_the_sentence_for_this_machine_says_what_it_leans_on() -> None:
+    within = spread(0.05, math.inf, 14, levels.THIS_CLASS)
+    statement = machines.another_session([session(8.0, "a")], "a", within)
+    said = another_session(Replication(another_session=statement), False, "rps")
+    assert said.startswith("Another session on this machine should give ")
+    basis = "from this session alone, with how far sessions on one machine differ over 14"
+    assert f"(95 % prediction interval; {basis} other headlines of this kind on this class)" in said
+    assert another_session(Replication(), False, "rps") == ""

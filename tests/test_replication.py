@@ -296,6 +296,19 @@ def test_a_not_yet_replicated_brief_gives_the_interval_its_verdict_is_judged_on(
     assert f"One session: not yet replicated; {expected}" in said
 
 
+def test_a_prediction_that_spans_ten_thousand_fold_is_said_to_tell_nothing() -> None:
+    """Two sessions far apart that stray from their kind's spread are judged by t with one
+    degree of freedom: the report printed '71,567,596,892× lower to 18,905,077× higher'."""
+    c = paired(0.04)
+    runs = [session(0.04, current=True), session(1.1)]
+    model = replication(c, runs, kinds={FAMILY_25: {"other": [2.0, 2.02, 1.98]}})
+    assert model.predicted is not None
+    assert model.predicted.predict_high / model.predicted.predict_low > 10_000
+    said = brief(c, "wrk", "vegeta", "p90", "ms", None, model)
+    assert "these sessions differ too much to say what the next should give (its 95 % " in said
+    assert "should give 0" not in said and "higher" not in said
+
+
 def test_the_checks_are_counted_by_first_and_later_sittings_of_recorded_machines() -> None:
     """Page 1 gives the leave-one-out check by sitting; a machine whose boot was not
     recorded is neither, and the report's own sessions' sitting is named."""

@@ -1,6 +1,7 @@
-"""The sessions appendix's part on machines (analyse.sessions.machines): what another machine
-of this class should give, how that rule covered a new machine's session in the simulation
-(analyse.sessions.machine_coverage), and how it held on the stored machines, each left out."""
+"""The sessions appendix's part on machines (analyse.sessions.machines): what another session
+on this machine and another machine of this class should give, how the second rule covered a
+new machine's session in the simulation (analyse.sessions.machine_coverage), and how both held
+on the stored machines, each session or machine left out."""
 
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,6 +26,11 @@ class MachineLevel:
     one_machine: int
     held_out: int
     inside: int
+    # The same for another session on this machine: headlines that state it, and each
+    # session of a machine with two or more left out of that machine's others.
+    session_stated: int
+    session_held_out: int
+    session_inside: int
 
 
 def machine_level(sections: Sequence[Section]) -> MachineLevel:
@@ -41,6 +47,7 @@ def machine_level(sections: Sequence[Section]) -> MachineLevel:
     headlines = [h for s in sections for f in s.findings for h in f["headlines"]]
     stated = [h for h in headlines if h.get("another_machine")]
     checks = [c for h in headlines for c in h.get("machines_held_out") or []]
+    here = [c for h in headlines for c in h.get("held_out_on_machines") or []]
     return MachineLevel(
         factors=tuple(f"{f:g}×" for f in factors),
         rows=rows,
@@ -53,4 +60,7 @@ def machine_level(sections: Sequence[Section]) -> MachineLevel:
         one_machine=sum(h.get("machines") == 1 for h in stated),
         held_out=sum(c["sessions"] for c in checks),
         inside=sum(c["inside"] for c in checks),
+        session_stated=sum(bool(h.get("another_session")) for h in headlines),
+        session_held_out=len(here),
+        session_inside=sum(c["inside"] for c in here),
     )

@@ -19,7 +19,7 @@ from benchbook.analyse.words.findings_format import (
     ratio_with_ci,
     unpooled,
 )
-from benchbook.analyse.words.sessions import pooled_sentence, sd_text
+from benchbook.analyse.words.sessions import next_session, pooled_sentence, sd_text
 
 TEMPLATE_DIR = Path(__file__).resolve().parent / "report_template"
 
@@ -149,6 +149,14 @@ def pooled_words(headline: dict) -> Markup:
     return Markup(str(Markup.escape(text)).replace(" %", "&nbsp;%"))
 
 
+def next_session_words(headline: dict) -> Markup:
+    """An unpooled headline's prediction for the next session, worded as its answer words
+    it (words.sessions.next_session)."""
+    low, high = headline["predict_low"], headline["predict_high"]
+    text = next_session(fmt.interval(low, high), low, high)
+    return Markup(str(Markup.escape(text)).replace(" %", "&nbsp;%"))
+
+
 @functools.cache
 def page_environment() -> jinja2.Environment:
     """The report's own templates (page, findings), autoescaped, with its filters."""
@@ -174,6 +182,7 @@ def page_environment() -> jinja2.Environment:
         unpooled=unpooled,
         tau_spread=lambda tau: Markup(sd_text(tau**2).replace(" %", "&nbsp;%")),
         pooled_sentence=pooled_words,
+        next_session=next_session_words,
     )
     environment.globals["lower_bound"] = LOWER_BOUND  # a headline's reproduced_why
     return environment

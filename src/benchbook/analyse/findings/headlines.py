@@ -90,8 +90,13 @@ class Headline:
     held_out_elsewhere: list[dict] = field(default_factory=list)  # other classes' sessions
     sessions_text: str = ""  # Replication.text(): how many sessions
     sessions_basis: str = ""  # below 3 sessions, what predicts the next (Replication.basis)
-    # What a session on another machine of this class should give (sessions.machines), in
-    # words (words.sessions.another_machine), and the class's machines each left out.
+    # What another session on this machine, and a session on another machine of this
+    # class, should give (sessions.machines), in words (words.sessions) and figures, and
+    # their checks: each session of a machine left out of its others, each machine too.
+    another_session: str = ""
+    session_low: float | None = None
+    session_high: float | None = None
+    held_out_on_machines: list[dict] = field(default_factory=list)
     another_machine: str = ""
     machine_low: float | None = None
     machine_high: float | None = None

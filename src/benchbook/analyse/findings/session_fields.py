@@ -1,11 +1,13 @@
 """A headline's fields from its sessions (sessions.replication): the model of this class's
-sessions, the other classes, and what another machine of this class should give."""
+sessions, the other classes, and what another session on this machine and another machine of
+this class should give."""
 
 from dataclasses import asdict
 
 from benchbook.analyse.numbers.stats import Comparison
 from benchbook.analyse.sessions.replication import Replication
 from benchbook.analyse.words.sessions import another_machine as machine_words
+from benchbook.analyse.words.sessions import another_session as session_words
 
 
 def sessions_fields(sessions: Replication, c: Comparison | None, column: str, unit: str) -> dict:
@@ -31,10 +33,15 @@ def sessions_fields(sessions: Replication, c: Comparison | None, column: str, un
 
 
 def _machine_fields(sessions: Replication, ranked: bool, column: str, unit: str) -> dict:
-    """What another machine of this class should give (sessions.machines), in words and
-    figures, and the class's machines each judged by the others'."""
-    statement = sessions.another_machine
+    """What another session on this machine and another machine of this class should give
+    (sessions.machines), in words and figures, and their checks: each session of a machine
+    judged by that machine's others, each machine by the class's others."""
+    statement, here = sessions.another_machine, sessions.another_session
     return {
+        "another_session": session_words(sessions, ranked, column, unit),
+        "session_low": here.model.predict_low if here else None,
+        "session_high": here.model.predict_high if here else None,
+        "held_out_on_machines": [asdict(h) for h in sessions.held_out_on_machines],
         "another_machine": machine_words(sessions, ranked, column, unit),
         "machine_low": statement.low if statement else None,
         "machine_high": statement.high if statement else None,

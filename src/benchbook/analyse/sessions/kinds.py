@@ -7,7 +7,9 @@ A/A controls (one server measured as two targets) are a kind of their own: two c
 one server scatter less between sessions than two different servers do, and the A/A band
 is built from them.
 kind_machines gives the same sessions as each recorded machine's mean, what a statement
-about another machine of the class borrows from (machines.borrowed_machine_spread).
+about another machine of the class borrows from (machines.borrowed_machine_spread), and
+kind_within each machine's own, what a statement about another session on this machine
+borrows from (machines.within_machine_spread).
 The headlines are those the store's checks sweep (sessions.every_headline: each experiment's newest
 session's first target against each other target), each over its sessions measured under
 the newest one's conditions.
@@ -19,7 +21,7 @@ from pathlib import Path
 from benchbook.analyse.sessions.estimate import headline_key
 from benchbook.analyse.sessions.every_headline import experiments, pairs, shapes
 from benchbook.analyse.sessions.levels import KindSessions
-from benchbook.analyse.sessions.machines import KindMachines, geometric_means
+from benchbook.analyse.sessions.machines import KindMachines, KindWithin, geometric_means
 from benchbook.analyse.sessions.replication import UNRECORDED, spread
 from benchbook.runs.labels import aa_copy_of
 from benchbook.runs.layout import runs_dir
@@ -45,21 +47,31 @@ def kind_machines(
 ) -> KindMachines:
     """Machine class → headline → each recorded machine's mean ratio (machines.KindMachines),
     over the same sessions as kind_sessions."""
+    within = kind_within(column, control, source)
+    return {cls: {key: geometric_means(by) for key, by in group.items()}
+            for cls, group in within.items()}  # fmt: skip
+
+
+def kind_within(
+    column: str, control: bool = False, source: SessionSource | None = None
+) -> KindWithin:
+    """Machine class → headline → each recorded machine's sessions' ratios (a session
+    without a machine left out), over the same sessions as kind_sessions."""
     found = _gathered(column, control, source)
-    means: dict[str, dict[str, list[float]]] = {}
+    within: dict[str, dict[str, dict[str, list[float]]]] = {}
     for cls, group in found.items():
         for key, rows in group.items():
-            by_machine: dict[str, list[float]] = {}
+            by_machine = within.setdefault(cls, {}).setdefault(key, {})
             for ratio, machine in rows:
                 if machine:
                     by_machine.setdefault(machine, []).append(ratio)
-            means.setdefault(cls, {})[key] = geometric_means(by_machine)
-    return means
+    return within
 
 
-def kind_levels(column: str) -> tuple[KindSessions, KindMachines]:
-    """What a headline on ``column`` borrows from: kind_sessions and kind_machines."""
-    return kind_sessions(column), kind_machines(column)
+def kind_levels(column: str) -> tuple[KindSessions, KindMachines, KindWithin]:
+    """What a headline on ``column`` borrows from: kind_sessions, kind_machines and
+    kind_within."""
+    return kind_sessions(column), kind_machines(column), kind_within(column)
 
 
 def _gathered(column: str, control: bool, source: SessionSource | None) -> Gathered:

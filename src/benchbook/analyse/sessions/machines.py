@@ -26,6 +26,11 @@ one session per machine leaves nothing of it to add. From a single machine the w
 all borrowed, and the statement says so. interval_coverage simulates this rule on the
 report's designs, and the sessions appendix checks it on the stored machines, each left
 out in turn.
+
+Another session on this session's machine varies by σ_w² alone: levels.predicted over that
+machine's sessions, moderated by the kind's spread between sessions on one machine
+(within_machine_spread), checked by leaving each session of a machine out of that machine's
+others (leave_one_out_on_machines).
 """
 
 import math
@@ -38,6 +43,8 @@ from benchbook.analyse.sessions import levels
 
 # Machine class → headline → each machine's mean ratio (geometric, over its sessions).
 KindMachines = Mapping[str, Mapping[str, Sequence[float]]]
+# Machine class → headline → machine → that machine's sessions' ratios.
+KindWithin = Mapping[str, Mapping[str, Mapping[str, Sequence[float]]]]
 
 
 @dataclass(frozen=True)
@@ -117,6 +124,57 @@ def another_machine(
     centre = float(m.mean())
     return AnotherMachine(count, math.exp(centre), math.exp(centre - half),
                           math.exp(centre + half), used)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class AnotherSession:
+    """The prediction for another session on the machine this session ran on: its own
+    sessions there, with the kind's spread between sessions on one machine."""
+
+    sessions: int  # this machine's sessions of the headline, this one included
+    model: levels.Pooled
+    leaned: levels.Spread | None  # the spread it leaned on (None: its own sessions alone)
+
+
+def within_machine_spread(kinds: KindWithin, machine_class: str, key: str) -> levels.Spread | None:
+    """How far sessions on one machine differ over the other headlines of this kind (each
+    headline's sessions on each machine that has two or more, a group of their own): on
+    this class, else on every class (named so); None where no other headline has two
+    sessions on one machine. Its ``headlines`` counts headlines, not groups."""
+    for scope, classes in ((levels.THIS_CLASS, [machine_class]), (levels.EVERY_CLASS, [*kinds])):
+        groups = [(name, ratios) for cls in classes for name, by in kinds.get(cls, {}).items()
+                  if name != key for ratios in by.values() if len(ratios) >= 2]  # fmt: skip
+        spread = levels.kind_spread([ratios for _, ratios in groups], scope)
+        if spread is not None:
+            return replace(spread, headlines=len({name for name, _ in groups}))
+    return None
+
+
+def another_session(
+    sessions: Sequence[levels.Session], machine: str, within: levels.Spread | None
+) -> AnotherSession | None:
+    """What another session on ``machine`` should give: levels.predicted over that machine's
+    ``sessions`` of one class, moderated by ``within`` (within_machine_spread). None where
+    the machine was not recorded, or with fewer than 3 sessions and nothing to borrow."""
+    mine = [s for s in sessions if machine and s.machine == machine and s.ratio > 0]
+    model = levels.predicted(mine, within) if mine else None
+    if model is None:
+        return None
+    y = np.log([s.ratio for s in mine])
+    squares = float(((y - y.mean()) ** 2).sum())
+    strays = within is None or levels.strays_more(squares, len(y), within)
+    return AnotherSession(len(mine), model, None if strays else within)
+
+
+def leave_one_out_on_machines(
+    sessions: Sequence[levels.Session], within: levels.Spread | None
+) -> list[levels.HeldOut]:
+    """Each session of a machine with two or more judged by that machine's other sessions
+    (levels.leave_one_out with ``within``): the check of another_session's rule."""
+    held = []
+    for machine in machine_means(sessions):
+        held += levels.leave_one_out([s for s in sessions if s.machine == machine], within)
+    return held
 
 
 @dataclass(frozen=True)

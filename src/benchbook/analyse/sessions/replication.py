@@ -71,6 +71,10 @@ class Replication:
     # class's machines each left out and judged by the others' (sessions.machines).
     another_machine: machines.AnotherMachine | None = None
     machines_held_out: tuple[machines.MachineHeldOut, ...] = ()
+    # What another session on this session's machine should give, and each session of a
+    # machine of this class left out of that machine's others (sessions.machines).
+    another_session: machines.AnotherSession | None = None
+    held_out_on_machines: tuple[levels.HeldOut, ...] = ()
 
     def judged(self, c: Comparison) -> tuple[float, float]:
         """The interval a verdict against an article is judged on: the one the answer
@@ -181,13 +185,15 @@ def replication(
     go_side: str = "",
     kinds: levels.KindSessions | None = None,
     kind_machines: machines.KindMachines | None = None,
+    kind_within: machines.KindWithin | None = None,
 ) -> Replication:
     """This session (``c``) and the stored sessions of the same comparison under the same
     conditions (``runs``: ``spread``'s rows): the model of this class's sessions, its
     leave-one-session-out check, the other classes (``go_side``: 'a' or 'b' when the
     comparison is Go against Python, so the speed references can predict a shift), and
     the spread of the other headlines of its kind (``kinds``: kind_sessions of its column;
-    ``kind_machines`` the same by machine, for what another machine should give)."""
+    ``kind_machines`` the same by machine, for what another machine should give, and
+    ``kind_within`` each machine's sessions, for what another session here should give)."""
     current = next((r for r in runs if r.get("current")), None)
     if c is None or c.ratio != c.ratio or current is None:
         return Replication(sessions=0 if c is None or c.ratio != c.ratio else 1)
@@ -201,6 +207,7 @@ def replication(
     pooled = levels.pooled(sessions)
     predicted = levels.predicted(sessions, spread)
     between = machines.borrowed_machine_spread(kind_machines or {}, current["machine_class"], key)
+    within = machines.within_machine_spread(kind_within or {}, current["machine_class"], key)
     estimate = predicted.estimate if predicted else c.ratio
     others, held_elsewhere = [], []
     for name, members in levels.by_class([session_of(r) for r in same if r not in here]).items():
@@ -220,6 +227,8 @@ def replication(
         predicted=predicted,
         another_machine=machines.another_machine(sessions, between, spread),
         machines_held_out=tuple(machines.leave_one_machine_out(sessions, between, spread)),
+        another_session=machines.another_session(sessions, current.get("boot") or "", within),
+        held_out_on_machines=tuple(machines.leave_one_out_on_machines(sessions, within)),
     )
 
 

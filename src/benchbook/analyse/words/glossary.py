@@ -39,8 +39,9 @@ PLAIN_TERMS = (
      "name"),
     ("machine", "one boot of one host (its boot id): sessions on it share its speed that "
      "day, and another machine of the same class can differ from it by more than its own "
-     "sessions differ from each other, so the report says what another machine of the class "
-     "should give apart from what the next session should"),
+     "sessions differ from each other, so besides the next session on the class (its "
+     "sessions on every machine pooled) the report says what another session on this "
+     "machine and a session on another machine of the class should give"),
     ("interval (95 % CI)", "a range computed from the runs by a procedure that, repeated on "
      "new runs, gives ranges covering the true ratio 95 times in 100; one interval either "
      "holds the true ratio or not, and we cannot tell which. '93.8 % CI' means too few runs "

@@ -65,10 +65,12 @@ def brief(
             if sessions.significant(c)
             else fmt.interval(low, high)
         )  # on the scale the session's sentence ranks it on
-        return f"{alone}; {next_session(span)}."
+        return f"{alone}; {next_session(span, low, high)}."
     interval = f"95 % CI {fmt.interval(pooled.low, pooled.high)}"
     model = sessions.predicted or pooled  # the prediction a verdict is judged on
-    predicted = next_session(fmt.interval(model.predict_low, model.predict_high))
+    predicted = next_session(
+        fmt.interval(model.predict_low, model.predict_high), model.predict_low, model.predict_high
+    )
     over = f"{sessions.sessions} sessions on this machine class"
     if not sessions.significant(c):
         return (
@@ -79,14 +81,28 @@ def brief(
     # never '1.92× lower (95 % CI 0.511–0.532×)'.
     interval = f"95 % CI {ranked_interval(estimate, pooled.low, pooled.high, column, unit)}"
     predicted = next_session(
-        ranked_interval(estimate, model.predict_low, model.predict_high, column, unit)
+        ranked_interval(estimate, model.predict_low, model.predict_high, column, unit),
+        model.predict_low,
+        model.predict_high,
     )
     return f"{ranking(estimate, a, b, column, unit)} (over {over}: {interval}; {predicted})."
 
 
-def next_session(interval: str) -> str:
-    """The prediction for the next session, worded one way wherever it is printed: with its
-    level, since it is the interval a verdict is judged on."""
+# A prediction interval whose high end is this many times its low end says nothing a reader
+# can use of the next session (two sessions far apart, judged by t with one degree of
+# freedom, reach "71,567,596,892× lower to 18,905,077× higher").
+UNINFORMATIVE_FOLD = 10_000
+
+
+def next_session(interval: str, low: float, high: float) -> str:
+    """The prediction for the next session (``interval``: low–high as the sentence ranks
+    it), worded one way wherever it is printed: with its level, since it is the interval a
+    verdict is judged on; said to tell nothing where it spans UNINFORMATIVE_FOLD or more."""
+    if high >= low * UNINFORMATIVE_FOLD:
+        return (
+            "these sessions differ too much to say what the next should give (its 95 % "
+            f"prediction interval spans over {UNINFORMATIVE_FOLD:,}-fold)"
+        )
     return f"the next session should give {interval} (95 % prediction interval)"
 
 
@@ -132,7 +148,7 @@ def pooled_sentence(
         return ranked_interval(estimate, lo, hi, column, unit) if ranked else fmt.interval(lo, hi)
 
     figure = ranked_estimate(estimate, column, unit) if ranked else fmt.ratio(estimate)
-    return f"{figure} (95 % CI {span(low, high)}); {next_session(span(*predicted))}"
+    return f"{figure} (95 % CI {span(low, high)}); {next_session(span(*predicted), *predicted)}"
 
 
 def across(
@@ -166,7 +182,9 @@ def across(
         # verdict it would make each conclusion table twice as long.
         interval = span(predicted.predict_low, predicted.predict_high)
         text = (
-            f" {sessions.text().capitalize()}; {next_session(interval)}; Appendix B says what "
+            f" {sessions.text().capitalize()}; "
+            f"{next_session(interval, predicted.predict_low, predicted.predict_high)}; "
+            "Appendix B says what "
             "it is built from."
         )
         spread = (predicted.predict_low, predicted.predict_high)
@@ -291,5 +309,33 @@ def another_machine(sessions: Replication, ranked: bool, column: str, unit: str 
         )
     return (
         f"A session on another machine of this class should give "
+        f"{span or fmt.interval(low, high)} (95 % prediction interval; {basis})."
+    )
+
+
+def another_session(sessions: Replication, ranked: bool, column: str, unit: str = "") -> str:
+    """'Another session on this machine should give 7.0–7.6× (95 % prediction interval;
+    from its 2 sessions here, with how far sessions on one machine differ over 14 other
+    headlines of this kind on this class)': sessions.machines' statement for this session's
+    machine, ranked as the headline's answer ranks it; '' without one."""
+    statement = sessions.another_session
+    if statement is None:
+        return ""
+    model = statement.model
+    low, high = model.predict_low, model.predict_high
+    span = ranked_interval(model.estimate, low, high, column, unit) if ranked else None
+    count = statement.sessions
+    basis = "from this session alone" if count == 1 else f"from its {count} sessions here"
+    if statement.leaned is not None:
+        others = statement.leaned.headlines
+        where = "on this class" if statement.leaned.scope == levels.THIS_CLASS else "on every class"
+        basis += (
+            f", with how far sessions on one machine differ over {others} other headline"
+            f"{'s' if others != 1 else ''} of this kind {where}"
+        )
+    elif count > 1:
+        basis += " alone"
+    return (
+        f"Another session on this machine should give "
         f"{span or fmt.interval(low, high)} (95 % prediction interval; {basis})."
     )
