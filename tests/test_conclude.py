@@ -250,3 +250,12 @@ def test_an_interval_end_near_1_keeps_the_digits_that_say_which_side_it_is_on() 
     assert fmt.interval(0.8066, 1.00228) == "0.807–1.002×"  # the other end as before
     assert fmt.interval(0.95, 1.0) == "0.950–1.00×"  # an end that is 1 reads as 1
     assert fmt.interval(1.19, 1.21) == "1.19–1.21×"
+
+
+def test_an_end_of_a_hundred_or_more_lends_the_other_no_digits() -> None:
+    """The report printed '95 % CI 4.433–2,175×' (and '137.0–1,299×' before it)."""
+    from benchbook.analyse.numbers import formatting as fmt
+
+    assert fmt.interval(4.4329, 2175.2) == "4.4–2,175×"
+    assert fmt.interval(137.6, 1303.0) == "138–1,303×"
+    assert fmt.interval(0.3, 120.0) == "0.30–120×"

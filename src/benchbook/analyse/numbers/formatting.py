@@ -65,17 +65,19 @@ def _reads_as_one(value: float, digits: int) -> bool:
 
 
 def interval(low: float, high: float, unit: str = "×") -> str:
-    """'11–21×', '1.94–2.06×', '137–1,299×': both ends with the digits of the finer one, but
-    no decimals on an end of 100 or more; more on both if they would read the same, and more
-    on an end that would read as 1 without being 1 ('0.807–1.002×': which side of 1 it lies
+    """'11–21×', '1.94–2.06×', '137–1,299×', '4.4–2,175×': both ends below 100 with the
+    digits of the finer one, an end of 100 or more with its whole digits and no decimals
+    (lending the other none); more on both if they would read the same, and more on an
+    end that would read as 1 without being 1 ('0.807–1.002×': which side of 1 it lies
     on is what a reader asks of it)."""
     if any(v is None or math.isnan(v) for v in (low, high)):
         return "no interval"
-    digits = max(ratio_digits(low), ratio_digits(high))
+    # An end of 100 or more prints its whole digits and sets no precision for the other:
+    # '4.4–2,175×', not '4.433–2,175×'.
+    digits = max((ratio_digits(v) for v in (low, high) if abs(v) < 100), default=2)
 
     def end(value: float) -> str:
-        whole = ratio_digits(value) if abs(value) >= 100 else digits  # 137, not 137.0
-        shown = min(digits, whole)
+        shown = ratio_digits(value) if abs(value) >= 100 else digits  # 137, not 137.0
         while unit == "×" and value != 1 and shown < 7 and _reads_as_one(value, shown):
             shown += 1
         return significant(value, shown)
