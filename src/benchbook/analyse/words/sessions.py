@@ -284,6 +284,25 @@ def sd_text(variance: float) -> str:
     return "±" + fmt.share_point(math.expm1(math.sqrt(variance)))
 
 
+def _leaning(what: str, spread: levels.Spread, elsewhere: str) -> str:
+    """', with how far machines differ over 5 other headlines of this kind on this class':
+    the spread a statement leaned on (``elsewhere``: where it came from when not this class)."""
+    where = "on this class" if spread.scope == levels.THIS_CLASS else elsewhere
+    others = spread.headlines
+    return (
+        f", with how far {what} differ over {others} other headline"
+        f"{'s' if others != 1 else ''} of this kind {where}"
+    )
+
+
+def _statement(opening: str, estimate: float, low: float, high: float, basis: str,
+               ranked: bool, column: str, unit: str) -> str:  # fmt: skip
+    """'<opening> should give 6.1–9.8× (95 % prediction interval; <basis>).', ranked as the
+    headline's answer ranks it."""
+    span = ranked_interval(estimate, low, high, column, unit) if ranked else fmt.interval(low, high)
+    return f"{opening} should give {span} (95 % prediction interval; {basis})."
+
+
 def another_machine(sessions: Replication, ranked: bool, column: str, unit: str = "") -> str:
     """'A session on another machine of this class should give 6.1–9.8× (95 % prediction
     interval; from its sessions on 2 machines, with how far machines differ over 5 other
@@ -292,25 +311,14 @@ def another_machine(sessions: Replication, ranked: bool, column: str, unit: str 
     statement = sessions.another_machine
     if statement is None:
         return ""
-    low, high = statement.low, statement.high
-    span = ranked_interval(statement.estimate, low, high, column, unit) if ranked else None
     machines = f"its sessions on {statement.machines} machines"
     basis = f"from {'this machine alone' if statement.machines == 1 else machines}"
     if statement.borrowed is not None:
-        others = statement.borrowed.headlines
-        where = (
-            "on this class"
-            if statement.borrowed.scope == levels.THIS_CLASS
-            else "on the classes that have two machines or more"
+        basis += _leaning(
+            "machines", statement.borrowed, "on the classes that have two machines or more"
         )
-        basis += (
-            f", with how far machines differ over {others} other headline"
-            f"{'s' if others != 1 else ''} of this kind {where}"
-        )
-    return (
-        f"A session on another machine of this class should give "
-        f"{span or fmt.interval(low, high)} (95 % prediction interval; {basis})."
-    )
+    return _statement("A session on another machine of this class", statement.estimate,
+                      statement.low, statement.high, basis, ranked, column, unit)  # fmt: skip
 
 
 def another_session(sessions: Replication, ranked: bool, column: str, unit: str = "") -> str:
@@ -321,21 +329,11 @@ def another_session(sessions: Replication, ranked: bool, column: str, unit: str 
     statement = sessions.another_session
     if statement is None:
         return ""
-    model = statement.model
-    low, high = model.predict_low, model.predict_high
-    span = ranked_interval(model.estimate, low, high, column, unit) if ranked else None
-    count = statement.sessions
+    count, model = statement.sessions, statement.model
     basis = "from this session alone" if count == 1 else f"from its {count} sessions here"
     if statement.leaned is not None:
-        others = statement.leaned.headlines
-        where = "on this class" if statement.leaned.scope == levels.THIS_CLASS else "on every class"
-        basis += (
-            f", with how far sessions on one machine differ over {others} other headline"
-            f"{'s' if others != 1 else ''} of this kind {where}"
-        )
+        basis += _leaning("sessions on one machine", statement.leaned, "on every class")
     elif count > 1:
         basis += " alone"
-    return (
-        f"Another session on this machine should give "
-        f"{span or fmt.interval(low, high)} (95 % prediction interval; {basis})."
-    )
+    return _statement("Another session on this machine", model.estimate, model.predict_low,
+                      model.predict_high, basis, ranked, column, unit)  # fmt: skip
