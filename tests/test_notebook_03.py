@@ -35,12 +35,13 @@ def test_every_path_is_measured_and_compared_per_id_and_pooled(rendered: str) ->
 def test_conclusion_states_the_verdict_its_caveats_and_the_crossover(rendered: str) -> None:
     # The pooled verdict with the runs it counted, whichever way the runs went (served
     # more / no difference / too few), however many runs a busy machine left counting
-    # (3 each, 2 and 3, 2+3), or, when a side's runs count in no estimate, why none is given.
+    # (3 each, 2 and 3, 2+3), or, when a side's runs count in no estimate, why none is given
+    # (other work beside the test: a busy machine set a side's rate).
     assert re.search(
         r"\*\*(sc|cc)\*\*[^\n]*?\*\*(cc|sc)\*\*[^\n]*?"
         r"(\d runs? each|\d and \d runs|\d\+\d|cannot be ranked: no run)",
         rendered,
-    )
+    ) or re.search(r"(sc|cc)'s (rate was set )?by a busy machine", rendered)
     # whether the ids agree, not only the pool (this session's runs: no pooling per id)
     assert "sc/cc per id, this session's runs: 2: " in rendered
     assert "GOMAXPROCS was 1" in rendered
