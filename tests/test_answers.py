@@ -5,6 +5,7 @@ from dataclasses import replace
 
 import pandas as pd
 
+from benchbook.analyse.experiments import open_loop
 from benchbook.analyse.findings import answer_note, answers, figures
 from benchbook.analyse.findings.headlines import Headline
 from benchbook.runs.calibration import Ceilings
@@ -93,8 +94,9 @@ def test_an_answers_figures_are_sorted_by_what_they_rest_on() -> None:
     # a bound no session supports is worded without a figure: it is no bound of the note's
     unsupported = replace(bound, ratio=None)
     assert figures.figure(unsupported) == (
-        "no lower bound: the load tool held it back, and in this session its lowest run does "
-        "not clear the other side's highest by more than the other side's own runs differ"
+        "no lower bound on their ratio: the load tool held the first back, and in this session "
+        "its lowest run does not clear the other's highest by more than the other's own runs "
+        "differ"
     )
     assert answer_note.figure_kinds(f"Go: {figures.figure(unsupported)}.", [unsupported]) == set()
     # a condition ("waits 1 ms") is no figure; a ratio of medians is one session's
@@ -159,11 +161,11 @@ def test_a_difference_the_interval_cannot_tell_from_none_is_said_to_be_none() ->
     unclear = headline(3.4, significant=False, sides=("Go", "FastAPI"), ci_low=0.906,
                        ci_high=12.5, ci_level=0.95)  # fmt: skip
     tail = "A closed loop hid the stall."
-    said = answers.stalls_and_capacity([headline(1.0), unclear], tail)
+    said = open_loop.stalls_and_capacity([headline(1.0), unclear], tail)
     assert "Go against FastAPI: no significant difference (3.4× (95 % CI 0.906–12.5×))" in said
     assert "took" not in said and "Within each server's p99 objective" in said
     # one objective for every server: its value is part of the answer
-    said = answers.stalls_and_capacity([headline(1.0), unclear], tail, 20.0)
+    said = open_loop.stalls_and_capacity([headline(1.0), unclear], tail, 20.0)
     assert "Within the p99 objective (p99 at most 20 ms), Go against FastAPI" in said
     crossover = headline(0.967, significant=False, ci_low=0.543, ci_high=1.66, ci_level=0.95)
     said = answers.fan_out([headline(1.0, significant=False), crossover], "on 1 core")

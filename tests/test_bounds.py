@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 
 from benchbook.analyse.claims import bounds
-from benchbook.analyse.findings import answers, figures
+from benchbook.analyse.experiments import open_loop
+from benchbook.analyse.findings import figures
 from benchbook.analyse.findings.headlines import bound_headline
 from benchbook.analyse.numbers import formatting as fmt
 from benchbook.analyse.numbers.pairing import comparison
@@ -94,13 +95,16 @@ def test_a_bound_from_a_run_where_the_tool_gave_out_among_the_other_sides_runs_i
     assert "at least" not in h.brief and "No lower bound measurable" in h.brief and why in h.brief
     assert h.ratio is None
     assert "at least" not in figures.figure(h)
-    tail = answers.stalls_and_capacity([h, h], "Stalls.")
-    assert "at least" not in tail and "no lower bound: the load tool held it back" in tail
+    tail = open_loop.stalls_and_capacity([h, h], "Stalls.")
+    assert (
+        "at least" not in tail
+        and "no lower bound on their ratio: the load tool held the first back" in tail
+    )
     # The same runs with Go's lowest above every FastAPI run by more than they differ.
     clear = results({"go": [12000.0, 15481, 16500, 16500], "py": [5667.0, 4099, 3936, 6468]})
     h = bound_headline("go vs py", clear, "go", "py", ("Go", "FastAPI"), why, "rps")
     assert h.ratio == pytest.approx(12000 / 6468) and "at least" in h.brief
     h = replace(h, sides=("Go", "FastAPI"))  # as headline() names them
-    tail = answers.stalls_and_capacity([h, h], "Stalls.")
+    tail = open_loop.stalls_and_capacity([h, h], "Stalls.")
     assert "Go took at least 1.85× (one session) the load of FastAPI" in tail
     assert "no significant difference" not in tail  # a bound is not "no difference"

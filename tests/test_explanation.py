@@ -9,6 +9,7 @@ import pytest
 
 from benchbook.analyse.claims.explanation import EXPLAINS_WITHIN, measured_instead
 from benchbook.analyse.numbers.stats import Comparison
+from benchbook.analyse.words.verdicts import explanation_reason
 
 CLASS = "AMD EPYC (family 25, model 17, stepping 1), 2 CPUs"
 WHY = "its HTTP backend answered 404 to every call and its loop timed the failures"
@@ -48,14 +49,14 @@ def test_one_sessions_side_measurement_does_not_decide_the_verdict() -> None:
     assert not alone.explains(ARTICLE)
     pooled = explanation([*STORED, fresh])
     assert pooled.low < fresh[1] and pooled.high > ARTICLE and pooled.explains(ARTICLE)
-    assert f"{len(STORED) + 1} sessions on this machine class" in pooled.why
+    assert f"{len(STORED) + 1} sessions on this machine class" in explanation_reason(pooled)
 
 
 @pytest.mark.parametrize("article", [ARTICLE, 3.1, 70.0, 140.0])
 def test_the_verdict_is_read_off_the_printed_interval(article: float) -> None:
     found = explanation(STORED)
-    printed = re.search(r"95 % CI ([\d.,]+)–([\d.,]+)×", found.why)
-    assert printed, found.why
+    printed = re.search(r"95 % CI ([\d.,]+)–([\d.,]+)×", explanation_reason(found))
+    assert printed, explanation_reason(found)
     low, high = (float(x.replace(",", "")) for x in printed.groups())
     assert found.explains(article) == (low / EXPLAINS_WITHIN <= article <= high * EXPLAINS_WITHIN)
 

@@ -101,7 +101,8 @@ def test_the_sessions_behind_the_headlines_are_counted() -> None:
     assert sessions_sentence([modelled, set_by, {"sessions": 1}]) == (
         "2 of 3 headlines rest on 7 sessions of this machine class and have a 95 % "
         "prediction interval for the next one, drawn in Appendix C (1 of them not comparable, "
-        "their rates set by something other than the servers, so no sentence prints theirs); "
+        "their rates set by something other than the servers: no answer gives their intervals, "
+        "and Appendix C marks them so); "
         "in 14 checks on this "
         "machine class, each "
         "leaving one session of one headline out, 12 fell inside the interval the others "

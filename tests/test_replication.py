@@ -18,7 +18,7 @@ from benchbook.analyse.sessions import estimate
 from benchbook.analyse.sessions.estimate import conditions
 from benchbook.analyse.sessions.machine_classes import machine_class, with_unrecorded
 from benchbook.analyse.sessions.replication import UNRECORDED, replication
-from benchbook.analyse.words.sessions import brief
+from benchbook.analyse.words.sessions import brief, sessions_basis, sessions_text
 from benchbook.render.spread_page import (
     BOOT_NOT_RECORDED,
     ClassSessions,
@@ -65,13 +65,13 @@ def test_a_run_without_a_cpu_identity_is_its_own_session_whatever_its_speed() ->
 def test_one_or_two_sessions_are_not_yet_replicated() -> None:
     c = paired(4.0)
     one = replication(c, [session(c.ratio, current=True)])
-    assert one.pooled is None and one.text().startswith("one session: not yet replicated")
-    assert "this session's rounds alone" in one.basis()  # nothing of its kind to borrow
+    assert one.pooled is None and sessions_text(one).startswith("one session: not yet replicated")
+    assert "this session's rounds alone" in sessions_basis(one)  # nothing of its kind to borrow
     assert one.judged(c) == (c.ratio_low, c.ratio_high)  # this session's, as printed
     kinds = {FAMILY_25: {"other": [2.0, 2.1, 1.9]}}
     two = replication(c, [session(4.2), session(c.ratio, current=True)], kinds=kinds)
-    assert two.sessions == 2 and two.text().startswith("2 sessions: not yet replicated")
-    assert "1 other headline of this kind on this machine class" in two.basis()
+    assert two.sessions == 2 and sessions_text(two).startswith("2 sessions: not yet replicated")
+    assert "1 other headline of this kind on this machine class" in sessions_basis(two)
     assert two.predicted is not None
     assert two.judged(c) == (two.predicted.predict_low, two.predicted.predict_high)
 
@@ -269,7 +269,7 @@ def test_every_class_is_left_out_session_by_session_with_its_own_borrowed_spread
 
 
 def test_the_judged_interval_is_the_printed_one_and_narrows_as_agreeing_sessions_count() -> None:
-    """What a verdict and the A/A band are read from (findings._control_band): the
+    """What a verdict and the A/A band are read from (claims.control.control_band): the
     prediction the answer prints, at every k; sessions at one ratio never widen it."""
     c = paired(1.01)
     kinds = {FAMILY_25: {"control a": [1.0, 1.03, 0.98], "control b": [0.99, 1.02]}}

@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from benchbook.analyse.claims.verdict_kinds import Verdict
-from benchbook.analyse.claims.verdicts import reproduction
 from benchbook.analyse.numbers import formatting as fmt
 from benchbook.analyse.numbers.stats import compare_paired
 from benchbook.analyse.sessions.replication import replication
+from benchbook.analyse.words.verdicts import reproduction
 
 REPRODUCED = Verdict.REPRODUCED.label
 

@@ -11,14 +11,15 @@ import pytest
 
 from benchbook.analyse.claims.explanation import Explanation
 from benchbook.analyse.claims.verdict_kinds import Verdict, verdict_css
-from benchbook.analyse.claims.verdicts import reproduction
 from benchbook.analyse.display import answer_chart
 from benchbook.analyse.findings.headlines import headline
 from benchbook.analyse.numbers.stats import compare, compare_paired
 from benchbook.analyse.sessions.levels import Pooled
 from benchbook.analyse.sessions.replication import Replication
-from benchbook.analyse.words.conclusions import RATE_UNDER_LITTLES_LAW, method_note
+from benchbook.analyse.words.conclusions import method_note
+from benchbook.analyse.words.flags import RATE_UNDER_LITTLES_LAW
 from benchbook.analyse.words.setup import one_process_rounds, setup_differences
+from benchbook.analyse.words.verdicts import reproduction
 from benchbook.render import templates
 from benchbook.runs.manifest import migrate
 

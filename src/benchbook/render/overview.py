@@ -174,7 +174,7 @@ def sessions_sentence(headlines: Sequence[dict]) -> str:
             "drawn in Appendix C"
             + (
                 f" ({apart} of them not comparable, their rates set by something other than "
-                "the servers, so no sentence prints theirs)"
+                "the servers: no answer gives their intervals, and Appendix C marks them so)"
                 if apart
                 else ""
             )

@@ -156,8 +156,9 @@ def figure(value: float | None, sessions: int) -> str:
     if value is None or value != value:
         over = "in this session" if sessions <= 1 else f"over {sessions} sessions"
         return (
-            f"no lower bound: the load tool held it back, and {over} its lowest run does not "
-            "clear the other side's highest by more than the other side's own runs differ"
+            f"no lower bound on their ratio: the load tool held the first back, and {over} its "
+            "lowest run does not clear the other's highest by more than the other's own runs "
+            "differ"
         )
     if sessions <= 1:
         return f"at least {fmt.ratio_at_least(value)} (one session)"
@@ -178,15 +179,16 @@ def sentence(bound: Bound, names: tuple[str, str], measure: str, why: str, runs:
             where = f"the lowest of {bound.sessions} sessions on this machine class; {here}"
         # below 1, a's lowest run lies under b's highest: no bound above 1 at all
         how_far = (
-            f"below {b}'s highest ({where}), so these runs bound nothing above 1"
+            f"below {b}'s highest, at {fmt.share(bound.value)} of it ({where}), so these runs "
+            "bound nothing above 1"
             if bound.value < 1
-            else f"{b}'s highest ({where}), no farther than {b}'s own runs differ "
-            f"({fmt.ratio(bound.spread)}), so the runs show the tool's limit, not the servers'"
+            else f"{fmt.ratio(bound.value)} {b}'s highest ({where}), no farther than {b}'s own "
+            f"runs differ ({fmt.ratio(bound.spread)}, its highest over its lowest), so the runs "
+            "show the tool's limit, not the servers'"
         )
         return (
             f"**No lower bound measurable** between **{a}** and **{b}** on {measure}: the load "
-            f"tool was the limit ({why}); {a}'s lowest run lay {fmt.ratio(bound.value)} "
-            f"{how_far}."
+            f"tool was the limit ({why}); {a}'s lowest run lay {how_far}."
         )
     how = f"its lowest run of {a} over its highest of {b}{listed}"
     if bound.sessions > 1:

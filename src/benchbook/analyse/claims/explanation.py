@@ -3,17 +3,16 @@
 The side measurement that decides such a verdict (notebook 05's loop against a 404
 backend) is a headline of its own: its sessions on this machine class are pooled the way
 a headline's are (replication), so one session's number (72× in one, 89× in another)
-never decides a verdict by itself.
+never decides a verdict by itself. Its words are words.verdicts'.
 """
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
-from benchbook.analyse.numbers import formatting as fmt
 from benchbook.analyse.numbers.stats import Comparison
 from benchbook.analyse.sessions import levels
-from benchbook.analyse.sessions.replication import replication
+from benchbook.analyse.sessions.replication import Replication, replication
 
 # Machines of one kind differ by 20–30 % between CPU generations: a figure measured on
 # the article's machine is explained by a reproduction here whose interval, widened by
@@ -27,52 +26,44 @@ WIDENED_BECAUSE = (
 
 @dataclass(frozen=True)
 class Explanation:
-    """What the article measured instead (``clause``; ``why`` adds what reproducing it
-    gives) and the ratio that reproducing it gives here (``reproduced``): pooled over this
-    machine class's sessions where they make a model, else this session's, with its
-    interval (``low``–``high`` at ``level``) and the sessions behind it (``sessions``:
-    replication's words); ``of`` names the ratio, first side over second
-    ("HTTP's time per call over gRPC's")."""
+    """What the article measured instead (``clause``, in words) and the ratio that
+    reproducing it gives here (``reproduced``; NaN without a valid reproduction): pooled
+    over this machine class's sessions where they make a model, else this session's,
+    with its interval (``low``–``high`` at ``level``) and the sessions behind it
+    (``sessions``); ``of`` names the ratio, first side over second ("HTTP's time per call
+    over gRPC's"); ``detail``: the figures on each side, beside the article's, in the
+    experiment's words (where the ratio's gap comes from, not why)."""
 
-    why: str
-    reproduced: float
+    clause: str
+    reproduced: float = math.nan
     low: float = math.nan
     high: float = math.nan
     level: float = math.nan
-    sessions: str = ""
+    sessions: Replication | None = None
     of: str = ""
-    clause: str = ""
+    detail: str = ""
 
     def explains(self, article_ratio: float) -> bool:
         """The article's figure lies within the interval printed beside the reproduction
-        (``figure``), widened by EXPLAINS_WITHIN each way for the machines between: judged
-        on what the reader sees. Sessions added narrow the interval, so a verdict may move
-        once, from explained to not, never back."""
+        (words.verdicts.explanation_figure), widened by EXPLAINS_WITHIN each way for the
+        machines between: judged on what the reader sees. Sessions added narrow the
+        interval, so a verdict may move once, from explained to not, never back."""
         low, high = self.low / EXPLAINS_WITHIN, self.high * EXPLAINS_WITHIN
         return low <= article_ratio <= high  # False for a missing interval (NaN)
 
-    def figure(self) -> str:
-        """'88× (95 % CI 62–126×; 6 sessions on this machine class)' — the one wording of
-        the reproduction, in its reason and in a verdict it does not explain."""
-        if not self.sessions:
-            return fmt.ratio(self.reproduced)
-        interval = fmt.ci(self.low, self.high, self.level)
-        return f"{fmt.ratio(self.reproduced)} ({interval}; {self.sessions})"
-
 
 def measured_instead(
-    clause: str, c: Comparison | None, runs: Sequence[dict], of: str = ""
+    clause: str, c: Comparison | None, runs: Sequence[dict], of: str = "", detail: str = ""
 ) -> Explanation:
     """The side measurement ``c`` (this session's comparison) pooled with its stored
-    sessions (``runs``: replication.spread's rows) as an Explanation whose reason is
-    ``clause`` followed by what reproducing it gives here (``of``: Explanation's)."""
+    sessions (``runs``: replication.spread's rows) as an Explanation of ``clause``
+    (``of``, ``detail``: Explanation's)."""
     if c is None or c.ratio != c.ratio:
-        return Explanation(f"{clause} (no valid reproduction here)", math.nan, of=of, clause=clause)
+        return Explanation(clause, of=of)
     sessions = replication(c, runs)
     model = sessions.pooled
     if model is None:
         values = (c.ratio, c.ratio_low, c.ratio_high, c.ratio_confidence)
     else:
         values = (model.estimate, model.low, model.high, levels.CONFIDENCE)
-    found = Explanation("", *values, sessions=sessions.text(), of=of, clause=clause)
-    return replace(found, why=f"{clause}; reproducing it here gives {found.figure()}")
+    return Explanation(clause, *values, sessions=sessions, of=of, detail=detail)

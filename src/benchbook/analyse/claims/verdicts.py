@@ -1,6 +1,6 @@
 """Verdicts against the articles, by meaning: whether an article's figure reproduced
-here, or why the comparison says something else, with the reason a reader needs.
-``reproduction`` takes the rules in this order:
+here, or why the comparison says something else, as a Judgement that holds what decided
+it (words.verdicts says it). ``judge`` takes the rules in this order:
 
 1. no figure in the article: nothing to judge;
 2. a condition known to set the result differs from the article's (a link's Little's-law
@@ -31,16 +31,40 @@ move it otherwise.
 """
 
 import math
+from dataclasses import dataclass, field, replace
 
-from benchbook.analyse.claims.explanation import EXPLAINS_WITHIN, WIDENED_BECAUSE, Explanation
+from benchbook.analyse.claims.explanation import Explanation
 from benchbook.analyse.claims.verdict_kinds import Verdict
-from benchbook.analyse.numbers import formatting as fmt
-from benchbook.analyse.numbers.pairing import count_text, too_few
-from benchbook.analyse.numbers.stats import ALPHA, Comparison
+from benchbook.analyse.numbers.pairing import too_few
+from benchbook.analyse.numbers.stats import Comparison
 from benchbook.analyse.sessions.replication import Replication
 
 
-def reproduction(
+@dataclass(frozen=True)
+class Judgement:
+    """A verdict and what decided it, at full precision: the article's figure, the
+    condition that differs (DIFFERENT_CONDITIONS, in the words rows.limits or the notebook
+    gave it), what the article measured instead (``explanation``: the reason where it
+    explains the figure, else named beside the verdict), this session's comparison, the
+    sessions behind the printed interval, the estimate and that interval (``low``–``high``),
+    and for a difference whether it is the opposite direction or ``larger`` here, with the
+    setup's ``differences`` from the article's."""
+
+    verdict: Verdict
+    article_ratio: float = math.nan
+    condition: str = ""
+    explanation: Explanation | None = None
+    c: Comparison | None = None
+    sessions: Replication = field(default_factory=Replication)
+    estimate: float = math.nan
+    low: float = math.nan
+    high: float = math.nan
+    opposite: bool = False
+    larger: bool = False
+    differences: str = ""
+
+
+def judge(
     c: Comparison | None,
     article_ratio: float | None,
     set_by: str = "",
@@ -49,97 +73,33 @@ def reproduction(
     band: float | None = None,
     sessions: Replication | None = None,
     different_conditions: str = "",
-) -> tuple[str, str]:
-    """Whether the article's figure reproduced here, by meaning, and why: the rules of
-    the module's docstring, in their order."""
+) -> Judgement:
+    """Whether the article's figure reproduced here, by meaning: the rules of the
+    module's docstring, in their order."""
     if article_ratio is None:
-        return Verdict.NO_ARTICLE.label, "the article gives no ratio of these two to compare"
-    article = fmt.ratio(article_ratio)
+        return Judgement(Verdict.NO_ARTICLE)
     if different_conditions or set_by:
-        reason = different_conditions or set_by
-        return Verdict.DIFFERENT_CONDITIONS.label, f"{reason}; {article} in the article"
+        condition = different_conditions or set_by
+        return Judgement(Verdict.DIFFERENT_CONDITIONS, article_ratio, condition)
     if measured_else is not None and measured_else.explains(article_ratio):
-        return Verdict.SOMETHING_ELSE.label, measured_else.why
-    unexplained = _unexplained(measured_else, article)
+        return Judgement(Verdict.SOMETHING_ELSE, article_ratio, explanation=measured_else)
+    judged = Judgement(Verdict.NO_VALID_RUNS, article_ratio, explanation=measured_else, c=c)
     if c is None or c.ratio != c.ratio:
-        return Verdict.NO_VALID_RUNS.label, "no valid runs to compare"
+        return judged
     sessions = sessions or Replication()
     low, high = sessions.judged(c)
-    if too_few(c) and sessions.predicted is None:
-        return Verdict.TOO_FEW_RUNS.label, (
-            f"{count_text(c)} runs cannot show any difference at p < {ALPHA} "
-            f"({article} in the article): run more repetitions{unexplained}"
-        )
     estimate = sessions.estimate(c)
+    judged = replace(judged, sessions=sessions, estimate=estimate, low=low, high=high)
+    if too_few(c) and sessions.predicted is None:
+        return replace(judged, verdict=Verdict.TOO_FEW_RUNS)
     if sessions.within_band(c, band):
-        return Verdict.NOT_RESOLVABLE.label, (
-            f"{fmt.ratio(estimate)} is within what an A/A control strays here; {article} in "
-            f"the article{unexplained}"
-        )
-    where = f"{_judged_on(sessions)}, {fmt.interval(low, high)}"
+        return replace(judged, verdict=Verdict.NOT_RESOLVABLE)
     if low <= article_ratio <= high:
-        caveat = _beside_the_mean(sessions, article_ratio)
-        return Verdict.REPRODUCED.label, (
-            f"the article's {article} lies within {where}{caveat}{unexplained}"
-        )
+        return replace(judged, verdict=Verdict.REPRODUCED)
     if low <= 1 <= high:
-        return Verdict.NOT_REPRODUCED.label, (
-            f"{where} holds 1: no difference that the next session keeps; {article} in the "
-            f"article{unexplained}"
-        )
+        return replace(judged, verdict=Verdict.NOT_REPRODUCED)
     if (estimate > 1) == (article_ratio > 1):
-        size = "larger" if abs(math.log(estimate)) > abs(math.log(article_ratio)) else "smaller"
-        why = f"the article's {article} lies outside {where}, {size} here"
-        if differences:
-            why = (
-                f"{why}; where its setup here differs from the article's, that may explain "
-                f"it: {differences}"
-            )
-        return Verdict.SAME_DIRECTION.label, why + unexplained
-    return (
-        Verdict.NOT_REPRODUCED.label,
-        f"the opposite direction to the article's {article}{unexplained}",
-    )
-
-
-def _beside_the_mean(sessions: Replication, article_ratio: float) -> str:
-    """Where a session can give the article's figure but the class's mean cannot be it (the
-    pooled 95 % CI leaves it out), a caveat that changes what 'reproduced' means."""
-    pooled = sessions.pooled
-    if pooled is None or pooled.low <= article_ratio <= pooled.high:
-        return ""
-    side = "above" if pooled.low > article_ratio else "below"
-    return (
-        f", though the mean of this class's sessions, {fmt.ratio(pooled.estimate)} (95 % CI "
-        f"{fmt.interval(pooled.low, pooled.high)}), lies {side} it: a session can give the "
-        "article's figure, but the average here differs from it"
-    )
-
-
-def _judged_on(sessions: Replication) -> str:
-    """What the judged interval is, in words (Replication.judged's cases): the one the
-    answer prints beside it."""
-    if sessions.predicted is not None:
-        return f"the 95 % prediction interval for the next session ({sessions.text()})"
-    return f"this session's interval ({sessions.text()})"
-
-
-def _unexplained(measured_else: Explanation | None, article: str) -> str:
-    """'; the article's own measurement differs from this one (its HTTP backend answered
-    404 …), but reproducing it, HTTP's time per call over gRPC's, gives 0.88× (95 % CI …;
-    6 sessions on this machine class) here, an interval that …' ('' without one)."""
-    if measured_else is None:
-        return ""
-    differs = (
-        f"; the article's own measurement differs from this one ({measured_else.clause}), but "
-        "reproducing it"
-        if measured_else.clause
-        else "; what the article timed instead"
-    )
-    of = f", {measured_else.of}," if measured_else.of else ""
-    return (
-        f"{differs}{of} gives {measured_else.figure()} here, an interval "
-        f"that does not reach the article's {article} even with each end moved "
-        f"{fmt.ratio(EXPLAINS_WITHIN)} outward ({WIDENED_BECAUSE}): it does not explain this "
-        "figure"
-    )
+        larger = abs(math.log(estimate)) > abs(math.log(article_ratio))
+        return replace(judged, verdict=Verdict.SAME_DIRECTION, larger=larger,
+                       differences=differences)  # fmt: skip
+    return replace(judged, verdict=Verdict.NOT_REPRODUCED, opposite=True)

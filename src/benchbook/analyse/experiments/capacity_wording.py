@@ -1,6 +1,8 @@
 """Capacity at an SLO in words: what each target's capacity is and what kind of number
 it is (an estimate, only a lower bound, or none), and how two targets' compare."""
 
+from collections.abc import Mapping, Sequence
+
 import pandas as pd
 
 from benchbook.analyse.claims import bounds
@@ -13,10 +15,13 @@ from benchbook.analyse.experiments.capacity import (
     lower_bound,
     rate_bracket,
 )
+from benchbook.analyse.findings.figures import figure
+from benchbook.analyse.findings.headlines import Headline
 from benchbook.analyse.numbers import formatting as fmt
 from benchbook.analyse.numbers.stats import compare, summarize
 from benchbook.analyse.rows.counted import flag_counts, valid_rows
 from benchbook.analyse.rows.names import reader_name
+from benchbook.analyse.words.findings_format import LOWER_BOUND
 
 # What a capacity comparison measures, as its headline names it (capacity_label).
 SLO_RATE = "requests per second within the SLO"
@@ -99,6 +104,28 @@ def capacity_sentence(capacities: pd.DataFrame, target: str) -> str:
     return sentence + "."
 
 
+def capacity_figures(capacities: pd.DataFrame, targets: Sequence[str]) -> dict[str, str]:
+    """Each target's capacity at its SLO as a figure for an answer, by the name a reader
+    knows: '4,046 req/s (87.5 % CI 2,547–4,618 req/s)', or for a median of lower bounds
+    'at least 9,735 req/s (a median of lower bounds)', as capacity_sentence gives them."""
+    figures = {}
+    for target in targets:
+        runs = capacities[capacities["target"] == target]
+        s = summarize(valid_rows(runs)[CAPACITY].dropna())
+        if s.n == 0:
+            continue
+        if (runs["bound"] == "at least").any():
+            floors = bounds.lowest_possible(valid_rows(runs), CAPACITY).dropna()
+            said = f"at least {fmt.count(floors.median())} req/s (a median of lower bounds)"
+        elif s.n > 1:
+            interval = f"{fmt.level(s.confidence)} {fmt.count(s.low)}–{fmt.count(s.high)} req/s"
+            said = f"{fmt.count(s.median)} req/s ({interval})"
+        else:
+            said = f"{fmt.count(s.median)} req/s (one run)"
+        figures[reader_name(capacities, target)] = said
+    return figures
+
+
 def bound_reason(capacities: pd.DataFrame, a: str) -> str:
     """Why a's capacity is only a lower bound, for a headline ('' when it is a measurement):
     which tool limited it, at what rates and CPU."""
@@ -124,6 +151,36 @@ def capacity_label(capacities: pd.DataFrame, a: str, b: str) -> str:
 def _reason(capacities: pd.DataFrame, target: str, reasons_above: bool) -> str:
     """Why ``target``'s capacity is a bound, or a pointer to its sentence just above."""
     return "its capacity above says why" if reasons_above else bound_reason(capacities, target)
+
+
+def _held_down(
+    capacities: pd.DataFrame,
+    valid: pd.DataFrame,
+    targets: tuple[str, str],
+    names: tuple[str, str],
+    reasons_above: bool,
+) -> str:
+    """a's capacity only a lower bound (the load tool held it down): this session's bound,
+    a's lowest run over b's highest, or why there is none (claims.bounds.sentence)."""
+    (a, b), (na, nb) = targets, names
+    low, high = bounds.session_runs(valid, a, b, CAPACITY)
+    bound = bounds.Bound(low / high, 1, low / high, bounds.own_spread(valid, b, CAPACITY))
+    why = _reason(capacities, a, reasons_above)
+    runs = f"{fmt.count(low)} vs {fmt.count(high)} req/s"
+    if not bound.informative:
+        # each run at its conservative end, said so: not the capacities printed above
+        roles = (f"{fmt.count(low)} req/s, the last rate at which {na}'s lowest run met "
+                 f"the SLO, vs {fmt.count(high)} req/s, the rate at which {nb}'s best run "
+                 "broke it")  # fmt: skip
+        return bounds.sentence(bound, (na, nb), SLO_RATE, why, roles)
+    # one session's bound is not the claim: the headline's is, over the class's sessions
+    return (
+        f"**{na}** against **{nb}**, {SLO_RATE}: only a lower bound, as the load tool "
+        f"held {na} down ({why}); in this session the least {na}'s lowest run can have "
+        f"reached (the last rate at which it met the SLO) lay {fmt.ratio_at_least(bound.here)} "
+        f"the most {nb}'s best run can have reached, the rate at which it broke the SLO "
+        f"({runs}; the bound over this machine class's sessions is the Conclusion's)."
+    )
 
 
 def capacity_comparison(
@@ -152,20 +209,7 @@ def capacity_comparison(
             f"lower bounds ({medians}; {len(va)}+{len(vb)} runs)."
         )
     if bounded[a]:
-        low, high = bounds.session_runs(valid, a, b, CAPACITY)
-        bound = bounds.Bound(low / high, 1, low / high, bounds.own_spread(valid, b, CAPACITY))
-        why = _reason(capacities, a, reasons_above)
-        runs = f"{fmt.count(low)} vs {fmt.count(high)} req/s"
-        if not bound.informative:
-            return bounds.sentence(bound, (na, nb), SLO_RATE, why, runs)
-        # one session's bound is not the claim: the headline's is, over the class's sessions
-        return (
-            f"**{na}** against **{nb}**, {SLO_RATE}: only a lower bound, as the load tool "
-            f"held {na} down ({why}); in this session the least {na}'s lowest run can have "
-            f"reached (the last rate at which it met the SLO) lay {fmt.ratio_at_least(bound.here)} "
-            f"the most {nb}'s best run can have reached, the rate at which it broke the SLO "
-            f"({runs}; the bound over this machine class's sessions is the Conclusion's)."
-        )
+        return _held_down(capacities, valid, (a, b), (na, nb), reasons_above)
     if bounded[b]:
         at_most = 1 / bounds.session_bound(valid, b, a, CAPACITY)  # a's highest over b's lowest
         return (
@@ -185,3 +229,30 @@ def capacity_comparison(
         f"**{na}** took **{fmt.ratio(c.ratio)} the load of {nb}** within its SLO "
         f"(ratio {fmt.ratio(c.ratio)}, {interval}; {numbers})."
     )
+
+
+def stalls_and_capacity(
+    headlines: Sequence[Headline],
+    tail: str,
+    slo_ms: float | None = None,
+    capacity: Mapping[str, str] | None = None,
+) -> str:
+    """Notebook 06: what a closed loop misses, and the capacities at the latency objective
+    (every headline after the first, the freeze server's; ``slo_ms``: its p99 in ms, where
+    one holds for every server; ``capacity``: each server's own figure, by name, given
+    where no ratio is)."""
+    parts = []
+    for h in headlines[1:]:
+        if h.ratio is None:
+            a, b = (f"{side} ({capacity[side]})" if capacity and side in capacity else side
+                    for side in h.sides)  # fmt: skip
+            parts.append(f"{a} against {b}: {figure(h)}")
+        elif h.significant or h.reproduced_why == LOWER_BOUND:  # a bound is a difference
+            parts.append(f"{h.sides[0]} took {figure(h)} the load of {h.sides[1]}")
+        else:
+            parts.append(
+                f"{h.sides[0]} against {h.sides[1]}: no significant difference ({figure(h)})"
+            )
+    within = f"the p99 objective (p99 at most {slo_ms:g} ms)" if slo_ms else (
+        "each server's p99 objective")  # fmt: skip
+    return f"{tail} Within {within}, {'; '.join(parts)}."

@@ -23,8 +23,10 @@ from benchbook.analyse.experiments.capacity import (
 from benchbook.analyse.experiments.capacity_wording import (
     bound_reason,
     capacity_comparison,
+    capacity_figures,
     capacity_label,
     capacity_sentence,
+    stalls_and_capacity,
 )
 from benchbook.analyse.experiments.coordinated_omission import (
     LABELS,
@@ -60,11 +62,13 @@ __all__ = [
     "TIMED_SHORT",
     "bound_reason",
     "capacity_comparison",
+    "capacity_figures",
     "capacity_label",
     "capacity_marks",
     "capacity_of",
     "capacity_runs",
     "capacity_sentence",
+    "stalls_and_capacity",
     "capacity_table",
     "closed_loop_maxima",
     "freeze_brief",

@@ -19,7 +19,7 @@ from benchbook.analyse.numbers import formatting as fmt
 from benchbook.analyse.numbers.pairing import runs_of
 from benchbook.analyse.numbers.stats import ALPHA
 from benchbook.analyse.words import headroom
-from benchbook.analyse.words.findings_format import LOWER_BOUND, comparison
+from benchbook.analyse.words.findings_format import comparison
 from benchbook.analyse.words.sessions import aa_strays
 from benchbook.runs.calibration import Ceilings
 
@@ -222,27 +222,6 @@ def _listed(items: Sequence[str]) -> str:
     """'a, b and c': each item, as '1.52×, 1.67× and 1.87×' lists each estimate rather than
     a range that would read as an interval."""
     return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
-
-
-def stalls_and_capacity(
-    headlines: Sequence[Headline], tail: str, slo_ms: float | None = None
-) -> str:
-    """Notebook 06: what a closed loop misses, and the capacities at the latency objective
-    (every headline after the first, the freeze server's; ``slo_ms``: its p99 in ms, where
-    one holds for every server)."""
-    parts = []
-    for h in headlines[1:]:
-        if h.ratio is None:
-            parts.append(f"{h.sides[0]} against {h.sides[1]}: {figure(h)}")
-        elif h.significant or h.reproduced_why == LOWER_BOUND:  # a bound is a difference
-            parts.append(f"{h.sides[0]} took {figure(h)} the load of {h.sides[1]}")
-        else:
-            parts.append(
-                f"{h.sides[0]} against {h.sides[1]}: no significant difference ({figure(h)})"
-            )
-    within = f"the p99 objective (p99 at most {slo_ms:g} ms)" if slo_ms else (
-        "each server's p99 objective")  # fmt: skip
-    return f"{tail} Within {within}, {'; '.join(parts)}."
 
 
 def over_a_network(

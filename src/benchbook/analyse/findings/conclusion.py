@@ -18,8 +18,8 @@ import pandas as pd
 
 from benchbook.analyse.findings.headlines import Findings, Headline, headline
 from benchbook.analyse.findings.headlines import findings as _findings
-from benchbook.analyse.words.conclusions import CAUTION
 from benchbook.analyse.words.findings_format import comparison
+from benchbook.analyse.words.flags import CAUTION
 
 Part = str | Callable[[Sequence[Headline]], str]
 _FIELD = re.compile(r"\{(\d+)\.([a-z_]+)\}")

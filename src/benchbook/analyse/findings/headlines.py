@@ -21,14 +21,14 @@ from benchbook.analyse.claims.bounds import (
     sentence,
     session_runs,
 )
+from benchbook.analyse.claims.control import control_band
 from benchbook.analyse.claims.explanation import Explanation
 from benchbook.analyse.claims.published import source
 from benchbook.analyse.claims.verdict_kinds import Verdict
-from benchbook.analyse.claims.verdicts import reproduction
 from benchbook.analyse.findings.session_fields import sessions_fields
-from benchbook.analyse.numbers import formatting as fmt
-from benchbook.analyse.numbers.pairing import aa_band, comparison, count_text
+from benchbook.analyse.numbers.pairing import comparison, count_text
 from benchbook.analyse.numbers.stats import Comparison
+from benchbook.analyse.rows.counted import suspect_flags
 from benchbook.analyse.rows.limits import (
     SERVERS,
     apart_brief,
@@ -37,14 +37,15 @@ from benchbook.analyse.rows.limits import (
     side_medians,
 )
 from benchbook.analyse.rows.names import language, reader_name
-from benchbook.analyse.sessions.kinds import kind_levels, kind_sessions
+from benchbook.analyse.sessions.kinds import kind_levels
 from benchbook.analyse.sessions.machine_classes import WORKLOADS
-from benchbook.analyse.sessions.replication import replication, spread
+from benchbook.analyse.sessions.replication import Replication, replication, spread
 from benchbook.analyse.words.across_classes import servers_limit
-from benchbook.analyse.words.conclusions import caution, compare_targets, metric
+from benchbook.analyse.words.conclusions import compared, metric, unranked
 from benchbook.analyse.words.findings_format import FINDINGS_MIME, LOWER_BOUND
+from benchbook.analyse.words.flags import caution
 from benchbook.analyse.words.sessions import across, brief
-from benchbook.runs.labels import aa_copy_of
+from benchbook.analyse.words.verdicts import control_sentence, reproduction
 from benchbook.runs.languages import load_languages
 
 
@@ -67,7 +68,7 @@ class Headline:
     spread: list[dict] = field(default_factory=list)
     classes: str = ""  # the other machine classes, for the sessions appendix (words.sessions)
     # The smallest ratio an A/A control in the same rounds resolves (None: no control), and
-    # the control's own figures it comes from (_control_band): its estimate and the
+    # the control's own figures it comes from (claims.control.control_band): its estimate and the
     # interval printed for it (the next session's prediction, else this session's CI).
     resolvable: float | None = None
     control: dict = field(default_factory=dict)
@@ -88,7 +89,7 @@ class Headline:
     predict_high: float | None = None
     held_out: list[dict] = field(default_factory=list)
     held_out_elsewhere: list[dict] = field(default_factory=list)  # other classes' sessions
-    sessions_text: str = ""  # Replication.text(): how many sessions
+    sessions_text: str = ""  # words.sessions.sessions_text: how many sessions
     sessions_basis: str = ""  # below 3 sessions, what predicts the next (Replication.basis)
     # What another session on this machine, and a session on another machine of this
     # class, should give (sessions.machines), in words (words.sessions) and figures, and
@@ -188,7 +189,8 @@ def headline(
     data = select(results) if select else results
     names, languages = _sides(data, a, b)
     label = label.replace(a, names[0]).replace(b, names[1])
-    c = comparison(valid := counted_rows(data, column), a, b, column)
+    valid = counted_rows(data, column)
+    c = comparison(valid, a, b, column)
     current = set(data["run_id"]) if "run_id" in data else set()
     runs = spread(experiment, a, b, column, select, current, ignore=same_conditions_ignore)
     go_side, limit = _speed_model(data, languages, [a, b], column, unit, different_conditions)
@@ -203,23 +205,48 @@ def headline(
         bound = bound_headline(label, valid, a, b, names, lower_bound, column, bound_sessions, unit)
         return replace(bound, **shared | {"spread": bound_rows(runs, bound_sessions)},
                        machine_class=sessions.machine_class)  # fmt: skip
-    band, control = _control_band(valid, results, column, experiment, select, current)
+    band, control = control_band(valid, results, column, experiment, select, current,
+                                  pooled=sessions.pooled is not None)  # fmt: skip
     reproduced, why = reproduction(c, article_ratio, apart, measured_else, differences, band,
                                    sessions, different_conditions)  # fmt: skip
-    note = caution(data, [a, b], column, dict(zip((a, b), names, strict=True)), plain=True)
-    worded = apart and apart_brief(names, side_medians(data, a, b, column), apart)
-    said = worded or brief(c, *names, column, unit, band, sessions)
-    beyond, classes = across(c, sessions, column, unit, runs, go_side, limit)
+    sentences = _sentences(data, c, (a, b), names, column, unit, band, sessions, apart,
+                           across(c, sessions, column, unit, runs, go_side, limit))  # fmt: skip
     return Headline(
-        label=label, brief=said + (f" {note}" if note else ""),  # no "served N×" if apart
-        verdict=worded or ("This session: " if beyond else "")  # the pooled one may differ
-        + compare_targets(data, a, b, column, unit, names) + beyond,
-        classes="" if worded else classes,
-        **_session_fields(c),
+        label=label, **sentences, **_session_fields(c),
         significant=bool(c and sessions.significant(c) and not sessions.within_band(c, band)),
         article=article, article_ratio=article_ratio, resolvable=band, control=control, **shared,
         reproduced=reproduced, reproduced_why=why, **sessions_fields(sessions, c, column, unit),
     )  # fmt: skip
+
+
+def _sentences(
+    data: pd.DataFrame,
+    c: Comparison | None,
+    targets: tuple[str, str],
+    names: tuple[str, str],
+    column: str,
+    unit: str,
+    band: float | None,
+    sessions: Replication,
+    apart: str,
+    beyond: tuple[str, str],
+) -> dict[str, str]:
+    """A headline's brief, verdict and other classes in words: the rates' limit where the
+    servers did not both set them (``apart``), else the answer with the cautions its runs'
+    flags call for; ``beyond``: words.sessions.across's sentences."""
+    tallies = {side: suspect_flags(data, side) for side in targets}
+    note = caution(tallies, dict(zip(targets, names, strict=True)), column, plain=True)
+    worded = apart and apart_brief(names, side_medians(data, *targets, column), apart)
+    said = worded or brief(c, *names, column, unit, band, sessions)
+    pooled, classes = beyond
+    judged = (compared(c, names, tallies, column, unit) if c
+              else unranked(data, targets, names, column))  # fmt: skip
+    return {
+        "brief": said + (f" {note}" if note else ""),  # no "served N×" if apart
+        # the pooled one may differ from this session's
+        "verdict": worded or ("This session: " if pooled else "") + judged + pooled,
+        "classes": "" if worded else classes,
+    }
 
 
 def _session_fields(c: Comparison | None) -> dict:
@@ -262,42 +289,6 @@ def _like_for_like(data: pd.DataFrame, a: str, b: str) -> bool:
         return True
     storage = [set(data.loc[data["target"] == side, "storage"].dropna()) for side in (a, b)]
     return storage[0] == storage[1]
-
-
-def _control_band(
-    valid: pd.DataFrame,
-    results: pd.DataFrame,
-    column: str,
-    experiment: str,
-    select: Callable[[pd.DataFrame], pd.DataFrame] | None,
-    current: set[str],
-) -> tuple[float | None, dict]:
-    """The smallest ratio this setup resolves, from its A/A control, and the control's own
-    figures: its estimate over this class's sessions (this session's alone below three)
-    and the interval printed for it as for any headline (Replication.judged: the next
-    session's prediction, borrowing the spread of the class's A/A controls below three
-    sessions; else this session's CI). The band is that interval's farther end from 1:
-    an estimate no farther than the next A/A session may stray is not resolvable. This
-    session's own band where the control has no interval. The control of the rows
-    compared, else of the whole run (a selection, such as one pooled over paths, may leave
-    it out); (None, {}) without a control."""
-    control, chosen = aa_band(valid, column), select
-    if control is None:
-        control, chosen = aa_band(counted_rows(results, column), column), None
-    if control is None:
-        return None, {}
-    original, band = control
-    copy = aa_copy_of(original)
-    rows = valid if chosen else counted_rows(results, column)
-    c = comparison(rows, original, copy, column)
-    runs = spread(experiment, original, copy, column, chosen, current)
-    model = replication(c, runs, kinds=kind_sessions(column, control=True))
-    if c is None or model.sessions == 0:
-        return band, {}
-    low, high = model.judged(c)
-    figures = {"estimate": model.estimate(c), "low": low, "high": high, "level": c.ratio_confidence,
-               "predicted": model.predicted is not None, "sessions": model.sessions}  # fmt: skip
-    return math.exp(max(abs(math.log(low)), abs(math.log(high)))), figures
 
 
 def _sides(data: pd.DataFrame, a: str, b: str) -> tuple[tuple[str, str], tuple[str, str]]:
@@ -371,22 +362,4 @@ def band_sentence(headlines: list[Headline]) -> str:
     if not found:
         return ""
     h = max(found, key=lambda h: h.resolvable or 0)
-    control = h.control
-    if not control:
-        return (
-            f" An A/A control (one server measured as two targets in the same rounds) "
-            f"strayed up to {fmt.ratio(h.resolvable)} from itself in this session: ratios "
-            "closer to 1 than that are not resolvable on this machine."
-        )
-    over = "this session" if control["sessions"] <= 1 else f"{control['sessions']} sessions"
-    interval = fmt.interval(control["low"], control["high"])
-    where = (
-        f"the next session's A/A should give {interval} (95 % prediction interval)"
-        if control["predicted"]
-        else f"its {fmt.level(control['level'])} {interval}"
-    )
-    return (
-        f" An A/A control (one server measured as two targets in the same rounds) gave "
-        f"{fmt.ratio(control['estimate'])} over {over}; {where}: ratios no farther from 1 "
-        f"than {fmt.ratio(h.resolvable)} are not resolvable on this machine."
-    )
+    return control_sentence(h.resolvable or 0, h.control)

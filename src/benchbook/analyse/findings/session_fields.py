@@ -8,6 +8,7 @@ from benchbook.analyse.numbers.stats import Comparison
 from benchbook.analyse.sessions.replication import Replication
 from benchbook.analyse.words.sessions import another_machine as machine_words
 from benchbook.analyse.words.sessions import another_session as session_words
+from benchbook.analyse.words.sessions import sessions_basis, sessions_text
 
 
 def sessions_fields(sessions: Replication, c: Comparison | None, column: str, unit: str) -> dict:
@@ -18,8 +19,8 @@ def sessions_fields(sessions: Replication, c: Comparison | None, column: str, un
     return {
         "machine_class": sessions.machine_class,
         "sessions": sessions.sessions,
-        "sessions_text": sessions.text(),
-        "sessions_basis": "" if pooled else sessions.basis(),
+        "sessions_text": sessions_text(sessions),
+        "sessions_basis": "" if pooled else sessions_basis(sessions),
         "pooled_ratio": pooled.estimate if pooled else None,
         "pooled_low": pooled.low if pooled else None,
         "pooled_high": pooled.high if pooled else None,

@@ -154,3 +154,9 @@ def measured_slo_rho(fit: QueueFit) -> float:
         return float("nan")
     last = len(ok) if ok.all() else int(np.argmin(ok))
     return float(below["rho"].iloc[last - 1])
+
+
+def slo_held_throughout(fit: QueueFit) -> bool:
+    """Every fitted point's median p99 met the SLO: the highest ρ measured within it is
+    only where the measuring stopped, not where the SLO broke."""
+    return fit.slo_ms is not None and bool((fit.points["p99"] <= fit.slo_ms).all())

@@ -2,6 +2,7 @@
 runs.flags), those whose limit lets them count for a column (runs.limits), the columns
 derived from them, and how many runs carry each flag and limit."""
 
+from collections import Counter
 from collections.abc import Sequence
 
 import pandas as pd
@@ -33,6 +34,13 @@ def valid_rows(results: pd.DataFrame) -> pd.DataFrame:
     """Rows whose numbers measure the server doing its job (runs.flags.INVALID_FLAGS)."""
     return results[results["flags"].fillna("").map(is_valid)]
 
+
+# Flags that change what a number means (short_run only makes rare percentiles rough).
+SUSPECT_FLAGS = (
+    "errors", "timeouts", "non_2xx", "client_bound", "near_tool_ceiling", "littles_law",
+    "bad_response", "server_died", "data_loss", "rate_shortfall", "workers_exhausted",
+    "network_bound", "busy_machine",
+)  # fmt: skip
 
 RATE_COLUMNS = ("rps",)  # what a run's limit sets: a rate (a latency is judged otherwise)
 
@@ -87,3 +95,10 @@ def flag_counts(flags: pd.Series) -> str:
         for flag in filter(None, str(cell).split(";")):
             counts[flag] = counts.get(flag, 0) + 1
     return ", ".join(f"{flag} {count}/{n}" for flag, count in sorted(counts.items()))
+
+
+def suspect_flags(results: pd.DataFrame, target: str) -> dict[str, tuple[int, int]]:
+    """Each flag of SUSPECT_FLAGS that a target's runs carry → (runs carrying it, runs)."""
+    flags = results.loc[results["target"] == target, "flags"].fillna("")
+    counts = Counter(flag for cell in flags for flag in filter(None, str(cell).split(";")))
+    return {flag: (counts[flag], len(flags)) for flag in sorted(counts) if flag in SUSPECT_FLAGS}

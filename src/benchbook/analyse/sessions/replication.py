@@ -100,30 +100,6 @@ class Replication:
             return c.significant
         return not self.pooled.low <= 1 <= self.pooled.high
 
-    def text(self) -> str:
-        """'7 sessions on this machine class', or for fewer than MIN_SESSIONS 'one session:
-        not yet replicated' (basis() says what its interval is built from)."""
-        if self.pooled is not None:
-            return f"{self.sessions} sessions on this machine class"
-        count = "one session" if self.sessions <= 1 else f"{self.sessions} sessions"
-        return f"{count}: not yet replicated"
-
-    def basis(self) -> str:
-        """What a not-yet-replicated headline's prediction is built from."""
-        if self.spread is None:
-            return (
-                "no other headline of this kind has two sessions, so its interval is this "
-                "session's rounds alone, which leave out how far sessions move"
-            )
-        others = f"{self.spread.headlines} other headline{'s' if self.spread.headlines > 1 else ''}"
-        where = "on this machine class"
-        if self.spread.scope != levels.THIS_CLASS:
-            where = "on every machine class (no other headline on this class has two sessions)"
-        return (
-            f"from this session's estimate and how far one session strays from the next "
-            f"over {others} of this kind {where}"
-        )
-
 
 def spread(
     experiment: str,

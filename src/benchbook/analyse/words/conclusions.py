@@ -17,24 +17,18 @@ from benchbook.analyse.rows.counted import (
     counted_rows,
     flag_counts,
     limit_counts,
+    suspect_flags,
     valid_rows,
     with_derived,
 )
 from benchbook.analyse.rows.names import named, reader_name
-from benchbook.analyse.words.flags import FLAG_CONSEQUENCES, FLAG_MEANINGS, FLAG_PLAIN
+from benchbook.analyse.words.flags import FLAG_MEANINGS, Tallies, caution
 from benchbook.analyse.words.headroom import headroom_note
 from benchbook.analyse.words.lost_records import incident_text
 from benchbook.runs.calibration import CALIBRATION_EXPERIMENT
 
-# Flags that change what a number means (short_run only makes rare percentiles rough).
-SUSPECT_FLAGS = (
-    "errors", "timeouts", "non_2xx", "client_bound", "near_tool_ceiling", "littles_law",
-    "bad_response", "server_died", "data_loss", "rate_shortfall", "workers_exhausted",
-    "network_bound", "busy_machine",
-)  # fmt: skip
 # Where the CPU of the side that served was this high, it was near its own limit too.
 SERVER_BUSY_CPU_PCT = 80.0
-CAUTION = "Caution: "  # how a caution opens, so an answer can say each one once
 
 
 class Metric:
@@ -161,56 +155,14 @@ def ranking(ratio: float, a: str, b: str, column: str, unit: str = "") -> str:
     return f"**{a}**'s {m.name} was **{times} {direction}** than **{b}**'s"
 
 
-# What a rate measured when the only doubt about its row is Little's law (a latency
-# matter): the rate itself is the requests completed, whatever the latency says.
-RATE_UNDER_LITTLES_LAW = "its rate still counts the requests the load tool completed"
-
-
-def flag_tally(results: pd.DataFrame, target: str) -> dict[str, str]:
-    """Suspect flag → 'k/n' over the target's runs."""
-    flags = with_derived(results).loc[lambda d: d["target"] == target, "flags"]
-    items = (item.rsplit(" ", 1) for item in flag_counts(flags).split(", ") if item)
-    return {flag: share for flag, share in items if flag in SUSPECT_FLAGS}
-
-
-def caution(
-    results: pd.DataFrame,
-    targets: list[str],
-    column: str = "",
-    names: dict[str, str] | None = None,
-    plain: bool = False,
+def compared(
+    c: Comparison, names: tuple[str, str], tallies: Tallies, column: str, unit: str = ""
 ) -> str:
-    """'Caution: b's runs had throughput and latency that disagree (5 of 5 runs; flag
-    `littles_law` under Validity): its latency figures are suspect.' —
-    the flags that change the meaning of a comparison, counted, each consequence once
-    (their full meaning is in the Validity section). A ranking by requests per second
-    (``column`` 'rps') whose only doubt is Little's law says what the rate measured.
-    ``plain``: without the flag's name, for page 1, which has no Validity section;
-    ``names``: how to call each target."""
-    tallies = {t: flag_tally(results, t) for t in targets}
-    called = names or {}
-
-    def what(flag: str, counts: str) -> str:
-        shares = " and ".join(
-            f"{k} of {n}" for k, n in (c.split("/") for c in counts.split(" and "))
-        )
-        named = "" if plain else f"; flag `{flag}` under Validity"
-        return f"had {FLAG_PLAIN[flag]} ({shares} runs{named})"
-
-    parts = []
-    shared = set.intersection(*(set(t) for t in tallies.values())) if len(targets) > 1 else set()
-    for flag in sorted(shared):
-        counts = " and ".join(tallies[t][flag] for t in targets)
-        consequence = FLAG_CONSEQUENCES[flag].replace("its ", "their ")
-        parts.append(f"both sides' runs {what(flag, counts)}: {consequence}")
-    for target, tally in tallies.items():
-        for flag in sorted(set(tally) - shared):
-            name = called.get(target) or reader_name(results, target)
-            parts.append(f"{name}'s runs {what(flag, tally[flag])}: {FLAG_CONSEQUENCES[flag]}")
-    flags = {flag for tally in tallies.values() for flag in tally}
-    if column == "rps" and flags == {"littles_law"}:
-        parts.append(RATE_UNDER_LITTLES_LAW)
-    return (CAUTION + "; ".join(parts) + ".") if parts else ""
+    """The verdict on two targets' counted runs (``tallies``' keys, in order), with a
+    caution naming the flags that change its meaning."""
+    sentence = verdict(c, *names, column, unit)
+    note = caution(tallies, dict(zip(tallies, names, strict=True)))
+    return f"{sentence} {note}" if note else sentence
 
 
 def compare_targets(
@@ -226,20 +178,26 @@ def compare_targets(
     a and b (default: the names a reader knows, rows.names)."""
     data = with_derived(results)
     name_a, name_b = names or (reader_name(data, a), reader_name(data, b))
-    va, vb = _values(data, a, column), _values(data, b, column)
-    for target, values in ((a, va), (b, vb)):
-        if values.empty:
-            runs = data.loc[data["target"] == target]
-            invalid = valid_rows(runs).empty  # else valid, but what set their rate counts not
-            why = flag_counts(runs["flags"]) if invalid else f"set by {limit_counts(runs)}"
-            return (
-                f"**{name_a}** and **{name_b}** cannot be ranked: no run of "
-                f"**{reader_name(data, target)}** measured the server doing its job ({why})."
-            )
     c = comparison(counted_rows(data, column), a, b, column)
-    sentence = verdict(c, name_a, name_b, column, unit)
-    note = caution(results, [a, b], names={a: name_a, b: name_b})
-    return f"{sentence} {note}" if note else sentence
+    if c is None:
+        return unranked(data, (a, b), (name_a, name_b), column)
+    tallies = {t: suspect_flags(results, t) for t in (a, b)}
+    return compared(c, (name_a, name_b), tallies, column, unit)
+
+
+def unranked(
+    data: pd.DataFrame, targets: tuple[str, str], names: tuple[str, str], column: str
+) -> str:
+    """Why two targets cannot be ranked: a side with no run that counts (an unknown
+    target is an error)."""
+    empty = next(i for i, t in enumerate(targets) if _values(data, t, column).empty)
+    runs = data.loc[data["target"] == targets[empty]]
+    invalid = valid_rows(runs).empty  # else valid, but what set their rate counts not
+    why = flag_counts(runs["flags"]) if invalid else f"set by {limit_counts(runs)}"
+    return (
+        f"**{names[0]}** and **{names[1]}** cannot be ranked: no run of "
+        f"**{names[empty]}** measured the server doing its job ({why})."
+    )
 
 
 def group_agreement(table: pd.DataFrame, a: str, b: str) -> str:

@@ -31,7 +31,7 @@ section, and renders the output itself in place as a table of the headlines. Its
                                        #   this one included
           "pooled_ratio": 5.9, "pooled_low": 5.5, "pooled_high": 6.4,  # levels.pooled;
           "predict_low": 4.7, "predict_high": 7.4,  # below 3 sessions: borrowed (levels)
-          "sessions_text": "7 sessions on this machine class",  # Replication.text()
+          "sessions_text": "7 sessions on this machine class",  # words.sessions.sessions_text
           "sessions_basis": "",        # below 3 sessions: what the prediction is built from
           "held_out": [{"run_id": "…", "ratio": 5.6, "predict_low": 4.5,
                         "predict_high": 7.6, "inside": true,  # leave-one-session-out

@@ -3,6 +3,8 @@ explain each once, and verdicts name what a flag does to a comparison. The rules
 raise the flags are measure.flags', their thresholds runs.flags' (a change there re-measures;
 a change here does not)."""
 
+from collections.abc import Mapping, Sequence
+
 from benchbook.runs.flags import SHORT_RUN_REQUESTS, SHORT_RUN_S
 
 # Each flag in plain words, as the Validity sections explain it once.
@@ -71,3 +73,43 @@ FLAG_CONSEQUENCES = {
     "network_bound": "the link may be what was measured",
     "busy_machine": "those runs are left out",
 }
+CAUTION = "Caution: "  # how a caution opens, so an answer can say each one once
+# What a rate measured when the only doubt about its row is Little's law (a latency
+# matter): the rate itself is the requests completed, whatever the latency says.
+RATE_UNDER_LITTLES_LAW = "its rate still counts the requests the load tool completed"
+
+
+# What each target's runs carry of rows.counted.SUSPECT_FLAGS: target → flag → (k, n).
+Tallies = Mapping[str, Mapping[str, tuple[int, int]]]
+
+
+def caution(
+    tallies: Tallies, names: Mapping[str, str], column: str = "", plain: bool = False
+) -> str:
+    """'Caution: b's runs had throughput and latency that disagree (5 of 5 runs; flag
+    `littles_law` under Validity): its latency figures are suspect.' —
+    the flags that change the meaning of a comparison, counted, each consequence once
+    (their full meaning is in the Validity section). A ranking by requests per second
+    (``column`` 'rps') whose only doubt is Little's law says what the rate measured.
+    ``plain``: without the flag's name, for page 1, which has no Validity section;
+    ``names``: how to call each target."""
+
+    def what(flag: str, counts: Sequence[tuple[int, int]]) -> str:
+        shares = " and ".join(f"{k} of {n}" for k, n in counts)
+        named = "" if plain else f"; flag `{flag}` under Validity"
+        return f"had {FLAG_PLAIN[flag]} ({shares} runs{named})"
+
+    parts = []
+    shared = set.intersection(*(set(t) for t in tallies.values())) if len(tallies) > 1 else set()
+    for flag in sorted(shared):
+        counts = [tally[flag] for tally in tallies.values()]
+        consequence = FLAG_CONSEQUENCES[flag].replace("its ", "their ")
+        parts.append(f"both sides' runs {what(flag, counts)}: {consequence}")
+    for target, tally in tallies.items():
+        for flag in sorted(set(tally) - shared):
+            parts.append(f"{names[target]}'s runs {what(flag, [tally[flag]])}: "
+                         f"{FLAG_CONSEQUENCES[flag]}")  # fmt: skip
+    flags = {flag for tally in tallies.values() for flag in tally}
+    if column == "rps" and flags == {"littles_law"}:
+        parts.append(RATE_UNDER_LITTLES_LAW)
+    return (CAUTION + "; ".join(parts) + ".") if parts else ""

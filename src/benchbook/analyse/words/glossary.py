@@ -47,7 +47,10 @@ PLAIN_TERMS = (
      "holds the true ratio or not, and we cannot tell which. '93.8 % CI' means too few runs "
      "for 95 %, and the level they reach is printed"),
     ("A/A control", "one server measured as two targets in the same rounds: its 'ratio' "
-     "should be 1, so how far it strays is the smallest difference this setup can resolve"),
+     "should be 1, so how far it strays is the smallest difference this setup can resolve — "
+     "for one session's ratio, how far the next A/A session may stray (its 95 % prediction "
+     "interval); for a ratio pooled over sessions, how far the A/A's pooled mean may (its "
+     "95 % CI)"),
     ("lower bound", "'at least N×': the first side's number is only the least it can do, "
      "because something other than what is compared held it (the server held a load tool "
      "back, or a load tool a server), so the true ratio is N× or larger; N is the lowest "

@@ -9,7 +9,12 @@ import math
 import pandas as pd
 
 from benchbook.analyse.models.ceiling import Ceiling
-from benchbook.analyse.models.queueing_fit import FOLLOWS, QueueFit, measured_slo_rho
+from benchbook.analyse.models.queueing_fit import (
+    FOLLOWS,
+    QueueFit,
+    measured_slo_rho,
+    slo_held_throughout,
+)
 from benchbook.analyse.models.shape import SweepShape
 from benchbook.analyse.models.usl import LEVEL, UslFit
 from benchbook.analyse.models.usl_checks import HOLDOUT_LIMIT, contradictions, worst_holdout
@@ -311,11 +316,15 @@ def queue_sentence(fit: QueueFit, stat: str = "p99") -> str:
     if fit.slo_ms is not None and best in fit.slo_rho:
         rho = fit.slo_rho[best]
         measured = measured_slo_rho(fit)
+        if math.isnan(measured):
+            within = "within it up to no rate measured"
+        elif slo_held_throughout(fit):  # where the fitted rates stop, not where it broke
+            within = f"within it at every rate fitted, up to ρ ≈ {measured:.2f}"
+        else:
+            within = f"within it up to ρ ≈ {measured:.2f}"
         text += (
             f"; {best} puts its p99 at the {fit.slo_ms:g} ms SLO at ρ ≈ {rho:.2f} "
-            f"(≈ {fmt.count(rho * fit.mu)} req/s), while the measured p99 stayed "
-            "within it up to "
-            + (f"ρ ≈ {measured:.2f}" if not math.isnan(measured) else "no rate measured")
+            f"(≈ {fmt.count(rho * fit.mu)} req/s), while the measured p99 stayed {within}"
         )
     return text + _runs_clause(fit.runs, fit.left_out) + "."
 

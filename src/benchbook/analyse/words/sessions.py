@@ -24,6 +24,33 @@ from benchbook.analyse.words.across_classes import statement
 from benchbook.analyse.words.conclusions import metric, ranking, verdict
 
 
+def sessions_text(sessions: Replication) -> str:
+    """'7 sessions on this machine class', or for fewer than levels.MIN_SESSIONS 'one
+    session: not yet replicated' (sessions_basis says what its interval is built from)."""
+    if sessions.pooled is not None:
+        return f"{sessions.sessions} sessions on this machine class"
+    count = "one session" if sessions.sessions <= 1 else f"{sessions.sessions} sessions"
+    return f"{count}: not yet replicated"
+
+
+def sessions_basis(sessions: Replication) -> str:
+    """What a not-yet-replicated headline's prediction is built from."""
+    spread = sessions.spread
+    if spread is None:
+        return (
+            "no other headline of this kind has two sessions, so its interval is this "
+            "session's rounds alone, which leave out how far sessions move"
+        )
+    others = f"{spread.headlines} other headline{'s' if spread.headlines > 1 else ''}"
+    where = "on this machine class"
+    if spread.scope != levels.THIS_CLASS:
+        where = "on every machine class (no other headline on this class has two sessions)"
+    return (
+        f"from this session's estimate and how far one session strays from the next "
+        f"over {others} of this kind {where}"
+    )
+
+
 def aa_strays(band: float | None) -> str:
     """How far the same server measured twice strays here, as every sentence says it."""
     if band is None:
@@ -56,7 +83,8 @@ def brief(
             f"{aa_strays(band)}."
         )
     if pooled is None:
-        alone = verdict(c, a, b, column, unit, brief=True) + f" {sessions.text().capitalize()}"
+        count = sessions_text(sessions).capitalize()
+        alone = verdict(c, a, b, column, unit, brief=True) + f" {count}"
         if sessions.predicted is None:
             return alone + "."
         low, high = sessions.predicted.predict_low, sessions.predicted.predict_high
@@ -182,14 +210,14 @@ def across(
         # verdict it would make each conclusion table twice as long.
         interval = span(predicted.predict_low, predicted.predict_high)
         text = (
-            f" {sessions.text().capitalize()}; "
+            f" {sessions_text(sessions).capitalize()}; "
             f"{next_session(interval, predicted.predict_low, predicted.predict_high)}; "
             "Appendix B says what "
             "it is built from."
         )
         spread = (predicted.predict_low, predicted.predict_high)
     elif pooled is None:
-        text = f" {sessions.text().capitalize()}; {sessions.basis()}."
+        text = f" {sessions_text(sessions).capitalize()}; {sessions_basis(sessions)}."
         spread = (c.ratio_low, c.ratio_high)
     else:
         intervals = (pooled.low, pooled.high), (predicted.predict_low, predicted.predict_high)

@@ -31,21 +31,25 @@ def server_cores(run: object) -> str:
     return f"on {len(cpus)} core{'s' if len(cpus) > 1 else ''} (GOMAXPROCS {len(cpus)})"
 
 
-def setup_differences(run: object) -> str:
+def setup_differences(run: object, shared: tuple[str, ...] = ()) -> str:
     """What in this run's setup is known to move a ratio, for a verdict of another size
     than the article's: cores per server, run length, load, rounds (from its manifest;
-    the articles' own settings are in each notebook's Setup)."""
+    the articles' own settings are in each notebook's Setup). ``shared``: the settings
+    ('connections', 'users') this run takes from the article, which explain no difference
+    and are named as shared instead."""
     manifest = run.manifest()
     plan = plan_of(manifest)
     cpus = plan.pinning.server_cpus
     parts = [f"{len(cpus)} core per server (GOMAXPROCS {len(cpus)})" if cpus else "no pinning"]
     if durations := plan.load_values("duration_s"):
         parts.append("runs of " + ", ".join(f"{d:g} s" for d in durations))
+    same = []
     for name in ("connections", "users"):
         if counts := plan.load_values(name):
-            parts.append(f"{', '.join(map(str, counts))} {name}")
+            (same if name in shared else parts).append(f"{', '.join(map(str, counts))} {name}")
     parts.append(f"{description_of(manifest).repetitions} rounds")
-    return "here " + ", ".join(parts) + " (the article's own settings: see Setup)"
+    shared_said = f"; its {' and '.join(same)} are used here too" if same else ""
+    return "here " + ", ".join(parts) + f" (the article's own settings: see Setup{shared_said})"
 
 
 def one_process_rounds(restart: bool, which: str = "") -> str:

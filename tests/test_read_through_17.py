@@ -1,0 +1,74 @@
+"""The rules read-through 17 found missing (the report of AMD family 25 model 1): a setting
+shared with the article is no difference from it, a pooled ratio is held against the A/A
+control's pooled mean, an explanation that does not reach the article's figure shows
+both sides beside the article's, and a caution is worded from counted flags."""
+
+from pathlib import Path
+
+import pandas as pd
+
+from benchbook.analyse.claims.explanation import Explanation
+from benchbook.analyse.claims.verdict_kinds import Verdict
+from benchbook.analyse.numbers.stats import compare_paired
+from benchbook.analyse.rows.counted import suspect_flags
+from benchbook.analyse.words.flags import caution
+from benchbook.analyse.words.setup import setup_differences
+from benchbook.analyse.words.verdicts import control_sentence, reproduction
+from benchbook.runs.manifest import migrate
+
+
+class StoredRun:
+    """A run pinned to one core, 3 s runs at 100 connections, 6 rounds."""
+
+    def manifest(self) -> dict:
+        loads = [{"duration_s": 3.0, "connections": 100}]
+        stored = {"params": {"pinning": {"server_cpus": [0]}, "loads": loads,
+                             "repetitions": 6}}  # fmt: skip
+        return migrate(stored, Path("results.csv"))
+
+
+def test_a_setting_shared_with_the_article_is_not_listed_as_a_difference() -> None:
+    # notebook 01 listed "100 connections" among what may explain a gap from the article's
+    # figure, while the article ran wrk -c100 too
+    said = setup_differences(StoredRun(), shared=("connections",))
+    assert said == (
+        "here 1 core per server (GOMAXPROCS 1), runs of 3 s, 6 rounds (the article's own "
+        "settings: see Setup; its 100 connections are used here too)"
+    )
+
+
+def test_a_pooled_band_says_it_is_the_a_a_controls_pooled_mean() -> None:
+    # notebook 03 held a ratio pooled over 4 sessions (1.12×, 95 % CI 1.02–1.22×) against
+    # the next A/A session's range (0.840–1.20×) and called it not resolvable
+    control = {"estimate": 1.0, "low": 0.84, "high": 1.2, "level": 0.95, "predicted": True,
+               "sessions": 4, "pooled_low": 0.93, "pooled_high": 1.07}  # fmt: skip
+    said = control_sentence(1.07, control)
+    assert "gave 1.00× over 4 sessions (95 % CI 0.930–1.07×)" in said
+    assert "ratios pooled over 4 sessions no farther from 1 than 1.07× are not resolvable" in said
+    one_session = {key: value for key, value in control.items() if not key.startswith("pooled")}
+    assert "ratios no farther from 1 than 1.20×" in control_sentence(1.2, one_session)
+
+
+def test_an_explanation_short_of_the_article_shows_each_side_beside_the_articles() -> None:
+    # notebook 05: the 404 loop gave 60× (50–71×) here against the article's 106×: its failed
+    # calls took 43.6 ms (the article's 42.5 ms), its gRPC calls 0.633 ms (0.401 ms)
+    detail = ("; in this session its failed HTTP calls took 43.6 ms against the article's "
+              "42.5 ms, and its gRPC calls 0.633 ms against 0.401 ms")  # fmt: skip
+    loop = Explanation("its HTTP backend answered 404", 60.0, 50.0, 71.0, 0.95, detail=detail)
+    c = compare_paired(pd.Series([0.6, 0.62, 0.61, 0.63, 0.6, 0.62]), pd.Series([1.0] * 6))
+    verdict, why = reproduction(c, 106.0, measured_else=loop)
+    assert verdict == Verdict.NOT_REPRODUCED.label
+    assert why.endswith(f"it does not explain this figure{detail}")
+
+
+def test_a_caution_counts_each_suspect_flag_of_each_side_once() -> None:
+    flags = ["littles_law", "littles_law;short_run", "", "errors"]
+    rows = pd.DataFrame({"target": ["a", "a", "b", "b"], "flags": flags})
+    tallies = {t: suspect_flags(rows, t) for t in ("a", "b")}
+    assert tallies == {"a": {"littles_law": (2, 2)}, "b": {"errors": (1, 2)}}
+    said = caution(tallies, {"a": "Go", "b": "FastAPI"}, "rps", plain=True)
+    assert said == (
+        "Caution: Go's runs had throughput and latency that disagree (2 of 2 runs): its "
+        "latency figures are suspect; FastAPI's runs had connection errors (1 of 2 runs): "
+        "part of its throughput is failed requests."
+    )
