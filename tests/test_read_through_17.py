@@ -9,6 +9,8 @@ import pandas as pd
 
 from benchbook.analyse.claims.explanation import Explanation
 from benchbook.analyse.claims.verdict_kinds import Verdict
+from benchbook.analyse.findings import figures
+from benchbook.analyse.findings.headlines import Headline
 from benchbook.analyse.numbers.stats import compare_paired
 from benchbook.analyse.rows.counted import suspect_flags
 from benchbook.analyse.words.flags import caution
@@ -72,3 +74,14 @@ def test_a_caution_counts_each_suspect_flag_of_each_side_once() -> None:
         "latency figures are suspect; FastAPI's runs had connection errors (1 of 2 runs): "
         "part of its throughput is failed requests."
     )
+
+
+def test_page_1_says_a_next_session_range_tells_nothing_where_it_spans_10000_fold() -> None:
+    # words.sessions.next_session says so in the answers; page 1's short figure printed the
+    # range itself ('next session 0.001–2,175×')
+    h = Headline(label="freeze p90", brief="", verdict="", ratio=0.02, ci_low=0.01,
+                 ci_high=0.04, ci_level=0.95, n="2+2", p=0.03, significant=True, article="",
+                 article_ratio=None, reproduced="", reproduced_why="", pooled_ratio=0.02,
+                 pooled_low=0.01, pooled_high=0.05, predict_low=0.0002,
+                 predict_high=2175.0)  # fmt: skip
+    assert "next session: no telling, its range spans over 10,000-fold" in figures.figure(h)

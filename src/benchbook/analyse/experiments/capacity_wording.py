@@ -106,8 +106,8 @@ def capacity_sentence(capacities: pd.DataFrame, target: str) -> str:
 
 def capacity_figures(capacities: pd.DataFrame, targets: Sequence[str]) -> dict[str, str]:
     """Each target's capacity at its SLO as a figure for an answer, by the name a reader
-    knows: '4,046 req/s (87.5 % CI 2,547–4,618 req/s)', or for a median of lower bounds
-    'at least 9,735 req/s (a median of lower bounds)', as capacity_sentence gives them."""
+    knows: '4,046 req/s, 87.5 % CI 2,547–4,618 req/s', or for a median of lower bounds
+    'at least 9,735 req/s, a median of lower bounds', as capacity_sentence gives them."""
     figures = {}
     for target in targets:
         runs = capacities[capacities["target"] == target]
@@ -116,12 +116,12 @@ def capacity_figures(capacities: pd.DataFrame, targets: Sequence[str]) -> dict[s
             continue
         if (runs["bound"] == "at least").any():
             floors = bounds.lowest_possible(valid_rows(runs), CAPACITY).dropna()
-            said = f"at least {fmt.count(floors.median())} req/s (a median of lower bounds)"
+            said = f"at least {fmt.count(floors.median())} req/s, a median of lower bounds"
         elif s.n > 1:
             interval = f"{fmt.level(s.confidence)} {fmt.count(s.low)}–{fmt.count(s.high)} req/s"
-            said = f"{fmt.count(s.median)} req/s ({interval})"
+            said = f"{fmt.count(s.median)} req/s, {interval}"
         else:
-            said = f"{fmt.count(s.median)} req/s (one run)"
+            said = f"{fmt.count(s.median)} req/s, one run"
         figures[reader_name(capacities, target)] = said
     return figures
 

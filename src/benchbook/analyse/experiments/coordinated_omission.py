@@ -298,8 +298,8 @@ def littles_law_sentence(runs: pd.DataFrame) -> str:
         rate, mean = vegeta["rps"].median(), vegeta["lat_mean_ms"].median()
         most = vegeta["max_in_flight"].median() if "max_in_flight" in vegeta else np.nan
         parts.append(
-            f"Open loop: {fmt.count(rate)} req/s × mean {fmt.milliseconds(mean)} ms = "
-            f"{rate * mean / 1000:.3g} requests in flight on average, "
+            f"Open loop: {fmt.count(rate)} req/s × mean {fmt.milliseconds(mean)} ms ≈ "
+            f"{rate * mean / 1000:.2g} requests in flight on average, "
             f"{fmt.count(most)} at most (the requests sent during one pause)"
         )
     wrk = valid_rows(runs[runs["target"] == REPORTED])
@@ -310,7 +310,7 @@ def littles_law_sentence(runs: pd.DataFrame) -> str:
         connections = wrk["connections"].median()
         parts.append(
             f"wrk: {fmt.count(rate)} req/s × (reported mean {fmt.milliseconds(mean)} ms + "
-            f"{fmt.milliseconds(think)} ms think) = {busy:.3g} connections busy, from "
+            f"{fmt.milliseconds(think)} ms think) ≈ {busy:.2g} connections busy, from "
             f"{connections:.0f} connections"
             + (
                 ": the difference is the fill-in's requests, which never went on the wire"

@@ -7,7 +7,7 @@ from benchbook.analyse.claims import bounds
 from benchbook.analyse.findings.headlines import Headline
 from benchbook.analyse.numbers import formatting as fmt
 from benchbook.analyse.words.findings_format import LOWER_BOUND
-from benchbook.analyse.words.sessions import ranked_estimate, ranked_interval
+from benchbook.analyse.words.sessions import UNINFORMATIVE_FOLD, ranked_estimate, ranked_interval
 
 
 def figure(h: Headline) -> str:
@@ -49,6 +49,8 @@ def _next_session(h: Headline, ranked_as: float | None = None) -> str:
     if h.pooled_ratio is None or h.predict_low is None or h.predict_high is None:
         return ""
     low, high = h.predict_low, h.predict_high
+    if high >= low * UNINFORMATIVE_FOLD:  # as words.sessions.next_session says it
+        return f"; next session: no telling, its range spans over {UNINFORMATIVE_FOLD:,}-fold"
     if ranked_as is None:
         return f"; next session {fmt.interval(low, high)}"
     return f"; next session {ranked_interval(ranked_as, low, high, h.metric)}"
