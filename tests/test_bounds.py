@@ -15,6 +15,7 @@ from benchbook.analyse.findings.headlines import bound_headline
 from benchbook.analyse.numbers import formatting as fmt
 from benchbook.analyse.numbers.pairing import comparison
 from benchbook.analyse.rows.counted import valid_rows
+from benchbook.analyse.words import bounds as bound_words
 
 CLASS = "AMD EPYC (family 25, model 17, stepping 1), 2 CPUs"
 
@@ -36,7 +37,9 @@ def test_a_printed_bound_is_the_lowest_of_the_classs_session_bounds() -> None:
              session("other conditions", 1.5, same_conditions=False)]  # fmt: skip
     bound = bounds.over_sessions(runs, here, spread=1.1)
     assert bound.value == min([here, *others]) and bound.sessions == 1 + len(others)
-    text = bounds.sentence(bound, ("wrk", "locust"), "requests per second", "the server set wrk's")
+    text = bound_words.sentence(
+        bound, ("wrk", "locust"), "requests per second", "the server set wrk's"
+    )
     assert f"at least {fmt.ratio_at_least(min(others))} the requests per second" in text
     assert f"over {1 + len(others)} sessions on this machine class" in text
     assert f"this session alone: {fmt.ratio(here)}" in text
@@ -54,7 +57,7 @@ def test_adding_a_session_never_raises_a_printed_bound() -> None:
 def test_without_stored_sessions_the_bound_is_this_sessions_and_says_so() -> None:
     bound = bounds.over_sessions([], 2.5, spread=1.2)
     assert (bound.value, bound.sessions) == (2.5, 1)
-    assert "in this one session" in bounds.sentence(bound, ("a", "b"), "req/s", "why")
+    assert "in this one session" in bound_words.sentence(bound, ("a", "b"), "req/s", "why")
 
 
 def results(values: dict[str, list[float]], flags: dict[str, str] | None = None) -> pd.DataFrame:

@@ -10,6 +10,7 @@ from markupsafe import Markup
 from benchbook.analyse.claims import bounds
 from benchbook.analyse.findings import answer_note
 from benchbook.analyse.numbers import stats
+from benchbook.analyse.words import bounds as bound_words
 from benchbook.analyse.words import glossary, models
 from benchbook.analyse.words.flags import FLAG_MEANINGS
 from benchbook.render.templates import TEMPLATE_DIR, glossary_links, markdown_inline, term_anchor
@@ -91,10 +92,10 @@ def linked(html: str) -> list[str]:
 
 BOUND = bounds.Bound(value=22.0, sessions=5, here=31.0, spread=1.2)
 A_RATIOS_BOUND = {
-    "figure": f"Against the same server, wrk reached {bounds.figure(22.0, 5)} Locust's rate.",
-    "one session": f"Go took {bounds.figure(1.65, 1)} the load of FastAPI.",
+    "figure": f"Against the same server, wrk reached {bound_words.figure(22.0, 5)} Locust's rate.",
+    "one session": f"Go took {bound_words.figure(1.65, 1)} the load of FastAPI.",
     "sentence": str(
-        markdown_inline(bounds.sentence(BOUND, ("wrk", "Locust"), "requests per second", "w"))
+        markdown_inline(bound_words.sentence(BOUND, ("wrk", "Locust"), "requests per second", "w"))
     ),
     "the note": answer_note.answers_note([{answer_note.BOUND}]),
 }
@@ -125,8 +126,8 @@ def test_at_least_is_not_linked_where_it_bounds_no_ratio(case: str) -> None:
 
 def test_only_the_first_bound_of_an_answer_is_linked_after_a_records_at_least() -> None:
     answer = (
-        f"Redis lost at least 10,134 records; wrk reached {bounds.figure(22.0, 5)} Locust's "
-        f"rate and {bounds.figure(5.2, 5)} FastHttpUser's (95 % CI 1.2–1.4×)."
+        f"Redis lost at least 10,134 records; wrk reached {bound_words.figure(22.0, 5)} Locust's "
+        f"rate and {bound_words.figure(5.2, 5)} FastHttpUser's (95 % CI 1.2–1.4×)."
     )
     html = str(glossary_links(Markup(answer)))
     assert linked(html) == ["at least"]

@@ -15,6 +15,7 @@ from benchbook.analyse.models.ceiling import Ceiling
 from benchbook.analyse.numbers import formatting as fmt
 from benchbook.analyse.numbers.stats import Comparison
 from benchbook.analyse.rows.limits import SideLimit, busy_evidence
+from benchbook.analyse.words import bounds as bound_words
 from benchbook.analyse.words import conclusions, models
 from benchbook.runs.limits import Limit
 
@@ -100,9 +101,11 @@ def test_a_capacity_placed_between_two_rates_bounds_from_the_rate_it_met() -> No
 def test_a_bound_below_one_is_said_to_bound_nothing() -> None:
     # notebook 06 on AMD 25/1: Go's floor 2,480 against FastAPI's 3,970 (0.625x)
     below = bounds.Bound(value=0.625, sessions=1, here=0.625, spread=1.08)
-    said = bounds.sentence(below, ("Go", "FastAPI"), "requests per second", "why", "2,480 vs 3,970")
+    said = bound_words.sentence(
+        below, ("Go", "FastAPI"), "requests per second", "why", "2,480 vs 3,970"
+    )
     assert "lay below FastAPI's highest, at 62 % of it" in said and "no farther than" not in said
     near = bounds.Bound(value=1.05, sessions=1, here=1.05, spread=1.08)
-    assert "no farther than FastAPI's own runs differ (1.08×, its highest" in bounds.sentence(
+    assert "no farther than FastAPI's own runs differ (1.08×, its highest" in bound_words.sentence(
         near, ("Go", "FastAPI"), "requests per second", "why", "2,480 vs 2,360"
     )

@@ -6,9 +6,9 @@ findings the notebooks published and the manifests of the runs behind them."""
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from benchbook.analyse.claims.bounds import figure as bound_figure
 from benchbook.analyse.findings import answer_note
 from benchbook.analyse.sessions.machine_classes import machine_class
+from benchbook.analyse.words.bounds import figure as bound_figure
 from benchbook.analyse.words.findings_format import LOWER_BOUND, comparison, missing, ratio_text
 from benchbook.render.notebook_html import Section
 from benchbook.render.provenance import RunProvenance

@@ -27,7 +27,6 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from benchbook.analyse.numbers import formatting as fmt
 from benchbook.analyse.rows.limits import counted_rows
 
 # A row may say how low and how high its value could be: a capacity placed between two
@@ -139,61 +138,3 @@ def over_sessions(runs: Sequence[dict], here: float, spread: float) -> Bound:
     if not same:
         return Bound(here, 1, here, spread)
     return Bound(min(same), len(same), here, spread)
-
-
-def sessions_text(sessions: int) -> str:
-    """'over 8 sessions on this machine class' or 'in this one session'."""
-    if sessions <= 1:
-        return "in this one session"
-    return f"over {sessions} sessions on this machine class"
-
-
-def figure(value: float | None, sessions: int) -> str:
-    """A bound as a figure of an answer: 'at least 13× (the lowest of 8 sessions on this
-    machine class)'; without one, why none holds (its lowest run does not clear the other
-    side's highest by more than the other side's runs differ), so that a session's own
-    ratio printed elsewhere is not read as one."""
-    if value is None or value != value:
-        over = "in this session" if sessions <= 1 else f"over {sessions} sessions"
-        return (
-            f"no lower bound on their ratio: the load tool held the first back, and {over} its "
-            "lowest run does not clear the other's highest by more than the other's own runs "
-            "differ"
-        )
-    if sessions <= 1:
-        return f"at least {fmt.ratio_at_least(value)} (one session)"
-    lowest = f"the lowest of {sessions} sessions on this machine class"
-    return f"at least {fmt.ratio_at_least(value)} ({lowest})"
-
-
-def sentence(bound: Bound, names: tuple[str, str], measure: str, why: str, runs: str = "") -> str:
-    """The bound in words, or why there is none: the one place a bound is worded. ``runs``:
-    this session's two runs the bound is the ratio of, worded ('9,540 vs 5,240 req/s')."""
-    a, b = names
-    # the runs after a colon where they end a clause, in brackets after this session's ratio
-    listed, bracketed = (f": {runs}", f" ({runs})") if runs else ("", "")
-    here = f"this session alone: {fmt.ratio(bound.here)}{bracketed}"
-    if not bound.informative:
-        where = f"in this session{listed}"
-        if bound.sessions > 1:
-            where = f"the lowest of {bound.sessions} sessions on this machine class; {here}"
-        # below 1, a's lowest run lies under b's highest: no bound above 1 at all
-        how_far = (
-            f"below {b}'s highest, at {fmt.share(bound.value)} of it ({where}), so these runs "
-            "bound nothing above 1"
-            if bound.value < 1
-            else f"{fmt.ratio(bound.value)} {b}'s highest ({where}), no farther than {b}'s own "
-            f"runs differ ({fmt.ratio(bound.spread)}, its highest over its lowest), so the runs "
-            "show the tool's limit, not the servers'"
-        )
-        return (
-            f"**No lower bound measurable** between **{a}** and **{b}** on {measure}: the load "
-            f"tool was the limit ({why}); {a}'s lowest run lay {how_far}."
-        )
-    how = f"its lowest run of {a} over its highest of {b}{listed}"
-    if bound.sessions > 1:
-        how = f"the lowest session's bound: its lowest run of {a} over its highest of {b}; {here}"
-    return (
-        f"**{a}** reached **at least {fmt.ratio_at_least(bound.value)} the {measure}** of **{b}** "
-        f"{sessions_text(bound.sessions)} ({how}): {why}."
-    )

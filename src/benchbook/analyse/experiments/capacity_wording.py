@@ -21,6 +21,7 @@ from benchbook.analyse.numbers import formatting as fmt
 from benchbook.analyse.numbers.stats import compare, summarize
 from benchbook.analyse.rows.counted import flag_counts, valid_rows
 from benchbook.analyse.rows.names import reader_name
+from benchbook.analyse.words import bounds as bound_words
 from benchbook.analyse.words.findings_format import LOWER_BOUND
 
 # What a capacity comparison measures, as its headline names it (capacity_label).
@@ -161,7 +162,7 @@ def _held_down(
     reasons_above: bool,
 ) -> str:
     """a's capacity only a lower bound (the load tool held it down): this session's bound,
-    a's lowest run over b's highest, or why there is none (claims.bounds.sentence)."""
+    a's lowest run over b's highest, or why there is none (words.bounds.sentence)."""
     (a, b), (na, nb) = targets, names
     low, high = bounds.session_runs(valid, a, b, CAPACITY)
     bound = bounds.Bound(low / high, 1, low / high, bounds.own_spread(valid, b, CAPACITY))
@@ -172,15 +173,8 @@ def _held_down(
         roles = (f"{fmt.count(low)} req/s, the last rate at which {na}'s lowest run met "
                  f"the SLO, vs {fmt.count(high)} req/s, the rate at which {nb}'s best run "
                  "broke it")  # fmt: skip
-        return bounds.sentence(bound, (na, nb), SLO_RATE, why, roles)
-    # one session's bound is not the claim: the headline's is, over the class's sessions
-    return (
-        f"**{na}** against **{nb}**, {SLO_RATE}: only a lower bound, as the load tool "
-        f"held {na} down ({why}); in this session the least {na}'s lowest run can have "
-        f"reached (the last rate at which it met the SLO) lay {fmt.ratio_at_least(bound.here)} "
-        f"the most {nb}'s best run can have reached, the rate at which it broke the SLO "
-        f"({runs}; the bound over this machine class's sessions is the Conclusion's)."
-    )
+        return bound_words.sentence(bound, (na, nb), SLO_RATE, why, roles)
+    return bound_words.capacity_session(bound.here, names, SLO_RATE, why, runs)
 
 
 def capacity_comparison(
@@ -189,7 +183,7 @@ def capacity_comparison(
     """The capacity ratio a/b with its CI and p (stats.compare), in words. Where a side's
     capacities are only lower bounds there is no two-sided interval and no test: a's hold
     the ratio down, so this session's bound (a's lowest run over b's highest) is given,
-    or why there is none as claims.bounds.sentence words it (the claim, over the class's
+    or why there is none as words.bounds.sentence words it (the claim, over the class's
     sessions, is the headline's); b's hold it up, so only an upper end is.
     ``reasons_above``: each side's capacity sentence (capacity_sentence) was printed just
     before, with why it is a bound, so the comparison points to it instead of repeating it."""

@@ -10,7 +10,6 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from benchbook.analyse.claims import bounds
 from benchbook.analyse.claims.in_flight import InFlightLimit
 from benchbook.analyse.claims.verdict_kinds import Verdict
 from benchbook.analyse.findings.figures import ahead, apart, estimate, figure, ranked
@@ -18,7 +17,7 @@ from benchbook.analyse.findings.headlines import Headline
 from benchbook.analyse.numbers import formatting as fmt
 from benchbook.analyse.numbers.pairing import runs_of
 from benchbook.analyse.numbers.stats import ALPHA
-from benchbook.analyse.words import headroom
+from benchbook.analyse.words import bounds, headroom
 from benchbook.analyse.words.findings_format import comparison
 from benchbook.analyse.words.sessions import aa_strays
 from benchbook.runs.calibration import Ceilings

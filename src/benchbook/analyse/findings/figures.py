@@ -3,11 +3,11 @@ sessions where they make a model, else this session's) with its intervals, on th
 sentence ranks it on, or a bound; and whether the first side was ahead. The answers
 (answers) and the note under them (answer_note) read figures only from here."""
 
-from benchbook.analyse.claims import bounds
 from benchbook.analyse.findings.headlines import Headline
 from benchbook.analyse.numbers import formatting as fmt
+from benchbook.analyse.words import bounds
 from benchbook.analyse.words.findings_format import LOWER_BOUND
-from benchbook.analyse.words.sessions import UNINFORMATIVE_FOLD, ranked_estimate, ranked_interval
+from benchbook.analyse.words.sessions import next_session_brief, ranked_estimate, ranked_interval
 
 
 def figure(h: Headline) -> str:
@@ -49,11 +49,9 @@ def _next_session(h: Headline, ranked_as: float | None = None) -> str:
     if h.pooled_ratio is None or h.predict_low is None or h.predict_high is None:
         return ""
     low, high = h.predict_low, h.predict_high
-    if high >= low * UNINFORMATIVE_FOLD:  # as words.sessions.next_session says it
-        return f"; next session: no telling, its range spans over {UNINFORMATIVE_FOLD:,}-fold"
     if ranked_as is None:
-        return f"; next session {fmt.interval(low, high)}"
-    return f"; next session {ranked_interval(ranked_as, low, high, h.metric)}"
+        return "; " + next_session_brief(fmt.interval(low, high), low, high)
+    return "; " + next_session_brief(ranked_interval(ranked_as, low, high, h.metric), low, high)
 
 
 def estimate(h: Headline) -> float | None:

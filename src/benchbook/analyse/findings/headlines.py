@@ -18,7 +18,6 @@ from benchbook.analyse.claims.bounds import (
     extremes,
     over_sessions,
     own_spread,
-    sentence,
     session_runs,
 )
 from benchbook.analyse.claims.control import control_band
@@ -41,6 +40,7 @@ from benchbook.analyse.sessions.kinds import kind_levels
 from benchbook.analyse.sessions.machine_classes import WORKLOADS
 from benchbook.analyse.sessions.replication import Replication, replication, spread
 from benchbook.analyse.words.across_classes import servers_limit
+from benchbook.analyse.words.bounds import sentence
 from benchbook.analyse.words.conclusions import compared, metric, unranked
 from benchbook.analyse.words.findings_format import FINDINGS_MIME, LOWER_BOUND
 from benchbook.analyse.words.flags import caution

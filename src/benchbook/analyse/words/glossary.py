@@ -195,8 +195,8 @@ PLAIN_TERMS = (
 
 # "at least" as the report's lower bound of a ratio (the "lower bound" term), in the words
 # claims.bounds gives it: "at least 22× (the lowest of 5 sessions on this machine class)"
-# or "(one session)" (bounds.figure), "reached at least 1.65× the requests per second …"
-# (bounds.sentence), and the answers' note naming the notation, 'a lower bound ("at
+# or "(one session)" (words.bounds.figure), "reached at least 1.65× the requests per second …"
+# (words.bounds.sentence), and the answers' note naming the notation, 'a lower bound ("at
 # least")'; never "at least 1.74× the 1 ms it waits" or "lost at least 10,134" (records),
 # which bound no ratio. Read in the rendered page's HTML (templates.glossary_links, where
 # the sentence's bound is in <strong>) and in its text (render.audit).

@@ -134,6 +134,13 @@ def next_session(interval: str, low: float, high: float) -> str:
     return f"the next session should give {interval} (95 % prediction interval)"
 
 
+def next_session_brief(interval: str, low: float, high: float) -> str:
+    """next_session for a short figure: 'next session 6.9–8.8×', or that it tells nothing."""
+    if high >= low * UNINFORMATIVE_FOLD:
+        return f"next session: no telling, its range spans over {UNINFORMATIVE_FOLD:,}-fold"
+    return f"next session {interval}"
+
+
 def ranked_interval(ratio: float, low: float, high: float, column: str, unit: str = "") -> str:
     """An interval on the scale ranking() words its ratio in: a share ('51–53 %') where a
     rate below 1 reads '52 % of', inverted ('1.88–1.96×') where a time below 1 reads
