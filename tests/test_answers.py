@@ -27,7 +27,9 @@ def test_a_figure_is_pooled_where_there_is_a_model_and_a_bound_says_at_least() -
     assert figures.figure(modelled) == "7.8× (95 % CI 7.4–8.2×; next session 6.9–8.8×)"
     lower = headline(0.5, metric="ns_per_op", pooled_ratio=0.5, pooled_low=0.45,
                      pooled_high=0.55, predict_low=0.4, predict_high=0.625)  # fmt: skip
-    assert figures.ranked(lower) == "2.00× lower (95 % CI 1.82–2.22×; next session 1.60–2.50×)"
+    assert figures.ranked(lower) == (
+        "2.00× lower (95 % CI 1.82–2.22× lower; next session 1.60–2.50× lower)"
+    )
     bound = headline(2.1, reproduced_why="a lower bound", sessions=8)
     assert figures.figure(bound) == "at least 2.1× (the lowest of 8 sessions on this machine class)"
     unmeasurable = replace(bound, ratio=None)  # a bound within the other side's own spread

@@ -234,7 +234,7 @@ def test_a_time_below_one_reads_lower_on_one_scale_and_alike_wherever_it_prints(
     assert "**1.91× lower**" in ranking(0.5224, "h", "g", "ns_per_op", "ns/op")
     assert "**1.92× lower**" in ranking(0.5215, "h", "g", "ns_per_op", "ns/op")
     # the interval on the same scale as the '× lower' it stands beside: 1/0.532, 1/0.511
-    assert ranked_interval(0.522, 0.511, 0.532, "ns_per_op", "ns/op") == "1.88–1.96×"
+    assert ranked_interval(0.522, 0.511, 0.532, "ns_per_op", "ns/op") == "1.88–1.96× lower"
     # a time below 1 whose interval reaches above 1: each end in its own direction
     assert ranked_interval(0.952, 0.885, 1.03, "lat_p50_ms") == "1.13× lower to 1.03× higher"
     # a rate below 1 reads as a share, and so does its interval

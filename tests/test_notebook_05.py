@@ -21,14 +21,15 @@ def test_the_articles_404_loop_is_reproduced_and_explains_only_what_it_reproduce
     assert "http-not-found failed verification, so it is not benchmarked" in text
     (health, create, _) = found["headlines"]
     # Both of the article's rows timed 404 answers, by the article's own account; that
-    # explains a figure only where the 404 loop reproduces it here (within 1.3×).
+    # explains a figure only where the 404 loop reproduces it here (its ratio, or its failed
+    # call's time, within 1.3×), and either way the reason sets both sides beside the
+    # article's.
     for headline in (health, create):
+        assert "in this session its failed HTTP calls took" in headline["reproduced_why"]
         if headline["reproduced"] == "the article measured something else":
             assert "answered 404" in headline["reproduced_why"]
         else:
             assert "it does not explain this figure" in headline["reproduced_why"]
-    # A failed HealthCheck costs about what a call does: its loop cannot give 3.1×.
-    assert health["reproduced"] != "the article measured something else"
     assert "each taking" in text and "ms here — the time of that 404" in text
     # Nagle's algorithm measured beside it: the same 404 server with TCP_NODELAY.
     assert "**Nagle's algorithm, measured**" in text

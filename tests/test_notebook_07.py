@@ -140,8 +140,8 @@ def test_the_answer_says_the_lead_was_gone_before_the_link() -> None:
     faster = replace(protocol, significant=True)
     lower = answers.over_a_network([rate, faster], limit, 4.9, gaps, (0.024, 0.22))
     assert (
-        "where HTTP/JSON's median latency was 1.06× lower (95 % CI 1.03–1.10×) than gRPC's,"
-        in lower
+        "where HTTP/JSON's median latency was 1.06× lower (95 % CI 1.03–1.10× lower) than "
+        "gRPC's," in lower
     )
     # gaps of both signs: no direction is claimed
     mixed = answers.over_a_network([rate, protocol], limit, 4.9, {0: 3.2, 10: -0.1}, (0.024, 0.22))

@@ -137,12 +137,10 @@ def test_the_sentence_and_the_claims_come_from_the_shares() -> None:
     assert go_samples < time_spent.FEW_SAMPLES  # the captured Go profile: its count is said
     assert f"go-hello (only {go_samples} samples: each share ±" in sentence and " %" in sentence
     assert "python-hello (only" not in sentence
-    (claim,) = profile_claims.claim_rows("02_hello_world_locust", table).to_dict("records")
+    (claim,) = time_spent.claim_rows("02_hello_world_locust", table).to_dict("records")
     expected = "supports it" if share >= profile_claims.SUPPORT_SHARE else "partly supports it"
     assert claim["the profile"] == expected
-    fsync = profile_claims.claim_rows(
-        "04_url_shortener", sample_table()[["go-shortener-bolt-create"]]
-    )
+    fsync = time_spent.claim_rows("04_url_shortener", sample_table()[["go-shortener-bolt-create"]])
     assert fsync["the profile"].item() == "supports it"
 
 
@@ -174,7 +172,8 @@ def test_a_server_the_profiler_slowed_says_so_beside_its_shares() -> None:
 def test_a_cause_the_profiler_cannot_see_is_neither_refuted_nor_confirmed() -> None:
     """Notebook 01: 7 % in the loop for FastAPI (uvloop) and for Go; py-spy cannot see into
     uvloop's C code, so the profile cannot tell, where a supporting share still supports."""
-    from benchbook.analyse.claims.profile_claims import CLAIMS, verdict
+    from benchbook.analyse.claims.profile_claims import CLAIMS
+    from benchbook.analyse.words.time_spent import verdict
 
     loop = next(c for c in CLAIMS if c.experiment == "01_io_concurrency")
     assert verdict(loop, 0.07, 0.07) == (
@@ -187,7 +186,8 @@ def test_a_cause_the_profiler_cannot_see_is_neither_refuted_nor_confirmed() -> N
 def test_a_share_above_its_reference_by_less_than_sampling_gives_supports_nothing() -> None:
     """Notebook 03: 10 % against 6 % of about 300 samples each is 1.8 standard errors
     apart, within what sampling alone gives; with ten times the samples it is not."""
-    from benchbook.analyse.claims.profile_claims import CLAIMS, verdict
+    from benchbook.analyse.claims.profile_claims import CLAIMS
+    from benchbook.analyse.words.time_spent import verdict
 
     fan_out = next(c for c in CLAIMS if c.experiment == "03_goroutine_fanout")
     assert verdict(fan_out, 0.10, 0.06, (305, 305)) == (

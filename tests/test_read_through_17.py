@@ -7,12 +7,14 @@ from pathlib import Path
 
 import pandas as pd
 
+from benchbook.analyse.claims.bounds import Bound
 from benchbook.analyse.claims.explanation import Explanation
 from benchbook.analyse.claims.verdict_kinds import Verdict
 from benchbook.analyse.findings import figures
 from benchbook.analyse.findings.headlines import Headline
 from benchbook.analyse.numbers.stats import compare_paired
 from benchbook.analyse.rows.counted import suspect_flags
+from benchbook.analyse.words import bounds as bound_words
 from benchbook.analyse.words.flags import caution
 from benchbook.analyse.words.setup import setup_differences
 from benchbook.analyse.words.verdicts import control_sentence, reproduction
@@ -85,3 +87,23 @@ def test_page_1_says_a_next_session_range_tells_nothing_where_it_spans_10000_fol
                  pooled_low=0.01, pooled_high=0.05, predict_low=0.0002,
                  predict_high=2175.0)  # fmt: skip
     assert "next session: no telling, its range spans over 10,000-fold" in figures.figure(h)
+
+
+def test_a_bounds_own_runs_are_named_beside_this_sessions_figure() -> None:
+    # page 1: "this session alone: 34× (49,971 vs 1,470 req/s)" beside wrk's median 57,191
+    bound = Bound(value=27.0, sessions=4, here=34.0, spread=1.1)
+    said = bound_words.sentence(bound, ("wrk", "Locust"), "requests per second", "why",
+                                "49,971 vs 1,470 req/s")  # fmt: skip
+    assert "this session alone: 34× (its lowest run of wrk vs its highest of Locust: " in said
+
+
+def test_the_side_an_article_timed_instead_explains_its_figure_where_it_matches() -> None:
+    # notebook 05: the article's 106× was 42.5 ms of failed HTTP calls over 0.401 ms of gRPC;
+    # here the failed calls took 43.6 ms, gRPC 0.633 ms (a ratio of 60×, 50–71×): the HTTP
+    # figure is the failures' time, the ratio's gap gRPC's on another machine
+    loop = Explanation("its HTTP backend answered 404", 60.0, 50.0, 71.0, 0.95,
+                       timed=43.6e6, article_timed=42.45e6)  # fmt: skip
+    assert loop.explains(106.0)
+    fast = Explanation("its HTTP backend answered 404", 0.8, 0.7, 0.9, 0.95,
+                       timed=0.527e6, article_timed=1.05e6)  # fmt: skip
+    assert not fast.explains(3.1)  # a failed HealthCheck here took half the article's

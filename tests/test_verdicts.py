@@ -1,5 +1,5 @@
 """Every verdict against an article, on constructed comparisons, as one table in the order
-verdicts.reproduction takes them: reproduced only when the article's figure lies inside
+claims.verdicts.judge takes them: reproduced only when the article's figure lies inside
 the interval judged on, otherwise how and why not."""
 
 import math

@@ -1,13 +1,11 @@
 """Each article's claim about a cause (coroutine switching, the access log, fsync per
 write, JSON vs protobuf, goroutine overhead), held against the profiles' category shares
-(analyse.display.profiles): a row per claim saying whether the profile supports it."""
+(analyse.display.profiles): whether the profile supports each (words.time_spent says it)."""
 
-from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import Enum
 
 import pandas as pd
-
-from benchbook.analyse.numbers import formatting as fmt
 
 SUPPORT_SHARE = 0.20  # a cause holding a fifth of the samples "supports" a claim
 PARTLY_SHARE = 0.10
@@ -76,75 +74,70 @@ def _beyond_noise(
     return share - reference > 1.96 * spread
 
 
-def claim_rows(
-    experiment: str, table: pd.DataFrame, names: Mapping[str, str] | None = None
-) -> pd.DataFrame:
-    """One row per claim of ``experiment``: the cause's share in the targets whose label
-    holds the claim's subject (their mean; and in the reference's), each target by the
-    name a reader knows (``names``), and whether the profile supports it, by SUPPORT_SHARE
-    and PARTLY_SHARE (see verdict)."""
-    rows = []
+class Support(Enum):
+    """What a profile says of a claim (``support``'s rules, in their order)."""
 
-    def named(part: str) -> str:
-        matched = [(names or {}).get(t, t) for t in table.columns if part in t]
-        return ", ".join(matched) or "–"
-
-    for claim in (c for c in CLAIMS if c.experiment == experiment):
-        share = _mean_share(table, claim.category, claim.subject)
-        reference = _mean_share(table, claim.category, claim.reference) if claim.reference else None
-        rows.append({
-            "claim": claim.claim, "cause (category)": claim.category,
-            "targets": named(claim.subject),
-            "their share": fmt.percent(share) if share is not None else "–",
-            "reference": named(claim.reference) if claim.reference else "–",
-            "its share": fmt.percent(reference) if reference is not None else "–",
-            "the profile": verdict(claim, share, reference, (
-                _samples(table, claim.subject), _samples(table, claim.reference)
-                if claim.reference else None)),
-        })  # fmt: skip
-    return pd.DataFrame(rows)
+    NOT_PROFILED = "no target holds the claim's subject"
+    WITHIN_NOISE = "above the reference by no more than sampling gives"
+    SUPPORTS = "at SUPPORT_SHARE or more, above the reference"
+    PARTLY = "at PARTLY_SHARE or more, above the reference"
+    BLIND = "too small, where the profiler cannot see all the cause may hide in"
+    OFF_CPU = "too small, for a cause that waits off the CPU"
+    NOT_ABOVE = "no more than the reference's"
+    SMALL = "too small"
 
 
-def verdict(
+@dataclass(frozen=True)
+class ClaimShares:
+    """A claim held against a profile: the cause's share in the targets whose label holds
+    the claim's subject (their mean), in the reference's, and what that says."""
+
+    claim: Claim
+    share: float | None
+    reference: float | None
+    support: Support
+
+
+def support(
     claim: Claim,
     share: float | None,
     reference: float | None,
     samples: tuple[float | None, float | None] = (None, None),
-) -> str:
-    """'supports it' at SUPPORT_SHARE or more (and above the reference, when the claim
-    has one, by more than the two shares' sampling noise: ``samples`` behind each),
-    'partly supports it' at PARTLY_SHARE or more, otherwise says why not."""
+) -> Support:
+    """SUPPORTS at SUPPORT_SHARE or more (and above the reference, when the claim has one,
+    by more than the two shares' sampling noise: ``samples`` behind each), PARTLY at
+    PARTLY_SHARE or more, otherwise why not."""
     if share is None:
-        return f"not profiled (no target named '{claim.subject}')"
+        return Support.NOT_PROFILED
     above = reference is None or share > reference
     if above and reference is not None and not _beyond_noise(share, reference, samples):
         if share >= PARTLY_SHARE:
-            return (
-                f"cannot tell: {fmt.percent(share)} of the samples against the reference's "
-                f"{fmt.percent(reference)}, a gap within what sampling alone gives (95 %)"
-            )
+            return Support.WITHIN_NOISE
         above = False
     if share >= SUPPORT_SHARE and above:
-        return "supports it"
+        return Support.SUPPORTS
     if share >= PARTLY_SHARE and above:
-        return "partly supports it"
+        return Support.PARTLY
     if claim.blind:
-        shares = f"{fmt.percent(share)} of the samples" + (
-            f" against the reference's {fmt.percent(reference)}" if reference is not None else ""
-        )
-        return f"cannot tell: {shares}, but {claim.blind}"
+        return Support.BLIND
     if claim.off_cpu:
-        return (
-            f"does not show it: {fmt.percent(share)} of CPU samples; time waiting on the disk "
-            "is off "
-            "the CPU, where a CPU profile cannot see (compare req/s with server CPU %)"
-        )
+        return Support.OFF_CPU
     # A small share says where the time did not go, not that the cause is wrong: a
     # profile shows where CPU samples fall, and some causes (one thread doing all the work)
     # leave no category of their own.
-    if not above:
-        return (
-            f"does not show it: {fmt.percent(share)}, no more than the reference's "
-            f"{fmt.percent(reference)}"
+    return Support.SMALL if above else Support.NOT_ABOVE
+
+
+def claim_shares(experiment: str, table: pd.DataFrame) -> list[ClaimShares]:
+    """Each claim of ``experiment`` held against the profiles' category shares (a column
+    per target, a row per category and 'samples')."""
+    found = []
+    for claim in (c for c in CLAIMS if c.experiment == experiment):
+        share = _mean_share(table, claim.category, claim.subject)
+        reference = _mean_share(table, claim.category, claim.reference) if claim.reference else None
+        samples = (_samples(table, claim.subject),
+                   _samples(table, claim.reference) if claim.reference else None)  # fmt: skip
+        found.append(
+            ClaimShares(claim, share, reference, support(claim, share, reference, samples))
         )
-    return f"does not show it: {fmt.percent(share)} of the samples"
+    return found

@@ -2,7 +2,7 @@
 and the report prints, its badge, the short word page 1's chart gives it, its colour and
 what it means. The report's CSS class of a verdict comes from it by name, and its colour
 rule from it too (render.report), so no list elsewhere has to stay in step with this one.
-The rules that pick a verdict are verdicts.reproduction's."""
+The rules that pick a verdict are claims.verdicts.judge's."""
 
 from dataclasses import dataclass
 from enum import Enum
@@ -36,7 +36,9 @@ class Verdict(Enum):
     SOMETHING_ELSE = Kind(
         "the article measured something else", "≠", "measured else", WARN,
         "reproducing what the article timed instead gives an interval that holds its "
-        f"figure with each end moved {fmt.ratio(EXPLAINS_WITHIN)} outward ({WIDENED_BECAUSE})",
+        f"figure with each end moved {fmt.ratio(EXPLAINS_WITHIN)} outward ({WIDENED_BECAUSE}), "
+        "or gives the side it timed instead (a failed call) within that factor of the "
+        "article's time for it",
     )  # fmt: skip
     NO_ARTICLE = Kind(
         "no article figure", "–", "no article", MUTED,

@@ -8,7 +8,8 @@ it (words.verdicts says it). ``judge`` takes the rules in this order:
    tool, the users' wait, a busy machine, nothing measured: rows.limits):
    "different conditions: not comparable", naming it — never "not reproduced";
 3. the article measured something else, when reproducing that lands near the article's
-   figure (Explanation.explains); one that does not is named in the reason of whatever
+   figure, or gives the side it timed instead (a failed call) near the article's time for
+   it (Explanation.explains); one that does neither is named in the reason of whatever
    verdict follows;
 4. no valid runs; too few runs to show any difference (while nothing else gives the
    session an interval);

@@ -30,11 +30,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from benchbook.analyse.claims.profile_claims import claim_rows
 from benchbook.analyse.display import flame_graph
 from benchbook.analyse.numbers import formatting as fmt
 from benchbook.analyse.rows.names import reader_name, titled
-from benchbook.analyse.words.time_spent import OTHER, slowed, why
+from benchbook.analyse.words.time_spent import OTHER, claim_rows, slowed, why
 from benchbook.runs import outputs
 from benchbook.runs.layout import REPO_ROOT
 from benchbook.runs.sampling import RATE_HZ

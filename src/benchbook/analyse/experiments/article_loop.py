@@ -77,7 +77,7 @@ def timed_404s(
     explanation of its figure: its HTTP backend answered 404 and the loop timed the
     failures. Its HTTP over gRPC time per call is pooled over the stored sessions of this
     machine class (``source``: the store unless given), and that decides whether it
-    explains the article's figure (verdicts.reproduction)."""
+    explains the article's figure (claims.verdicts.judge)."""
     select = article_calls(operation)
     c = comparison(valid_rows(select(rows)), "http", "grpc", "ns_per_op")
     current = set(rows["run_id"]) if "run_id" in rows else set()
@@ -88,6 +88,7 @@ def timed_404s(
         runs,
         of="HTTP's time per call over gRPC's",
         detail=_beside_the_article(c, operation),
+        article_timed=float(load_published(PUBLISHED)[f"{operation}_ns_per_op"]["http"]),
     )
 
 

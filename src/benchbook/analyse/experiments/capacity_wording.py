@@ -173,7 +173,8 @@ def _held_down(
         roles = (f"{fmt.count(low)} req/s, the last rate at which {na}'s lowest run met "
                  f"the SLO, vs {fmt.count(high)} req/s, the rate at which {nb}'s best run "
                  "broke it")  # fmt: skip
-        return bound_words.sentence(bound, (na, nb), SLO_RATE, why, roles)
+        spread_of = "its highest capacity over its lowest, each placed between two rates"
+        return bound_words.sentence(bound, (na, nb), SLO_RATE, why, roles, spread_of)
     return bound_words.capacity_session(bound.here, names, SLO_RATE, why, runs)
 
 

@@ -122,6 +122,9 @@ def fan_out(headlines: Sequence[Headline], cores: str, crossover_at: str = "cost
         lead = f"{served}, no significant difference"
     else:
         lead = f"Yes, with the server {cores}, sequential was faster by {figure(pooled)}"
+        low, high = pooled.predict_low, pooled.predict_high
+        if low is not None and high is not None and low <= 1 <= high:  # the mean, not a session
+            lead += ", though a single next session may show no difference (its range holds 1)"
     if Verdict.of(crossover.reproduced) is Verdict.NOT_RESOLVABLE:
         pays = "Not measurably either way, within what the A/A control strays, even"
     elif ahead(crossover):

@@ -183,7 +183,7 @@ def headline(
 ) -> Headline:
     """One headline a/b on ``column`` over the runs that count (rows.limits): verdict and
     caveats, sessions on this machine class (replication), verdict against ``article_ratio``
-    (verdicts.reproduction), the comparison in every stored run of ``experiment`` (``select``:
+    (claims.verdicts.judge), the comparison in every stored run of ``experiment`` (``select``:
     its rows of a run; for a bound, each session's bound: ``lower_bound`` says why a's is one).
     A ratio of rates ``sides_are`` (servers, load tools) did not both set is never judged."""
     data = select(results) if select else results

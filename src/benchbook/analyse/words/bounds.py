@@ -31,12 +31,21 @@ def figure(value: float | None, sessions: int) -> str:
     return f"at least {fmt.ratio_at_least(value)} ({lowest})"
 
 
-def sentence(bound: Bound, names: tuple[str, str], measure: str, why: str, runs: str = "") -> str:
+def sentence(
+    bound: Bound,
+    names: tuple[str, str],
+    measure: str,
+    why: str,
+    runs: str = "",
+    spread_of: str = "its highest over its lowest",
+) -> str:
     """The bound in words, or why there is none: the one place a bound is worded. ``runs``:
-    this session's two runs the bound is the ratio of, worded ('9,540 vs 5,240 req/s')."""
+    this session's two runs the bound is the ratio of, worded ('9,540 vs 5,240 req/s');
+    ``spread_of``: what b's own spread is the ratio of."""
     a, b = names
     # the runs after a colon where they end a clause, in brackets after this session's ratio
-    listed, bracketed = (f": {runs}", f" ({runs})") if runs else ("", "")
+    listed = f": {runs}" if runs else ""
+    bracketed = f" (its lowest run of {a} vs its highest of {b}: {runs})" if runs else ""
     here = f"this session alone: {fmt.ratio(bound.here)}{bracketed}"
     if not bound.informative:
         where = f"in this session{listed}"
@@ -48,7 +57,7 @@ def sentence(bound: Bound, names: tuple[str, str], measure: str, why: str, runs:
             "bound nothing above 1"
             if bound.value < 1
             else f"{fmt.ratio(bound.value)} {b}'s highest ({where}), no farther than {b}'s own "
-            f"runs differ ({fmt.ratio(bound.spread)}, its highest over its lowest), so the runs "
+            f"runs differ ({fmt.ratio(bound.spread)}, {spread_of}), so the runs "
             "show the tool's limit, not the servers'"
         )
         return (

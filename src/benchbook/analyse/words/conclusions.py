@@ -75,11 +75,15 @@ def verdict(c: Comparison, a: str, b: str, column: str, unit: str = "", brief: b
     the answer and its interval only, for summaries)."""
     m = metric(column, unit)
     medians = f"medians {m.value(c.median_a)} vs {m.value(c.median_b)} {m.unit}"
-    if c.paired and c.median_b and _apart(c.ratio, c.median_a / c.median_b):
-        # the paired estimate is the typical ratio within a round, not the medians' ratio
+    if c.median_b and _apart(c.ratio, c.median_a / c.median_b):
+        # the estimate is the typical ratio within a round (paired), or of a run of one
+        # side to a run of the other, not the medians' ratio
+        typical = ("that of the typical round, each round's two runs taken side by side"
+                   if c.paired else "the median ratio of a run of one side to a run of the "
+                   "other")  # fmt: skip
         medians += (
             f" (their ratio {_directed(c.median_a / c.median_b, c, m)}; the ratio above is "
-            "that of the typical round, each round's two runs taken side by side)"
+            f"{typical})"
         )
     evidence = f"{medians}; {fmt.p_value(c.p_value)}; {runs_text(c)}"
     interval = fmt.ci(c.ratio_low, c.ratio_high, c.ratio_confidence)

@@ -132,7 +132,10 @@ PLAIN_TERMS = (
     ("empirical Bayes", "how a prediction interval's spread leans on other headlines: a "
      "headline's own sessions' SD is averaged with the typical SD of the other headlines of "
      "its kind (the same measure) on its machine class, counted as more sessions the more "
-     "their SDs agree (Smyth's method, first made to compare many genes' measurements)"),
+     "their SDs agree (Smyth's method, first made to compare many genes' measurements). "
+     "Those other headlines are every comparison the stored sessions hold (each "
+     "experiment's first target against each of its other targets), "
+     "so there are more of them than the report's own headlines"),
     ("sitting", "one commit of the project measured on one machine (one boot of one host); "
      "a machine's first sitting is the first after it booted. Sessions of one machine share "
      "its state, so their checks are not independent"),

@@ -143,7 +143,7 @@ def next_session_brief(interval: str, low: float, high: float) -> str:
 
 def ranked_interval(ratio: float, low: float, high: float, column: str, unit: str = "") -> str:
     """An interval on the scale ranking() words its ratio in: a share ('51–53 %') where a
-    rate below 1 reads '52 % of', inverted ('1.88–1.96×') where a time below 1 reads
+    rate below 1 reads '52 % of', inverted ('1.88–1.96× lower') where a time below 1 reads
     '1.92× lower' (from 'N× lower' to 'M× higher' where it reaches above 1), the ratio's
     own scale otherwise."""
     m = metric(column, unit)
@@ -153,7 +153,7 @@ def ranked_interval(ratio: float, low: float, high: float, column: str, unit: st
         return fmt.share_interval(low, high)
     if high > 1:  # lower at one end, higher at the other: '0.970–1.13× lower' would mislead
         return f"{fmt.ratio(1 / low)} lower to {fmt.ratio(high)} higher"
-    return fmt.interval(1 / high, 1 / low)
+    return fmt.interval(1 / high, 1 / low) + " lower"
 
 
 def ranked_estimate(ratio: float, column: str, unit: str = "") -> str:

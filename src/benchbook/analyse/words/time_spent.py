@@ -7,6 +7,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
+from benchbook.analyse.claims.profile_claims import Claim, Support, claim_shares, support
 from benchbook.analyse.numbers import formatting as fmt
 
 OTHER = "other"  # the category of stacks no rule names: never a reason
@@ -70,3 +71,65 @@ def slowed(ratios: Mapping[str, float], names: Mapping[str, str]) -> str:
         f" Profiling slowed {listed} its measured rate: those shares are of a slower server, "
         "one where the profiler's own cost weighs more."
     )
+
+
+def claim_rows(
+    experiment: str, table: pd.DataFrame, names: Mapping[str, str] | None = None
+) -> pd.DataFrame:
+    """One row per claim of ``experiment`` (claims.profile_claims): the cause's share in
+    the targets whose label holds the claim's subject (their mean; and in the reference's),
+    each target by the name a reader knows (``names``), and what the profile says of it."""
+
+    def named(part: str) -> str:
+        matched = [(names or {}).get(t, t) for t in table.columns if part in t]
+        return ", ".join(matched) or "–"
+
+    rows = []
+    for found in claim_shares(experiment, table):
+        claim, share, reference = found.claim, found.share, found.reference
+        rows.append({
+            "claim": claim.claim, "cause (category)": claim.category,
+            "targets": named(claim.subject),
+            "their share": fmt.percent(share) if share is not None else "–",
+            "reference": named(claim.reference) if claim.reference else "–",
+            "its share": fmt.percent(reference) if reference is not None else "–",
+            "the profile": said(found.support, claim, share, reference),
+        })  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def verdict(
+    claim: Claim,
+    share: float | None,
+    reference: float | None,
+    samples: tuple[float | None, float | None] = (None, None),
+) -> str:
+    """What the profile says of ``claim`` (claims.profile_claims.support), in words."""
+    return said(support(claim, share, reference, samples), claim, share, reference)
+
+
+def said(found: Support, claim: Claim, share: float | None, reference: float | None) -> str:
+    """'supports it', 'partly supports it', or why not, with the shares."""
+    if found is Support.NOT_PROFILED or share is None:
+        return f"not profiled (no target named '{claim.subject}')"
+    of_reference = f"the reference's {fmt.percent(reference)}" if reference is not None else ""
+    if found is Support.WITHIN_NOISE:
+        return (
+            f"cannot tell: {fmt.percent(share)} of the samples against {of_reference}, a gap "
+            "within what sampling alone gives (95 %)"
+        )
+    if found is Support.SUPPORTS:
+        return "supports it"
+    if found is Support.PARTLY:
+        return "partly supports it"
+    if found is Support.BLIND:
+        against = f" against {of_reference}" if of_reference else ""
+        return f"cannot tell: {fmt.percent(share)} of the samples{against}, but {claim.blind}"
+    if found is Support.OFF_CPU:
+        return (
+            f"does not show it: {fmt.percent(share)} of CPU samples; time waiting on the disk "
+            "is off the CPU, where a CPU profile cannot see (compare req/s with server CPU %)"
+        )
+    if found is Support.NOT_ABOVE:
+        return f"does not show it: {fmt.percent(share)}, no more than {of_reference}"
+    return f"does not show it: {fmt.percent(share)} of the samples"

@@ -85,7 +85,7 @@ def explanation_reason(e: Explanation) -> str:
     """What the article measured instead and what reproducing it gives here."""
     if e.reproduced != e.reproduced:
         return f"{e.clause} (no valid reproduction here)"
-    return f"{e.clause}; reproducing it here gives {explanation_figure(e)}"
+    return f"{e.clause}; reproducing it here gives {explanation_figure(e)}{e.detail}"
 
 
 def _beside_the_mean(sessions: Replication, article_ratio: float) -> str:
