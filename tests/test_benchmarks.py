@@ -29,8 +29,8 @@ def run_script(name: str, *args: str, env: dict[str, str] | None = None) -> str:
 def test_every_benchmark_script_has_a_smoke_test() -> None:
     scripts = {p.name for p in BENCHMARKS.glob("*.py")}
     expected = {"course_minutes.py", "edit_remeasures.py", "first_sittings.py",
-                "harness_overhead.py", "planner_check.py", "store_scale.py",
-                "time_budget.py"}  # fmt: skip
+                "harness_overhead.py", "planner_check.py", "sentence_modules.py",
+                "store_scale.py", "time_budget.py"}  # fmt: skip
     assert scripts == expected, "add the new one below"
 
 
@@ -134,3 +134,10 @@ def test_first_sittings_judges_each_session_within_its_class_and_its_machine(
     assert out.index("Within each class:") < out.index("Within each machine:")
     counted = [int(n) for n in re.findall(r"\| later sittings \| (\d+) \| 1 \|", out)]
     assert len(counted) == 2 and counted[0] == counted[1] > 0, out
+
+
+def test_sentence_modules_counts_the_modules_that_word_a_value() -> None:
+    out = run_script("sentence_modules.py")
+    counted = dict(line.split()[::-1] for line in out.splitlines()[:-1])
+    assert "words/verdicts.py" in counted and "claims/bounds.py" not in counted
+    assert re.fullmatch(r"\d+ of \d+ modules compose sentences", out.splitlines()[-1])

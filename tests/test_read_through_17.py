@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from benchbook.analyse.claims import bounds as bounds_numbers
 from benchbook.analyse.claims.bounds import Bound
 from benchbook.analyse.claims.explanation import Explanation
 from benchbook.analyse.claims.verdict_kinds import Verdict
@@ -36,8 +37,8 @@ def test_a_setting_shared_with_the_article_is_not_listed_as_a_difference() -> No
     # figure, while the article ran wrk -c100 too
     said = setup_differences(StoredRun(), shared=("connections",))
     assert said == (
-        "here 1 core per server (GOMAXPROCS 1), runs of 3 s, 6 rounds (the article's own "
-        "settings: see Setup; its 100 connections are used here too)"
+        "here 1 core per server (GOMAXPROCS 1), runs of 3 s, 6 rounds, where the article's "
+        "differ (see Setup; its 100 connections are used here too)"
     )
 
 
@@ -107,3 +108,17 @@ def test_the_side_an_article_timed_instead_explains_its_figure_where_it_matches(
     fast = Explanation("its HTTP backend answered 404", 0.8, 0.7, 0.9, 0.95,
                        timed=0.527e6, article_timed=1.05e6)  # fmt: skip
     assert not fast.explains(3.1)  # a failed HealthCheck here took half the article's
+
+
+def test_a_capacity_bound_names_the_rates_its_two_runs_are() -> None:
+    # read-through 19: "its highest of FastAPI: 7,740 vs 5,360 req/s" where 5,360 is the
+    # rate at which FastAPI's best run broke the SLO, above its highest capacity (4,618)
+    at_most = "capacity" + bounds_numbers.AT_MOST
+    valid = pd.DataFrame({"target": ["go", "py"], "capacity": [7740.0, 4618.0],
+                          at_most: [None, 5360.0]})  # fmt: skip
+    ends = bound_words.placed_ends(valid, "capacity", ("Go", "FastAPI"))
+    bound = Bound(value=0.6, sessions=4, here=1.44, spread=1.81)
+    said = bound_words.sentence(bound, ("Go", "FastAPI"), "capacity", "why",
+                                "7,740 vs 5,360 req/s", ends=ends)  # fmt: skip
+    assert "(the last rate Go's lowest run met its SLO at vs the rate at which FastAPI's " in said
+    assert bound_words.placed_ends(valid.drop(columns=at_most), "capacity", ("a", "b")) is None

@@ -197,8 +197,8 @@ def test_what_differs_from_the_article_comes_from_the_runs_manifest() -> None:
             return migrate(stored, Path("results.csv"))  # as a stored run reads it
 
     assert setup_differences(StoredRun()) == (
-        "here 1 core per server (GOMAXPROCS 1), runs of 3 s, 100 connections, 6 rounds "
-        "(the article's own settings: see Setup)"
+        "here 1 core per server (GOMAXPROCS 1), runs of 3 s, 100 connections, 6 rounds, "
+        "where the article's differ (see Setup)"
     )
 
 

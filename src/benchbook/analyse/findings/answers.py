@@ -122,9 +122,8 @@ def fan_out(headlines: Sequence[Headline], cores: str, crossover_at: str = "cost
         lead = f"{served}, no significant difference"
     else:
         lead = f"Yes, with the server {cores}, sequential was faster by {figure(pooled)}"
-        low, high = pooled.predict_low, pooled.predict_high
-        if low is not None and high is not None and low <= 1 <= high:  # the mean, not a session
-            lead += ", though a single next session may show no difference (its range holds 1)"
+        if _next_may_show_none(pooled):
+            lead += f", though {MAY_SHOW_NONE}"
     if Verdict.of(crossover.reproduced) is Verdict.NOT_RESOLVABLE:
         pays = "Not measurably either way, within what the A/A control strays, even"
     elif ahead(crossover):
@@ -210,14 +209,26 @@ def _protocol_answer(headlines: Sequence[Headline], scope: str) -> str:
         others = [comparison(h.label) for h in headlines if all(h is not f for f in http_faster)]
         rest = f"; for {_listed(others)}, neither was significantly faster" if others else ""
         called = f", called {scope}" if scope else ""
+        unsure = [comparison(h.label) for h in http_faster if _next_may_show_none(h)]
+        caveat = f"; for {_listed(unsure)}, {MAY_SHOW_NONE}" if unsure else ""
         return (
             f"No: for {_listed([comparison(h.label) for h in http_faster])}{called}, HTTP/JSON "
-            f"took less time per call than gRPC ({_listed(lower)} lower){rest}."
+            f"took less time per call than gRPC ({_listed(lower)} lower){caveat}{rest}."
         )
     parts = "; ".join(f"{comparison(h.label)}: {figure(h)}" for h in headlines)
     if grpc_faster and not http_faster:
         return f"Yes, gRPC was faster (HTTP's time per call over gRPC's: {parts})."
     return f"It depends on the backend (HTTP's time per call over gRPC's: {parts})."
+
+
+# A difference the sessions' mean shows, said where one session's range holds no difference.
+MAY_SHOW_NONE = "a single next session may show no difference (its range holds 1)"
+
+
+def _next_may_show_none(h: Headline) -> bool:
+    """The headline's next-session range holds 1: its mean differs, a session may not."""
+    low, high = h.predict_low, h.predict_high
+    return low is not None and high is not None and low <= 1 <= high
 
 
 def _listed(items: Sequence[str]) -> str:

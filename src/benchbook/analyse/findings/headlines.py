@@ -40,7 +40,7 @@ from benchbook.analyse.sessions.kinds import kind_levels
 from benchbook.analyse.sessions.machine_classes import WORKLOADS
 from benchbook.analyse.sessions.replication import Replication, replication, spread
 from benchbook.analyse.words.across_classes import servers_limit
-from benchbook.analyse.words.bounds import sentence
+from benchbook.analyse.words.bounds import placed_ends, sentence
 from benchbook.analyse.words.conclusions import compared, metric, unranked
 from benchbook.analyse.words.findings_format import FINDINGS_MIME, LOWER_BOUND
 from benchbook.analyse.words.flags import caution
@@ -324,7 +324,8 @@ def bound_headline(
     low, high = session_runs(valid, a, b, column)
     bound = over_sessions(runs, low / high, own_spread(valid, b, column))
     m = metric(column, unit)
-    brief = sentence(bound, names, m.name, why, f"{m.value(low)} vs {m.value(high)} {m.unit}")
+    runs = f"{m.value(low)} vs {m.value(high)} {m.unit}"
+    brief = sentence(bound, names, m.name, why, runs, ends=placed_ends(valid, column, names))
     return Headline(
         label=label, verdict=brief, brief=brief,
         ratio=bound.value if bound.informative else None, ci_low=None, ci_high=None,

@@ -2,7 +2,9 @@
 figure, the sentence of a headline or of one session's capacities, or why no bound holds.
 The one place a bound is worded."""
 
-from benchbook.analyse.claims.bounds import Bound
+import pandas as pd
+
+from benchbook.analyse.claims.bounds import AT_MOST, Bound
 from benchbook.analyse.numbers import formatting as fmt
 
 
@@ -38,14 +40,17 @@ def sentence(
     why: str,
     runs: str = "",
     spread_of: str = "its highest over its lowest",
+    ends: tuple[str, str] | None = None,
 ) -> str:
     """The bound in words, or why there is none: the one place a bound is worded. ``runs``:
     this session's two runs the bound is the ratio of, worded ('9,540 vs 5,240 req/s');
-    ``spread_of``: what b's own spread is the ratio of."""
+    ``spread_of``: what b's own spread is the ratio of; ``ends``: what each of those runs
+    is, where not a's lowest run and b's highest (a capacity's: the rates around it)."""
     a, b = names
+    first, second = ends or (f"its lowest run of {a}", f"its highest of {b}")
     # the runs after a colon where they end a clause, in brackets after this session's ratio
     listed = f": {runs}" if runs else ""
-    bracketed = f" (its lowest run of {a} vs its highest of {b}: {runs})" if runs else ""
+    bracketed = f" ({first} vs {second}: {runs})" if runs else ""
     here = f"this session alone: {fmt.ratio(bound.here)}{bracketed}"
     if not bound.informative:
         where = f"in this session{listed}"
@@ -64,9 +69,9 @@ def sentence(
             f"**No lower bound measurable** between **{a}** and **{b}** on {measure}: the load "
             f"tool was the limit ({why}); {a}'s lowest run lay {how_far}."
         )
-    how = f"its lowest run of {a} over its highest of {b}{listed}"
+    how = f"{first} over {second}{listed}"
     if bound.sessions > 1:
-        how = f"the lowest session's bound: its lowest run of {a} over its highest of {b}; {here}"
+        how = f"the lowest session's bound: {first} over {second}; {here}"
     return (
         f"**{a}** reached **at least {fmt.ratio_at_least(bound.value)} the {measure}** of **{b}** "
         f"{sessions_text(bound.sessions)} ({how}): {why}."
@@ -85,3 +90,14 @@ def capacity_session(here: float, names: tuple[str, str], measure: str, why: str
         f"the most {b}'s best run can have reached, the rate at which it broke the SLO "
         f"({runs}; the bound over this machine class's sessions is the Conclusion's)."
     )
+
+
+def placed_ends(valid: pd.DataFrame, column: str, names: tuple[str, str]) -> tuple[str, str] | None:
+    """What a bound's two runs are where the values were placed between two rates (a
+    capacity at an SLO: claims.bounds.AT_MOST): the last rate a's lowest run met and the
+    rate at which b's best run broke it; None for plain values."""
+    if column + AT_MOST not in valid:
+        return None
+    a, b = names
+    return (f"the last rate {a}'s lowest run met its SLO at",
+            f"the rate at which {b}'s best run broke it")  # fmt: skip

@@ -99,7 +99,9 @@ PLAIN_TERMS = (
      "produce on this machine (notebook 00); near 100 % the tool, not the server, may have "
      "set the rate"),
     ("SLO (service-level objective)", "a latency target, e.g. a p99 below 20 ms; a "
-     "server's capacity within the SLO is the highest offered rate at which it still met it"),
+     "server's capacity within the SLO is where a run's p99 crosses it, placed between the "
+     "last offered rate it met and the first it broke (on a log scale of p99), or at least "
+     "the last rate met where the load tool gave out first"),
     ("coordinated omission", "a closed-loop tool waits for a stalled answer before sending "
      "its next request, so the requests that would have arrived during the stall are never "
      "sent and never timed: its percentiles miss most of the stall"),

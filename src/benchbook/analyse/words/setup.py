@@ -49,7 +49,7 @@ def setup_differences(run: object, shared: tuple[str, ...] = ()) -> str:
             (same if name in shared else parts).append(f"{', '.join(map(str, counts))} {name}")
     parts.append(f"{description_of(manifest).repetitions} rounds")
     shared_said = f"; its {' and '.join(same)} are used here too" if same else ""
-    return "here " + ", ".join(parts) + f" (the article's own settings: see Setup{shared_said})"
+    return "here " + ", ".join(parts) + f", where the article's differ (see Setup{shared_said})"
 
 
 def one_process_rounds(restart: bool, which: str = "") -> str:
