@@ -3,7 +3,7 @@
 import pandas as pd
 import pytest
 
-from benchbook.analyse.findings.headlines import reproduction
+from benchbook.analyse.claims.verdicts import judge
 from benchbook.analyse.numbers.stats import compare, compare_paired
 from benchbook.analyse.words.conclusions import (
     compare_targets,
@@ -13,6 +13,7 @@ from benchbook.analyse.words.conclusions import (
     verdict,
 )
 from benchbook.analyse.words.headroom import headroom_note
+from benchbook.analyse.words.verdicts import verdict_and_reason
 
 
 def compare_values(va, vb, a: str, b: str, column: str, unit: str) -> str:
@@ -102,7 +103,7 @@ def test_too_few_runs_are_never_called_no_difference() -> None:
     assert "90.0 % CI" in sentence  # 3 runs a side cannot give 95 %: the level reached
     assert "No significant difference" not in sentence
     assert sentence.endswith("Run more repetitions.")
-    reproduced, why = reproduction(compare(more, few), article_ratio=3.0)
+    reproduced, why = verdict_and_reason(judge(compare(more, few), article_ratio=3.0))
     assert reproduced == "too few runs" and "3+3 runs cannot show any difference" in why
 
 

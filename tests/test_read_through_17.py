@@ -11,6 +11,7 @@ from benchbook.analyse.claims import bounds as bounds_numbers
 from benchbook.analyse.claims.bounds import Bound
 from benchbook.analyse.claims.explanation import Explanation
 from benchbook.analyse.claims.verdict_kinds import Verdict
+from benchbook.analyse.claims.verdicts import judge
 from benchbook.analyse.findings import figures
 from benchbook.analyse.findings.headlines import Headline
 from benchbook.analyse.numbers.stats import compare_paired
@@ -18,7 +19,7 @@ from benchbook.analyse.rows.counted import suspect_flags
 from benchbook.analyse.words import bounds as bound_words
 from benchbook.analyse.words.flags import caution
 from benchbook.analyse.words.setup import setup_differences
-from benchbook.analyse.words.verdicts import control_sentence, reproduction
+from benchbook.analyse.words.verdicts import control_sentence, verdict_and_reason
 from benchbook.runs.manifest import migrate
 
 
@@ -61,7 +62,7 @@ def test_an_explanation_short_of_the_article_shows_each_side_beside_the_articles
               "42.5 ms, and its gRPC calls 0.633 ms against 0.401 ms")  # fmt: skip
     loop = Explanation("its HTTP backend answered 404", 60.0, 50.0, 71.0, 0.95, detail=detail)
     c = compare_paired(pd.Series([0.6, 0.62, 0.61, 0.63, 0.6, 0.62]), pd.Series([1.0] * 6))
-    verdict, why = reproduction(c, 106.0, measured_else=loop)
+    verdict, why = verdict_and_reason(judge(c, 106.0, measured_else=loop))
     assert verdict == Verdict.NOT_REPRODUCED.label
     assert why.endswith(f"it does not explain this figure{detail}")
 

@@ -12,10 +12,11 @@ import numpy as np
 import pytest
 
 from benchbook.analyse.claims.verdict_kinds import Verdict
+from benchbook.analyse.claims.verdicts import judge
 from benchbook.analyse.numbers import formatting as fmt
 from benchbook.analyse.numbers.stats import compare_paired
 from benchbook.analyse.sessions.replication import replication
-from benchbook.analyse.words.verdicts import reproduction
+from benchbook.analyse.words.verdicts import verdict_and_reason
 
 REPRODUCED = Verdict.REPRODUCED.label
 
@@ -43,7 +44,7 @@ def verdict(ratios: list[float], article: float, band: float | None, sd: float) 
     c = compare_paired([r * j for r, j in zip([ratios[0]] * 8, JITTER, strict=True)], [1.0] * 8)
     runs = [session(r, i) for i, r in enumerate(ratios)]
     sessions = replication(c, runs, kinds=kinds(sd))
-    return reproduction(c, article, band=band, sessions=sessions)[0]
+    return verdict_and_reason(judge(c, article, band=band, sessions=sessions))[0]
 
 
 GRID = list(
@@ -84,5 +85,5 @@ def test_a_verdict_reads_the_interval_the_answer_prints() -> None:
     runs = [session(r, i) for i, r in enumerate([4.0, 3.6, 4.4])]
     sessions = replication(c, runs, kinds=kinds(0.05))
     printed = fmt.interval(sessions.predicted.predict_low, sessions.predicted.predict_high)
-    verdict_, why = reproduction(c, 4.9, sessions=sessions)
+    verdict_, why = verdict_and_reason(judge(c, 4.9, sessions=sessions))
     assert printed in why

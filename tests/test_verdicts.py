@@ -11,6 +11,7 @@ import pytest
 
 from benchbook.analyse.claims.explanation import Explanation
 from benchbook.analyse.claims.verdict_kinds import Verdict, verdict_css
+from benchbook.analyse.claims.verdicts import judge
 from benchbook.analyse.display import answer_chart
 from benchbook.analyse.findings.headlines import headline
 from benchbook.analyse.numbers.stats import compare, compare_paired
@@ -19,7 +20,7 @@ from benchbook.analyse.sessions.replication import Replication
 from benchbook.analyse.words.conclusions import method_note
 from benchbook.analyse.words.flags import RATE_UNDER_LITTLES_LAW
 from benchbook.analyse.words.setup import one_process_rounds, setup_differences
-from benchbook.analyse.words.verdicts import reproduction
+from benchbook.analyse.words.verdicts import verdict_and_reason
 from benchbook.render import templates
 from benchbook.runs.manifest import migrate
 
@@ -99,21 +100,21 @@ LOOP_404_FAR = Explanation(
     ],
 )  # fmt: skip
 def test_each_verdict_in_its_order_and_its_reason(c, kwargs, expected, why) -> None:
-    verdict, reason = reproduction(c, **kwargs)
+    verdict, reason = verdict_and_reason(judge(c, **kwargs))
     assert (verdict, why in reason) == (expected, True), reason
 
 
 def test_a_nan_ratio_gives_no_valid_runs() -> None:
     c = paired(2.0)
     nan = type(c)(**{**c.__dict__, "ratio": math.nan})
-    assert reproduction(nan, 2.0)[0] == NO_VALID_RUNS
+    assert verdict_and_reason(judge(nan, 2.0))[0] == NO_VALID_RUNS
 
 
 def test_the_verdict_follows_the_prediction_not_the_session_count() -> None:
     # The same data with one more session that agrees: the verdict does not move.
     c = paired(2.0)
-    before = reproduction(c, 3.0, sessions=model(2.1, 2.0, 2.2, 1.8, 2.5))
-    after = reproduction(c, 3.0, sessions=model(2.1, 2.0, 2.2, 1.85, 2.45))
+    before = verdict_and_reason(judge(c, 3.0, sessions=model(2.1, 2.0, 2.2, 1.8, 2.5)))
+    after = verdict_and_reason(judge(c, 3.0, sessions=model(2.1, 2.0, 2.2, 1.85, 2.45)))
     assert before[0] == after[0] == SAME_DIRECTION
 
 
@@ -185,7 +186,7 @@ def test_a_rate_flagged_only_by_littles_law_says_what_the_rate_measured(runs_dir
 
 def test_two_samples_keep_their_own_verdict() -> None:
     c = compare([3.0, 3.1, 2.9, 3.05, 2.95], [1.0, 1.1, 0.9, 1.05, 0.95])
-    assert reproduction(c, 3.0)[0] == REPRODUCED
+    assert verdict_and_reason(judge(c, 3.0))[0] == REPRODUCED
 
 
 def test_what_differs_from_the_article_comes_from_the_runs_manifest() -> None:

@@ -27,10 +27,12 @@ def control_band(
     and the interval printed for it as for any headline (Replication.judged: the next
     session's prediction, borrowing the spread of the class's A/A controls below three
     sessions; else this session's CI). The band is that interval's farther end from 1:
-    an estimate no farther than the next A/A session may stray is not resolvable. This
-    session's own band where the control has no interval. The control of the rows
-    compared, else of the whole run (a selection, such as one pooled over paths, may leave
-    it out); (None, {}) without a control."""
+    an estimate no farther than the next A/A session may stray is not resolvable. An
+    estimate ``pooled`` over sessions is held against the control's pooled mean instead,
+    where the control is pooled too: its 95 % CI's farther end (``figures``' pooled_low and
+    pooled_high). This session's own band where the control has no interval. The control
+    of the rows compared, else of the whole run (a selection, such as one pooled over
+    paths, may leave it out); (None, {}) without a control."""
     control, chosen = aa_band(valid, column), select
     if control is None:
         control, chosen = aa_band(counted_rows(results, column), column), None

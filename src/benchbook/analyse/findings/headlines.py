@@ -24,6 +24,7 @@ from benchbook.analyse.claims.control import control_band
 from benchbook.analyse.claims.explanation import Explanation
 from benchbook.analyse.claims.published import source
 from benchbook.analyse.claims.verdict_kinds import Verdict
+from benchbook.analyse.claims.verdicts import judge
 from benchbook.analyse.findings.session_fields import sessions_fields
 from benchbook.analyse.numbers.pairing import comparison, count_text
 from benchbook.analyse.numbers.stats import Comparison
@@ -45,7 +46,7 @@ from benchbook.analyse.words.conclusions import compared, metric, unranked
 from benchbook.analyse.words.findings_format import FINDINGS_MIME, LOWER_BOUND
 from benchbook.analyse.words.flags import caution
 from benchbook.analyse.words.sessions import across, brief
-from benchbook.analyse.words.verdicts import control_sentence, reproduction
+from benchbook.analyse.words.verdicts import control_sentence, verdict_and_reason
 from benchbook.runs.languages import load_languages
 
 
@@ -90,7 +91,7 @@ class Headline:
     held_out: list[dict] = field(default_factory=list)
     held_out_elsewhere: list[dict] = field(default_factory=list)  # other classes' sessions
     sessions_text: str = ""  # words.sessions.sessions_text: how many sessions
-    sessions_basis: str = ""  # below 3 sessions, what predicts the next (Replication.basis)
+    sessions_basis: str = ""  # below 3 sessions, what predicts the next (words.sessions)
     # What another session on this machine, and a session on another machine of this
     # class, should give (sessions.machines), in words (words.sessions) and figures, and
     # their checks: each session of a machine left out of its others, each machine too.
@@ -207,8 +208,9 @@ def headline(
                        machine_class=sessions.machine_class)  # fmt: skip
     band, control = control_band(valid, results, column, experiment, select, current,
                                   pooled=sessions.pooled is not None)  # fmt: skip
-    reproduced, why = reproduction(c, article_ratio, apart, measured_else, differences, band,
-                                   sessions, different_conditions)  # fmt: skip
+    judged = judge(c, article_ratio, apart, measured_else, differences, band, sessions,
+                   different_conditions)  # fmt: skip
+    reproduced, why = verdict_and_reason(judged)
     sentences = _sentences(data, c, (a, b), names, column, unit, band, sessions, apart,
                            across(c, sessions, column, unit, runs, go_side, limit))  # fmt: skip
     return Headline(
@@ -239,12 +241,12 @@ def _sentences(
     worded = apart and apart_brief(names, side_medians(data, *targets, column), apart)
     said = worded or brief(c, *names, column, unit, band, sessions)
     pooled, classes = beyond
-    judged = (compared(c, names, tallies, column, unit) if c
-              else unranked(data, targets, names, column))  # fmt: skip
+    in_full = (compared(c, names, tallies, column, unit) if c
+               else unranked(data, targets, names, column))  # fmt: skip
     return {
         "brief": said + (f" {note}" if note else ""),  # no "served N×" if apart
         # the pooled one may differ from this session's
-        "verdict": worded or ("This session: " if pooled else "") + judged + pooled,
+        "verdict": worded or ("This session: " if pooled else "") + in_full + pooled,
         "classes": "" if worded else classes,
     }
 

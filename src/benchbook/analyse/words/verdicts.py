@@ -5,27 +5,16 @@ from collections.abc import Mapping
 
 from benchbook.analyse.claims.explanation import EXPLAINS_WITHIN, WIDENED_BECAUSE, Explanation
 from benchbook.analyse.claims.verdict_kinds import Verdict
-from benchbook.analyse.claims.verdicts import Judgement, judge
+from benchbook.analyse.claims.verdicts import Judgement
 from benchbook.analyse.numbers import formatting as fmt
 from benchbook.analyse.numbers.pairing import count_text
-from benchbook.analyse.numbers.stats import ALPHA, Comparison
+from benchbook.analyse.numbers.stats import ALPHA
 from benchbook.analyse.sessions.replication import Replication
 from benchbook.analyse.words.sessions import sessions_text
 
 
-def reproduction(
-    c: Comparison | None,
-    article_ratio: float | None,
-    set_by: str = "",
-    measured_else: Explanation | None = None,
-    differences: str = "",
-    band: float | None = None,
-    sessions: Replication | None = None,
-    different_conditions: str = "",
-) -> tuple[str, str]:
-    """The verdict's label and its reason (claims.verdicts.judge, with its arguments)."""
-    judged = judge(c, article_ratio, set_by, measured_else, differences, band, sessions,
-                   different_conditions)  # fmt: skip
+def verdict_and_reason(judged: Judgement) -> tuple[str, str]:
+    """The verdict's label, as the findings store it, and its reason in words."""
     return judged.verdict.label, reason(judged)
 
 
