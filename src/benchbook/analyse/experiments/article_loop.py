@@ -82,23 +82,25 @@ def timed_404s(
     c = comparison(valid_rows(select(rows)), "http", "grpc", "ns_per_op")
     current = set(rows["run_id"]) if "run_id" in rows else set()
     runs = spread(ARTICLE_LOOP_EXPERIMENT, "http", "grpc", "ns_per_op", select, current, source)
+    article = load_published(PUBLISHED)[f"{operation}_ns_per_op"]  # by transport
     return measured_instead(
         "its HTTP backend answered 404 to every call and its loop timed the failures",
         c,
         runs,
         of="HTTP's time per call over gRPC's",
-        detail=_beside_the_article(c, operation),
-        article_timed=float(load_published(PUBLISHED)[f"{operation}_ns_per_op"]["http"]),
+        detail=_beside_the_article(c, article),
+        article_timed=float(article["http"]),
     )
 
 
-def _beside_the_article(c: Comparison | None, operation: str) -> str:
+def _beside_the_article(c: Comparison | None, article_ns: pd.Series) -> str:
     """'; in this session its failed HTTP calls took 43.6 ms against the article's 42.5
     ms, and its gRPC calls 0.633 ms against 0.401 ms': where a ratio that does not reach
-    the article's differs, side by side ('' without this session's figures)."""
+    the article's differs, side by side (``article_ns``: its ns per call by transport;
+    '' without this session's figures)."""
     if c is None:
         return ""
-    article = load_published(PUBLISHED)[f"{operation}_ns_per_op"] / 1e6
+    article = article_ns / 1e6
     http, grpc = c.median_a / 1e6, c.median_b / 1e6
     return (
         f"; in this session its failed HTTP calls took {fmt.milliseconds(http)} ms against "

@@ -87,18 +87,19 @@ def limit_counts(valid: pd.DataFrame) -> str:
     return ", ".join(f"{limit} {n}/{len(valid)}" for limit, n in counts.items() if limit)
 
 
+def _flag_runs(flags: pd.Series) -> Counter[str]:
+    """How many of these runs carry each flag (runs.flags: ';'-separated per run)."""
+    return Counter(flag for cell in flags.fillna("") for flag in filter(None, str(cell).split(";")))
+
+
 def flag_counts(flags: pd.Series) -> str:
     """'littles_law 2/5, short_run 5/5': how many of a target's runs carry each flag."""
-    n = len(flags)
-    counts: dict[str, int] = {}
-    for cell in flags.fillna(""):
-        for flag in filter(None, str(cell).split(";")):
-            counts[flag] = counts.get(flag, 0) + 1
-    return ", ".join(f"{flag} {count}/{n}" for flag, count in sorted(counts.items()))
+    counts = _flag_runs(flags)
+    return ", ".join(f"{flag} {counts[flag]}/{len(flags)}" for flag in sorted(counts))
 
 
 def suspect_flags(results: pd.DataFrame, target: str) -> dict[str, tuple[int, int]]:
     """Each flag of SUSPECT_FLAGS that a target's runs carry → (runs carrying it, runs)."""
-    flags = results.loc[results["target"] == target, "flags"].fillna("")
-    counts = Counter(flag for cell in flags for flag in filter(None, str(cell).split(";")))
+    flags = results.loc[results["target"] == target, "flags"]
+    counts = _flag_runs(flags)
     return {flag: (counts[flag], len(flags)) for flag in sorted(counts) if flag in SUSPECT_FLAGS}
